@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs gemmtune's build and test dependencies from Debian's packages.
+# Idempotent: packages already present are left alone; nothing is done when all are there.
+# Set GEMMTUNE_WITH_CLBLAST=0 to skip the optional CLBlast comparison library.
+set -euo pipefail
+
+required=(
+  build-essential cmake pkg-config
+  ocl-icd-opencl-dev opencl-clhpp-headers opencl-c-headers
+  libcli11-dev nlohmann-json3-dev libeigen3-dev libspdlog-dev libfmt-dev
+  catch2 pocl-opencl-icd clinfo
+  python3 python3-matplotlib
+)
+optional=(libclblast-dev)
+
+missing=()
+for pkg in "${required[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [[ "${GEMMTUNE_WITH_CLBLAST:-1}" != 0 ]]; then
+  for pkg in "${optional[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+fi
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+  echo "install-deps: all dependencies present"
+  exit 0
+fi
+
+sudo_cmd=()
+if [[ $(id -u) -ne 0 ]]; then
+  command -v sudo >/dev/null || { echo "install-deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  sudo_cmd=(sudo)
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -q
+"${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"

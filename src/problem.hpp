@@ -1,0 +1,64 @@
+// What is being computed: a GEMM of one shape, layout, precision and scaling.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace gemmtune {
+
+enum class Precision { kFP32, kFP64, kFP16, kFP16Acc32 };
+
+std::string to_string(Precision p);           // "32", "64", "16", "16acc32"
+Precision parse_precision(const std::string& s);  // throws Error on an unknown name
+int64_t element_bytes(Precision p);           // storage size of one element
+
+struct Shape {
+  int64_t m = 0, n = 0, k = 0;
+  std::string to_string() const;  // "1024x1024x1024"
+  bool operator==(const Shape& o) const { return m == o.m && n == o.n && k == o.k; }
+  bool operator<(const Shape& o) const {
+    return m != o.m ? m < o.m : n != o.n ? n < o.n : k < o.k;
+  }
+};
+
+// "MxNxK" (or a single "N" for N×N×N); dimensions must be positive. Throws Error naming the item.
+Shape parse_shape(const std::string& text);
+// A comma-separated list of shapes.
+std::vector<Shape> parse_shape_list(const std::string& text);
+// A file with one shape per line (blank lines and '#' comments ignored).
+std::vector<Shape> read_shapes_file(const std::string& path);
+
+enum class Order { kRowMajor, kColMajor };
+
+struct Problem {
+  std::string kernel = "xgemm";
+  Shape shape;
+  Order order = Order::kRowMajor;
+  bool trans_a = false;  // C = op(A)·op(B), op = transpose when set
+  bool trans_b = false;
+  double alpha = 1.0;
+  double beta = 0.0;
+  Precision precision = Precision::kFP32;
+  int64_t batch = 1;
+  std::string epilogue;  // "" or a comma list such as "bias,relu"
+
+  // "NN", "NT", "TN", "TT" (op(A), op(B)).
+  std::string layout() const;
+  // "row" or "col".
+  std::string order_name() const;
+  double flops() const { return 2.0 * shape.m * shape.n * shape.k * batch; }
+};
+
+// Sets trans_a / trans_b from "NN", "NT", "TN" or "TT"; throws Error otherwise.
+void set_layout(Problem& p, const std::string& layout);
+Order parse_order(const std::string& s);
+
+void to_json(nlohmann::json& j, const Shape& s);
+void from_json(const nlohmann::json& j, Shape& s);
+void to_json(nlohmann::json& j, const Problem& p);
+void from_json(const nlohmann::json& j, Problem& p);
+
+}  // namespace gemmtune

@@ -1,0 +1,12 @@
+// One function per subcommand; each lives in its own cmd_<verb>.cpp.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include "tools/common_options.hpp"
+
+namespace gemmtune::cli {
+
+void set_devices_command(CLI::App& app, GlobalOptions& options);
+
+}  // namespace gemmtune::cli

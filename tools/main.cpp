@@ -1,0 +1,61 @@
+// gemmtune: the command-line front end. This file owns argument parsing, logging setup, error
+// handling and exit codes; each subcommand lives in its own cmd_<verb>.cpp.
+//
+// Exit codes: 0 success; 1 a check failed (e.g. a regression found by compare);
+// 2 bad input (arguments, files); 3 device or OpenCL failure; 4 internal error.
+#include <iostream>
+
+#include <spdlog/spdlog.h>
+
+#include "src/error.hpp"
+#include "src/logging.hpp"
+#include "src/opencl.hpp"
+#include "src/version.hpp"
+#include "tools/commands.hpp"
+
+namespace {
+
+int exit_code_for(gemmtune::ErrorCode code) {
+  switch (code) {
+    case gemmtune::ErrorCode::kInvalidArgument:
+    case gemmtune::ErrorCode::kInvalidFile: return 2;
+    case gemmtune::ErrorCode::kDevice:
+    case gemmtune::ErrorCode::kUnsupported: return 3;
+    case gemmtune::ErrorCode::kInternal: return 4;
+  }
+  return 4;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace gemmtune;
+  CLI::App app{"gemmtune: an auto-tuner for OpenCL GEMM kernels"};
+  app.set_version_flag("--version", std::string("gemmtune ") + version());
+  app.require_subcommand(1);
+  cli::GlobalOptions options;
+  cli::add_global_options(app, options);
+  // Logging is set up before any subcommand callback runs.
+  app.parse_complete_callback([&options]() { cli::apply_logging(options); });
+  cli::set_devices_command(app, options);
+
+  try {
+    setup_logging("info");
+    app.parse(argc, argv);
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    // --help and --version are "errors" with exit code 0 in CLI11.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::cerr << "gemmtune: " << e.what() << " (see gemmtune --help)\n";
+    return 2;
+  } catch (const Error& e) {
+    std::cerr << "gemmtune: error: " << e.what() << "\n";
+    return exit_code_for(e.code());
+  } catch (const cl::Error& e) {
+    std::cerr << "gemmtune: OpenCL error: " << e.what() << " " << cl_error_name(e.err()) << "\n";
+    return 3;
+  } catch (const std::exception& e) {
+    std::cerr << "gemmtune: internal error: " << e.what() << "\n";
+    return 4;
+  }
+}
