@@ -179,4 +179,16 @@ const DeviceProfile* ProfileSet::match(const DeviceInfo& device) const {
   return best;
 }
 
+DeviceLimits device_limits(const DeviceInfo& device, const DeviceProfile* profile) {
+  DeviceLimits limits;
+  limits.max_work_group_size = static_cast<int64_t>(device.max_work_group_size);
+  limits.local_mem_bytes = static_cast<int64_t>(device.local_mem_bytes);
+  for (auto s : device.max_work_item_sizes) limits.max_work_item_sizes.push_back(static_cast<int64_t>(s));
+  if (profile) {
+    limits.max_registers_per_thread =
+        static_cast<int64_t>(profile->figure_if("max_registers_per_thread").value_or(0));
+  }
+  return limits;
+}
+
 }  // namespace gemmtune

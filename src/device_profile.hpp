@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "src/kernel_spec.hpp"
+
 namespace gemmtune {
 
 struct DeviceInfo;
@@ -58,5 +60,9 @@ class ProfileSet {
  private:
   std::vector<DeviceProfile> profiles_;
 };
+
+// The limits a configuration must respect on this device: the driver's work-group size and local
+// memory, and the profile's register budget per work-item (none without a profile).
+DeviceLimits device_limits(const DeviceInfo& device, const DeviceProfile* profile);
 
 }  // namespace gemmtune
