@@ -8,7 +8,7 @@ required=(
   build-essential cmake pkg-config
   ocl-icd-opencl-dev opencl-clhpp-headers opencl-c-headers
   libcli11-dev nlohmann-json3-dev libeigen3-dev libspdlog-dev libfmt-dev
-  catch2 pocl-opencl-icd clinfo
+  zlib1g-dev catch2 pocl-opencl-icd clinfo
   python3 python3-matplotlib
 )
 optional=(libclblast-dev)
