@@ -46,6 +46,11 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // --help and --version are "errors" with exit code 0 in CLI11.
     if (e.get_exit_code() == 0) return app.exit(e);
+    if (app.get_subcommands().empty() && !app.remaining().empty()) {
+      std::cerr << "gemmtune: unknown subcommand '" << app.remaining().front()
+                << "' (see gemmtune --help)\n";
+      return 2;
+    }
     std::cerr << "gemmtune: " << e.what() << " (see gemmtune --help)\n";
     return 2;
   } catch (const Error& e) {

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Configures and builds gemmtune (Release by default) into build/ (or $GEMMTUNE_BUILD_DIR).
+# Extra arguments go to cmake's configure step, e.g. -DGEMMTUNE_SANITIZE=ON.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build_dir="${GEMMTUNE_BUILD_DIR:-$root/build}"
+jobs="${GEMMTUNE_JOBS:-$(nproc)}"
+cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE="${GEMMTUNE_BUILD_TYPE:-Release}" "$@"
+cmake --build "$build_dir" -j "$jobs"

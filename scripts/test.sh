@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs missing dependencies, builds gemmtune and runs the whole test suite through ctest.
+# Exits non-zero on any failure. The suite runs on any OpenCL device; PoCL (CPU) is enough.
+# Extra arguments go to cmake's configure step (e.g. -DGEMMTUNE_SANITIZE=ON).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+"$root/scripts/install-deps.sh"
+"$root/scripts/build.sh" "$@"
+build_dir="${GEMMTUNE_BUILD_DIR:-$root/build}"
+# Kernel binaries are cached per test run, so a stale cache can never hide a build failure.
+export GEMMTUNE_CACHE_DIR="$build_dir/test-kernel-cache"
+rm -rf "$GEMMTUNE_CACHE_DIR"
+cd "$build_dir"
+ctest --output-on-failure -j "${GEMMTUNE_TEST_JOBS:-2}" --timeout 600
