@@ -1,0 +1,441 @@
+// xgemm_fast: a register-blocked GEMM for GPUs with large thread tiles, double-buffered local
+// memory with register-staged prefetch, strided fragments, padding or XOR swizzle of local memory,
+// grouped work-group rasterization, split-K and a fused bias/activation epilogue.
+//
+// Column-major view: C(M x N) = alpha * op(A) * op(B) + beta * C, op selected by TRANSA/TRANSB.
+// Row-major problems arrive through the row-major swap on the host. Edges are guarded in the
+// kernel, so any M, N, K runs without padding or copies.
+//
+// Every tunable below has a default; the host only adds -D defines.
+
+#ifndef PRECISION
+#define PRECISION 32  // 32 (float) or 64 (double)
+#endif
+#ifndef TRANSA
+#define TRANSA 0  // 1: A is stored K x M (op(A) = A^T)
+#endif
+#ifndef TRANSB
+#define TRANSB 0  // 1: B is stored N x K (op(B) = B^T)
+#endif
+
+#ifndef MWG
+#define MWG 64  // work-group tile in M
+#endif
+#ifndef NWG
+#define NWG 64  // work-group tile in N
+#endif
+#ifndef KWG
+#define KWG 16  // K tile held in local memory per stage
+#endif
+#ifndef MDIMC
+#define MDIMC 16  // threads along M
+#endif
+#ifndef NDIMC
+#define NDIMC 16  // threads along N
+#endif
+#ifndef VWM
+#define VWM 4  // vector width of the A fragment reads from local memory
+#endif
+#ifndef VWN
+#define VWN 4  // vector width of the B fragment reads from local memory
+#endif
+#ifndef STRM
+#define STRM 1  // 1: a thread's M fragment is VWM-wide chunks at stride MDIMC*VWM; 0: contiguous
+#endif
+#ifndef STRN
+#define STRN 1  // same for N
+#endif
+#ifndef KWI
+#define KWI 4  // unroll factor of the inner K loop
+#endif
+#ifndef LDS
+#define LDS 1  // 1: stage tiles through local memory; 0: read fragments straight from global memory
+#endif
+#ifndef STAGES
+#define STAGES 2  // local-memory buffers: 2 = double buffering, one barrier per K tile
+#endif
+#ifndef PREFETCH
+#define PREFETCH 1  // 1: global loads of tile t+1 are issued before the FMAs of tile t
+#endif
+#ifndef PADA
+#define PADA 0  // extra elements per local-memory row of A (bank-conflict avoidance)
+#endif
+#ifndef PADB
+#define PADB 0  // same for B
+#endif
+#ifndef SWZ
+#define SWZ 0  // 1: XOR-swizzle the vector chunks of each local-memory row by the row index
+#endif
+#ifndef GROUPM
+#define GROUPM 1  // work-group rasterization: tiles visited in groups of GROUPM tile rows
+#endif
+#ifndef SPLITK
+#define SPLITK 1  // K split across work-groups; partial sums reduced by XgemmFastReduce
+#endif
+
+// Problem-level options set by the host, not tuned.
+#ifndef BIAS
+#define BIAS 0  // 0: none, 1: bias[m] added per row of the view, 2: bias[n] per column
+#endif
+#ifndef ACTIVATION
+#define ACTIVATION 0  // 0: none, 1: ReLU, 2: GELU (tanh form)
+#endif
+
+// Derived values.
+#define MWI (MWG / MDIMC)       // outputs per thread in M
+#define NWI (NWG / NDIMC)       // outputs per thread in N
+#define THREADS (MDIMC * NDIMC)  // work-group size
+#define A_LOADS ((MWG * KWG) / THREADS)  // elements of the A tile each thread loads
+#define B_LOADS ((NWG * KWG) / THREADS)
+#define ASTRIDE (MWG + PADA)  // local-memory row length of A (one row per k)
+#define BSTRIDE (NWG + PADB)
+#define MCHUNKS (MWG / VWM)
+#define NCHUNKS (NWG / VWN)
+
+#if PRECISION == 64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+typedef double real;
+typedef double2 real2;
+typedef double4 real4;
+typedef double8 real8;
+typedef double16 real16;
+#define ZERO 0.0
+#else
+typedef float real;
+typedef float2 real2;
+typedef float4 real4;
+typedef float8 real8;
+typedef float16 real16;
+#define ZERO 0.0f
+#endif
+
+// Vector types of the fragment reads, and their unpacking into private arrays.
+#if VWM == 1
+typedef real realM;
+#define STORE_M(v, p) (*(p) = (v))
+#define LOAD_M(p) (*(p))
+#elif VWM == 2
+typedef real2 realM;
+#define STORE_M(v, p) vstore2((v), 0, (p))
+#define LOAD_M(p) vload2(0, (p))
+#elif VWM == 4
+typedef real4 realM;
+#define STORE_M(v, p) vstore4((v), 0, (p))
+#define LOAD_M(p) vload4(0, (p))
+#elif VWM == 8
+typedef real8 realM;
+#define STORE_M(v, p) vstore8((v), 0, (p))
+#define LOAD_M(p) vload8(0, (p))
+#elif VWM == 16
+typedef real16 realM;
+#define STORE_M(v, p) vstore16((v), 0, (p))
+#define LOAD_M(p) vload16(0, (p))
+#endif
+#if VWN == 1
+typedef real realN;
+#define STORE_N(v, p) (*(p) = (v))
+#elif VWN == 2
+typedef real2 realN;
+#define STORE_N(v, p) vstore2((v), 0, (p))
+#elif VWN == 4
+typedef real4 realN;
+#define STORE_N(v, p) vstore4((v), 0, (p))
+#elif VWN == 8
+typedef real8 realN;
+#define STORE_N(v, p) vstore8((v), 0, (p))
+#endif
+
+// Element access of the operands in global memory (column-major, leading dimensions lda/ldb).
+#if TRANSA
+#define A_AT(m, k) A[(k) + (m) * lda]
+#else
+#define A_AT(m, k) A[(m) + (k) * lda]
+#endif
+#if TRANSB
+#define B_AT(k, n) B[(n) + (k) * ldb]
+#else
+#define B_AT(k, n) B[(k) + (n) * ldb]
+#endif
+
+// Position in local memory of element x of row k: chunks of VW elements, optionally XOR-swizzled
+// by the row so that column-wise stores from K-contiguous loads spread over the banks.
+#if SWZ
+#define SWIZZLE(k, x, VW, CHUNKS) (((((x) / (VW)) ^ ((k) & ((CHUNKS)-1))) * (VW)) + ((x) % (VW)))
+#else
+#define SWIZZLE(k, x, VW, CHUNKS) (x)
+#endif
+#define AS_INDEX(buf, k, m) ((buf) * (KWG * ASTRIDE) + (k) * ASTRIDE + SWIZZLE(k, m, VWM, MCHUNKS))
+#define BS_INDEX(buf, k, n) ((buf) * (KWG * BSTRIDE) + (k) * BSTRIDE + SWIZZLE(k, n, VWN, NCHUNKS))
+
+// First element of the i-th VWM-wide chunk of this thread's M fragment.
+#if STRM
+#define M_CHUNK(tx, i) (((i) * MDIMC + (tx)) * VWM)
+#else
+#define M_CHUNK(tx, i) ((tx) * MWI + (i) * VWM)
+#endif
+#if STRN
+#define N_CHUNK(ty, j) (((j) * NDIMC + (ty)) * VWN)
+#else
+#define N_CHUNK(ty, j) ((ty) * NWI + (j) * VWN)
+#endif
+
+inline real activate(real x) {
+#if ACTIVATION == 1
+  return fmax(x, ZERO);
+#elif ACTIVATION == 2
+  const real c = (real)0.7978845608028654;  // sqrt(2/pi)
+  return (real)0.5 * x * ((real)1 + tanh(c * (x + (real)0.044715 * x * x * x)));
+#else
+  return x;
+#endif
+}
+
+// Global memory -> registers for one K tile. Consecutive threads read consecutive addresses of
+// the operand's contiguous dimension, so the loads coalesce for every layout.
+inline void load_tile(const __global real* restrict A, const int lda,
+                      const __global real* restrict B, const int ldb, const int M, const int N,
+                      const int kend, const int m0, const int n0, const int k0, const int tid,
+                      real ra[A_LOADS], real rb[B_LOADS]) {
+#pragma unroll
+  for (int l = 0; l < A_LOADS; ++l) {
+    const int e = tid + l * THREADS;
+#if TRANSA
+    const int k = e % KWG, m = e / KWG;
+#else
+    const int m = e % MWG, k = e / MWG;
+#endif
+    const int gm = m0 + m, gk = k0 + k;
+    ra[l] = (gm < M && gk < kend) ? A_AT(gm, gk) : ZERO;
+  }
+#pragma unroll
+  for (int l = 0; l < B_LOADS; ++l) {
+    const int e = tid + l * THREADS;
+#if TRANSB
+    const int n = e % NWG, k = e / NWG;
+#else
+    const int k = e % KWG, n = e / KWG;
+#endif
+    const int gn = n0 + n, gk = k0 + k;
+    rb[l] = (gn < N && gk < kend) ? B_AT(gk, gn) : ZERO;
+  }
+}
+
+inline void store_tile(__local real* As, __local real* Bs, const int buf, const int tid,
+                       const real ra[A_LOADS], const real rb[B_LOADS]) {
+#pragma unroll
+  for (int l = 0; l < A_LOADS; ++l) {
+    const int e = tid + l * THREADS;
+#if TRANSA
+    const int k = e % KWG, m = e / KWG;
+#else
+    const int m = e % MWG, k = e / MWG;
+#endif
+    As[AS_INDEX(buf, k, m)] = ra[l];
+  }
+#pragma unroll
+  for (int l = 0; l < B_LOADS; ++l) {
+    const int e = tid + l * THREADS;
+#if TRANSB
+    const int n = e % NWG, k = e / NWG;
+#else
+    const int k = e % KWG, n = e / KWG;
+#endif
+    Bs[BS_INDEX(buf, k, n)] = rb[l];
+  }
+}
+
+__kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1)))
+void XgemmFast(const int M, const int N, const int K, const real alpha, const real beta,
+               const __global real* restrict A, const int a_offset, const int lda,
+               const __global real* restrict B, const int b_offset, const int ldb,
+               __global real* C, const int c_offset, const int ldc,
+               const __global real* restrict bias, __global real* restrict work) {
+#if LDS
+  __local real As[STAGES * KWG * ASTRIDE] __attribute__((aligned(64)));
+  __local real Bs[STAGES * KWG * BSTRIDE] __attribute__((aligned(64)));
+#endif
+  A += a_offset;
+  B += b_offset;
+  C += c_offset;
+
+  const int tx = get_local_id(0), ty = get_local_id(1);
+  const int tid = ty * MDIMC + tx;
+
+  // Tile coordinates, optionally rasterized in groups of GROUPM tile rows for cache reuse.
+  int tile_m = get_group_id(0), tile_n = get_group_id(1);
+#if GROUPM > 1
+  {
+    const int tiles_m = get_num_groups(0), tiles_n = get_num_groups(1);
+    const int linear = tile_n * tiles_m + tile_m;
+    const int per_group = GROUPM * tiles_n;
+    const int first_m = (linear / per_group) * GROUPM;
+    const int rows = min(tiles_m - first_m, GROUPM);
+    const int in_group = linear % per_group;
+    tile_m = first_m + in_group % rows;
+    tile_n = in_group / rows;
+  }
+#endif
+  const int m0 = tile_m * MWG, n0 = tile_n * NWG;
+
+  // The K range of this work-group (all of K unless split).
+#if SPLITK > 1
+  const int split = get_group_id(2);
+  const int kchunk = ((K + SPLITK - 1) / SPLITK + KWG - 1) / KWG * KWG;
+  const int kbegin = split * kchunk;
+  const int kend = min(K, kbegin + kchunk);
+#else
+  const int kbegin = 0;
+  const int kend = K;
+#endif
+  const int tiles = kend > kbegin ? (kend - kbegin + KWG - 1) / KWG : 0;
+
+  // Accumulators are VWM-wide vectors along M: explicit vector math for CPUs, and the same
+  // scalar FMAs on GPUs.
+  realM acc[MWI / VWM][NWI];
+#pragma unroll
+  for (int i = 0; i < MWI / VWM; ++i) {
+#pragma unroll
+    for (int j = 0; j < NWI; ++j) acc[i][j] = (realM)(ZERO);
+  }
+
+#if LDS
+  real ra[A_LOADS], rb[B_LOADS];
+  if (tiles > 0) {
+    load_tile(A, lda, B, ldb, M, N, kend, m0, n0, kbegin, tid, ra, rb);
+    store_tile(As, Bs, 0, tid, ra, rb);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  for (int t = 0; t < tiles; ++t) {
+    const int cur = (STAGES == 2) ? (t & 1) : 0;
+    const int more = t + 1 < tiles;
+#if PREFETCH
+    if (more) load_tile(A, lda, B, ldb, M, N, kend, m0, n0, kbegin + (t + 1) * KWG, tid, ra, rb);
+#endif
+
+#pragma unroll KWI
+    for (int k = 0; k < KWG; ++k) {
+      realM a[MWI / VWM];
+      real b[NWI];
+#pragma unroll
+      for (int i = 0; i < MWI / VWM; ++i) {
+        a[i] = *((__local const realM*)&As[AS_INDEX(cur, k, M_CHUNK(tx, i))]);
+      }
+#pragma unroll
+      for (int j = 0; j < NWI / VWN; ++j) {
+        const realN v = *((__local const realN*)&Bs[BS_INDEX(cur, k, N_CHUNK(ty, j))]);
+        STORE_N(v, b + j * VWN);
+      }
+#pragma unroll
+      for (int i = 0; i < MWI / VWM; ++i) {
+#pragma unroll
+        for (int j = 0; j < NWI; ++j) acc[i][j] += a[i] * b[j];
+      }
+    }
+
+#if STAGES == 2
+    // The other buffer was last read before the previous barrier: refill it without waiting.
+#if !PREFETCH
+    if (more) load_tile(A, lda, B, ldb, M, N, kend, m0, n0, kbegin + (t + 1) * KWG, tid, ra, rb);
+#endif
+    if (more) store_tile(As, Bs, cur ^ 1, tid, ra, rb);
+    barrier(CLK_LOCAL_MEM_FENCE);
+#else
+    barrier(CLK_LOCAL_MEM_FENCE);
+#if !PREFETCH
+    if (more) load_tile(A, lda, B, ldb, M, N, kend, m0, n0, kbegin + (t + 1) * KWG, tid, ra, rb);
+#endif
+    if (more) store_tile(As, Bs, 0, tid, ra, rb);
+    barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+  }
+
+#else
+  // Without local memory there are no barriers: each thread streams its fragments from global
+  // memory (through the caches). Out-of-range rows and columns are clamped to the last valid
+  // one; their results are discarded by the guarded store, so the inner loop needs no branches.
+  int cols[NWI];
+#pragma unroll
+  for (int j = 0; j < NWI; ++j) cols[j] = min(n0 + N_CHUNK(ty, j / VWN) + j % VWN, N - 1);
+  int rows[MWI / VWM];  // first row of each chunk
+  bool whole[MWI / VWM];  // chunk entirely inside M: one vector load
+#pragma unroll
+  for (int i = 0; i < MWI / VWM; ++i) {
+    rows[i] = m0 + M_CHUNK(tx, i);
+    whole[i] = !TRANSA && rows[i] + VWM <= M;
+  }
+#pragma unroll KWI
+  for (int k = kbegin; k < kend; ++k) {
+    realM a[MWI / VWM];
+    real b[NWI];
+#pragma unroll
+    for (int i = 0; i < MWI / VWM; ++i) {
+      if (whole[i]) {
+        a[i] = LOAD_M(&A_AT(rows[i], k));
+      } else {
+        real t[VWM];
+#pragma unroll
+        for (int w = 0; w < VWM; ++w) t[w] = A_AT(min(rows[i] + w, M - 1), k);
+        a[i] = LOAD_M(t);
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < NWI; ++j) b[j] = B_AT(k, cols[j]);
+#pragma unroll
+    for (int i = 0; i < MWI / VWM; ++i) {
+#pragma unroll
+      for (int j = 0; j < NWI; ++j) acc[i][j] += a[i] * b[j];
+    }
+  }
+#endif
+
+  // Epilogue: each thread writes its MWI x NWI outputs (guarded at the edges).
+#pragma unroll
+  for (int j = 0; j < NWI; ++j) {
+    const int gn = n0 + N_CHUNK(ty, j / VWN) + j % VWN;
+#pragma unroll
+    for (int i = 0; i < MWI / VWM; ++i) {
+      real out[VWM];
+      STORE_M(acc[i][j], out);
+#pragma unroll
+      for (int w = 0; w < VWM; ++w) {
+        const int gm = m0 + M_CHUNK(tx, i) + w;
+        if (gm < M && gn < N) {
+#if SPLITK > 1
+          work[(size_t)split * M * N + gm + (size_t)gn * M] = out[w];
+#else
+          real r = alpha * out[w];
+          if (beta != ZERO) r += beta * C[gm + gn * ldc];
+#if BIAS == 1
+          r += bias[gm];
+#elif BIAS == 2
+          r += bias[gn];
+#endif
+          C[gm + gn * ldc] = activate(r);
+#endif
+        }
+      }
+    }
+  }
+}
+
+// Split-K reduction: sums the SPLITK partial products and applies alpha, beta and the epilogue.
+// One work-item per element of C, M fastest so that reads and writes coalesce.
+__kernel void XgemmFastReduce(const int M, const int N, const real alpha, const real beta,
+                              __global real* C, const int c_offset, const int ldc,
+                              const __global real* restrict bias,
+                              const __global real* restrict work) {
+  const int gm = get_global_id(0), gn = get_global_id(1);
+  if (gm >= M || gn >= N) return;
+  C += c_offset;
+  real sum = ZERO;
+  for (int s = 0; s < SPLITK; ++s) sum += work[(size_t)s * M * N + gm + (size_t)gn * M];
+  real r = alpha * sum;
+  if (beta != ZERO) r += beta * C[gm + gn * ldc];
+#if BIAS == 1
+  r += bias[gm];
+#elif BIAS == 2
+  r += bias[gn];
+#endif
+  C[gm + gn * ldc] = activate(r);
+}
