@@ -7,8 +7,9 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/scripts/install-deps.sh"
 "$root/scripts/build.sh" "$@"
 build_dir="${GEMMTUNE_BUILD_DIR:-$root/build}"
-# Kernel binaries are cached per test run, so a stale cache can never hide a build failure.
-export GEMMTUNE_CACHE_DIR="$build_dir/test-kernel-cache"
-rm -rf "$GEMMTUNE_CACHE_DIR"
+# Kernel binaries are cached per test run (gemmtune keeps them under $XDG_CACHE_HOME/gemmtune),
+# so a stale cache can never hide a build failure.
+export XDG_CACHE_HOME="$build_dir/test-cache"
+rm -rf "$XDG_CACHE_HOME"
 cd "$build_dir"
 ctest --output-on-failure -j "${GEMMTUNE_TEST_JOBS:-2}" --timeout 600
