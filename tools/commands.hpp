@@ -8,5 +8,6 @@
 namespace gemmtune::cli {
 
 void set_devices_command(CLI::App& app, GlobalOptions& options);
+void set_run_command(CLI::App& app, GlobalOptions& options);
 
 }  // namespace gemmtune::cli

@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   // Logging is set up before any subcommand callback runs.
   app.parse_complete_callback([&options]() { cli::apply_logging(options); });
   cli::set_devices_command(app, options);
+  cli::set_run_command(app, options);
 
   try {
     setup_logging("info");

@@ -1,0 +1,248 @@
+#include "src/reference.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "src/error.hpp"
+
+namespace gemmtune {
+
+double unit_roundoff(Precision precision) {
+  switch (precision) {
+    case Precision::kFP64:
+      return std::ldexp(1.0, -53);
+    case Precision::kFP16:
+    case Precision::kFP16Acc32:
+      return std::ldexp(1.0, -11);
+    default:
+      return std::ldexp(1.0, -24);
+  }
+}
+
+double relative_tolerance(Precision precision, int64_t k) {
+  return kToleranceFactor * unit_roundoff(precision) *
+         std::sqrt(static_cast<double>(std::max<int64_t>(k, 1)));
+}
+
+uint16_t float_to_half(float value) {
+  uint32_t x;
+  std::memcpy(&x, &value, sizeof x);
+  const uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000u);
+  const uint32_t abs = x & 0x7fffffffu;
+  if (abs >= 0x7f800000u) {  // infinity or NaN
+    return static_cast<uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u));
+  }
+  if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds past 65504
+  if (abs < 0x38800000u) {               // below the smallest normal half: a subnormal or zero
+    if (abs < 0x33000000u) return sign;  // under half of the smallest subnormal
+    const uint32_t exp = abs >> 23;
+    const uint32_t mant = (abs & 0x7fffffu) | 0x800000u;
+    const uint32_t shift = 126 - exp;  // bits dropped to count in units of 2^-24
+    uint32_t h = mant >> shift;
+    const uint32_t rest = mant & ((1u << shift) - 1);
+    const uint32_t halfway = 1u << (shift - 1);
+    if (rest > halfway || (rest == halfway && (h & 1u))) ++h;
+    return static_cast<uint16_t>(sign | h);
+  }
+  uint32_t h = ((abs >> 13) - (112u << 10));  // rebias the exponent from 127 to 15
+  const uint32_t rest = abs & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;  // may carry into the exponent
+  return static_cast<uint16_t>(sign | h);
+}
+
+float half_to_float(uint16_t bits) {
+  const uint32_t sign = static_cast<uint32_t>(bits & 0x8000u) << 16;
+  const uint32_t exp = (bits >> 10) & 0x1fu;
+  const uint32_t mant = bits & 0x3ffu;
+  float out;
+  if (exp == 0) {
+    out = std::ldexp(static_cast<float>(mant), -24);
+    if (sign) out = -out;
+    return out;
+  }
+  uint32_t x;
+  if (exp == 31) {
+    x = sign | 0x7f800000u | (mant << 13);
+  } else {
+    x = sign | ((exp + 112u) << 23) | (mant << 13);
+  }
+  std::memcpy(&out, &x, sizeof out);
+  return out;
+}
+
+double round_to_precision(double value, Precision precision) {
+  switch (precision) {
+    case Precision::kFP64:
+      return value;
+    case Precision::kFP16:
+    case Precision::kFP16Acc32:
+      return half_to_float(float_to_half(static_cast<float>(value)));
+    default:
+      return static_cast<double>(static_cast<float>(value));
+  }
+}
+
+std::vector<unsigned char> pack_elements(const std::vector<double>& values, Precision precision) {
+  const size_t bytes = static_cast<size_t>(element_bytes(precision));
+  std::vector<unsigned char> out(values.size() * bytes);
+  for (size_t i = 0; i < values.size(); ++i) {
+    unsigned char* dst = out.data() + i * bytes;
+    if (bytes == 8) {
+      std::memcpy(dst, &values[i], 8);
+    } else if (bytes == 4) {
+      const float f = static_cast<float>(values[i]);
+      std::memcpy(dst, &f, 4);
+    } else {
+      const uint16_t h = float_to_half(static_cast<float>(values[i]));
+      std::memcpy(dst, &h, 2);
+    }
+  }
+  return out;
+}
+
+std::vector<double> unpack_elements(const std::vector<unsigned char>& bytes, Precision precision) {
+  const size_t width = static_cast<size_t>(element_bytes(precision));
+  std::vector<double> out(bytes.size() / width);
+  for (size_t i = 0; i < out.size(); ++i) {
+    const unsigned char* src = bytes.data() + i * width;
+    if (width == 8) {
+      std::memcpy(&out[i], src, 8);
+    } else if (width == 4) {
+      float f;
+      std::memcpy(&f, src, 4);
+      out[i] = f;
+    } else {
+      uint16_t h;
+      std::memcpy(&h, src, 2);
+      out[i] = half_to_float(h);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// splitmix64: a tiny generator whose sequence is the same on every platform and library (the
+// standard distributions are not), one independent stream per matrix.
+class Stream {
+ public:
+  Stream(uint64_t seed, uint64_t stream) : state_(seed ^ (0x632be59bd9b4e019ull * (stream + 1))) {}
+  uint64_t next() {
+    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  // Uniform in [0.5, 1.5): no value is near zero, so no output cancels.
+  double value() { return 0.5 + static_cast<double>(next() >> 11) * 0x1.0p-53; }
+
+ private:
+  uint64_t state_;
+};
+
+std::vector<double> random_matrix(int64_t count, uint64_t seed, uint64_t stream,
+                                  Precision precision) {
+  Stream s(seed, stream);
+  std::vector<double> out(static_cast<size_t>(count));
+  for (auto& v : out) v = round_to_precision(s.value(), precision);
+  return out;
+}
+
+// op(X) as an Eigen matrix of rows x cols, from X stored in `order` (transposed when `trans`).
+Eigen::MatrixXd operand(const std::vector<double>& stored, Order order, int64_t rows, int64_t cols,
+                        bool trans) {
+  Eigen::MatrixXd out(rows, cols);
+  const int64_t stored_rows = trans ? cols : rows;
+  const int64_t stored_cols = trans ? rows : cols;
+  for (int64_t j = 0; j < cols; ++j) {
+    for (int64_t i = 0; i < rows; ++i) {
+      const int64_t idx = trans ? stored_index(order, stored_rows, stored_cols, j, i)
+                                : stored_index(order, stored_rows, stored_cols, i, j);
+      out(i, j) = stored[static_cast<size_t>(idx)];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+HostMatrices make_inputs(const Problem& problem, uint64_t seed) {
+  const auto& s = problem.shape;
+  HostMatrices h;
+  h.a = random_matrix(s.m * s.k, seed, 0, problem.precision);
+  h.b = random_matrix(s.k * s.n, seed, 1, problem.precision);
+  h.c = random_matrix(s.m * s.n, seed, 2, problem.precision);
+  return h;
+}
+
+Reference::Reference(const Problem& problem, const HostMatrices& inputs) : problem_(problem) {
+  const auto& s = problem.shape;
+  if (problem.batch != 1) throw invalid_argument("the reference handles one GEMM (batch 1)");
+  const Eigen::MatrixXd a = operand(inputs.a, problem.order, s.m, s.k, problem.trans_a);
+  const Eigen::MatrixXd b = operand(inputs.b, problem.order, s.k, s.n, problem.trans_b);
+  const Eigen::MatrixXd c0 = operand(inputs.c, problem.order, s.m, s.n, false);
+  expected_.noalias() = problem.alpha * (a * b);
+  scale_.noalias() = std::abs(problem.alpha) * (a.cwiseAbs() * b.cwiseAbs());
+  // beta == 0 ignores C entirely (it may hold NaN on the device).
+  if (problem.beta != 0.0) {
+    expected_ += problem.beta * c0;
+    scale_ += std::abs(problem.beta) * c0.cwiseAbs();
+  }
+}
+
+Verification Reference::check(const std::vector<double>& c) const {
+  const auto& s = problem_.shape;
+  Verification v;
+  v.tolerance = relative_tolerance(problem_.precision, s.k);
+  if (static_cast<int64_t>(c.size()) != s.m * s.n) {
+    v.message = fmt::format("result has {} elements, expected {}", c.size(), s.m * s.n);
+    return v;
+  }
+  int64_t worst_i = 0, worst_j = 0, first_nan_i = -1, first_nan_j = -1, nans = 0;
+  for (int64_t j = 0; j < s.n; ++j) {
+    for (int64_t i = 0; i < s.m; ++i) {
+      const double got = c[static_cast<size_t>(stored_index(problem_.order, s.m, s.n, i, j))];
+      if (!std::isfinite(got)) {
+        if (nans++ == 0) {
+          first_nan_i = i;
+          first_nan_j = j;
+        }
+        continue;
+      }
+      const double err = std::abs(got - expected_(i, j));
+      const double scale = scale_(i, j);
+      const double rel =
+          scale > 0 ? err / scale : (err == 0 ? 0.0 : std::numeric_limits<double>::infinity());
+      if (rel > v.tolerance) ++v.wrong;
+      if (rel > v.max_error) {
+        v.max_error = rel;
+        worst_i = i;
+        worst_j = j;
+      }
+    }
+  }
+  if (nans > 0) {
+    v.wrong += nans;
+    v.max_error = std::numeric_limits<double>::infinity();
+    v.message = fmt::format("{} of {} outputs are NaN or infinite, the first at C({},{})", nans,
+                            s.m * s.n, first_nan_i, first_nan_j);
+    return v;
+  }
+  v.ok = v.wrong == 0;
+  if (!v.ok) {
+    const double got =
+        c[static_cast<size_t>(stored_index(problem_.order, s.m, s.n, worst_i, worst_j))];
+    v.message = fmt::format(
+        "{} of {} outputs wrong: max error {:.3g} (relative to |alpha||A||B|+|beta||C|) exceeds "
+        "tolerance {:.3g}; C({},{}) = {:.9g}, expected {:.9g}",
+        v.wrong, s.m * s.n, v.max_error, v.tolerance, worst_i, worst_j, got,
+        expected_(worst_i, worst_j));
+  }
+  return v;
+}
+
+}  // namespace gemmtune

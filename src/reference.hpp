@@ -1,0 +1,79 @@
+// Test data and the Eigen reference that every measured configuration is checked against.
+//
+// Inputs are drawn from a fixed-seed generator, uniform in [0.5, 1.5) and rounded to the
+// problem's precision, so that the device and the reference multiply exactly the same numbers
+// and no output cancels to zero. The reference is computed in double precision.
+//
+// Tolerance rule: an output C(i,j) is correct when
+//   |C(i,j) - Cref(i,j)| <= kToleranceFactor * u * sqrt(K) * S(i,j),
+//   S(i,j) = |alpha| * sum_k |op(A)(i,k)| |op(B)(k,j)| + |beta| * |C0(i,j)|,
+// with u the unit roundoff of the precision. S bounds the magnitude of everything that was
+// rounded; sqrt(K) is the growth of independent rounding errors over K accumulations (the
+// worst-case bound grows with K but is far too loose to catch a wrong kernel). NaN or infinity
+// is always wrong.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "src/problem.hpp"
+
+namespace gemmtune {
+
+constexpr double kToleranceFactor = 8.0;
+
+// Half the distance from 1 to the next number of the precision (2^-24 for FP32).
+double unit_roundoff(Precision precision);
+// The allowed error relative to S(i,j) for a reduction over `k` terms.
+double relative_tolerance(Precision precision, int64_t k);
+
+// Rounds a value to the nearest number of the precision (round to nearest even).
+double round_to_precision(double value, Precision precision);
+// IEEE binary16 conversions (round to nearest even; overflow gives infinity).
+uint16_t float_to_half(float value);
+float half_to_float(uint16_t bits);
+
+// Device representation of values already representable in the precision, and back.
+std::vector<unsigned char> pack_elements(const std::vector<double>& values, Precision precision);
+std::vector<double> unpack_elements(const std::vector<unsigned char>& bytes, Precision precision);
+
+// The problem's matrices as stored, densely, in the problem's order: A is M x K (K x M when
+// transposed), B is K x N (N x K), C is M x N.
+struct HostMatrices {
+  std::vector<double> a, b, c;
+};
+HostMatrices make_inputs(const Problem& problem, uint64_t seed);
+
+// Index of element (row, col) of a dense matrix with `rows` x `cols` in `order`.
+inline int64_t stored_index(Order order, int64_t rows, int64_t cols, int64_t row, int64_t col) {
+  return order == Order::kRowMajor ? row * cols + col : row + col * rows;
+}
+
+struct Verification {
+  bool ok = false;
+  double max_error = 0;  // max |C - Cref| / S over the outputs
+  double tolerance = 0;  // relative_tolerance(precision, K)
+  int64_t wrong = 0;     // outputs beyond tolerance
+  std::string message;   // empty when ok
+};
+
+class Reference {
+ public:
+  // Computes Cref and S once; `inputs` must come from make_inputs(problem, ...).
+  Reference(const Problem& problem, const HostMatrices& inputs);
+
+  // Checks a result C stored as the problem stores C.
+  Verification check(const std::vector<double>& c) const;
+
+  const Eigen::MatrixXd& expected() const { return expected_; }
+
+ private:
+  Problem problem_;
+  Eigen::MatrixXd expected_;  // M x N
+  Eigen::MatrixXd scale_;     // S, M x N
+};
+
+}  // namespace gemmtune

@@ -1,0 +1,98 @@
+// gemmtune run: one configuration measured and verified from the command line.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "src/json_util.hpp"
+#include "tests/test_support.hpp"
+
+using gemmtune::test::run_gemmtune;
+namespace fs = std::filesystem;
+
+namespace {
+bool have_device() {
+  static const bool yes = [] {
+    const auto r = run_gemmtune("devices --json");
+    return r.exit_code == 0 && nlohmann::json::parse(r.out).size() > 0;
+  }();
+  return yes;
+}
+size_t count_lines(const std::string& s) {
+  size_t n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+}  // namespace
+
+TEST_CASE("run measures a configuration and the second run hits the binary cache",
+          "[device][cli][run]") {
+  if (!have_device()) {
+    WARN("no OpenCL device: skipped");
+    return;
+  }
+  const std::string cache = gemmtune::test::temp_dir("run-cache");
+  const std::string args =
+      "-v run --kernel xgemm_direct -m 33 -n 20 -k 9 --layout TN --order col "
+      "--alpha 2 --beta -1 --params WGD=16,MDIMCD=4,NDIMCD=4,MDIMAD=4,NDIMBD=4 "
+      "--min-runs 1 --min-time-ms 0 --cache-dir " +
+      cache;
+  auto first = run_gemmtune(args + " --json");
+  INFO(first.err);
+  REQUIRE(first.exit_code == 0);
+  const auto j = nlohmann::json::parse(first.out);
+  CHECK(j["status"] == "ok");
+  CHECK(j["gflops"].get<double>() > 0);
+  CHECK(j["binary_cached"] == false);
+  CHECK(j["config"]["WGD"] == 16);
+  CHECK(j["config"]["KWID"] == 2);  // a default
+  CHECK(j["problem"]["layout"] == "TN");
+  CHECK(first.err.find("binary cache hit") == std::string::npos);
+
+  auto second = run_gemmtune(args);
+  INFO(second.err);
+  REQUIRE(second.exit_code == 0);
+  CHECK_THAT(second.err, Catch::Contains("binary cache hit"));
+  CHECK_THAT(second.out, Catch::Contains("GFLOPS"));
+  CHECK_THAT(second.out, Catch::Contains("binary cache hit"));
+  CHECK_THAT(second.out, Catch::Contains("max error"));
+}
+
+TEST_CASE("run refuses a configuration that breaks a constraint", "[cli][run]") {
+  auto r = run_gemmtune("run --kernel xgemm --params MWG=16 -m 8 -n 8 -k 8 --cache-dir none");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("MWG % (MDIMC * VWM) == 0"));
+  CHECK(count_lines(r.err) == 1);
+  r = run_gemmtune("run --kernel xgemm --params NOPE=1 -m 8 -n 8 -k 8 --cache-dir none");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("NOPE"));
+  r = run_gemmtune("run --kernel xgemm --params MWG=17 -m 8 -n 8 -k 8 --cache-dir none");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("MWG=17 is not an allowed value"));
+  r = run_gemmtune("run --kernel nope -m 8 -n 8 -k 8 --cache-dir none");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("unknown kernel 'nope'"));
+  r = run_gemmtune("run --kernel xgemm --layout XY --cache-dir none");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("layout"));
+}
+
+TEST_CASE("run reports a build failure with the build log", "[device][cli][run]") {
+  if (!have_device()) {
+    WARN("no OpenCL device: skipped");
+    return;
+  }
+  const std::string templates = gemmtune::test::temp_dir("run-broken");
+  for (const auto& f : fs::directory_iterator(gemmtune::test::source_path("kernel_templates"))) {
+    fs::copy_file(f.path(), fs::path(templates) / f.path().filename());
+  }
+  std::ofstream(templates + "/xgemm_direct.cl", std::ios::app) << "\nthis is not OpenCL C;\n";
+  auto r = run_gemmtune("--templates " + templates +
+                        " run --kernel xgemm_direct -m 8 -n 8 -k 8 --cache-dir none");
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.out, Catch::Contains("compile_failed"));
+  CHECK_THAT(r.out, Catch::Contains("error"));
+  CHECK_THAT(r.err, Catch::Contains("compile_failed"));
+}
