@@ -84,12 +84,15 @@ KernelSpec KernelSpec::from_json(const nlohmann::json& j, const std::string& ori
   s.work_group_expr_ = parse_field(j, "work_group_size", origin);
   s.registers_expr_ = parse_field(j, "registers", origin);
   s.launch_ = j.value("launch", nlohmann::json::object());
-  for (const auto& [space_name, sj] : j.value("spaces", nlohmann::json::object()).items()) {
+  // value() returns a temporary: keep it alive for the loops over items().
+  const nlohmann::json spaces = j.value("spaces", nlohmann::json::object());
+  for (const auto& [space_name, sj] : spaces.items()) {
     SpaceDeclaration d;
     d.name = space_name;
     d.description = sj.value("description", "");
     d.base_full = sj.value("base", "default") == "full";
-    for (const auto& [pname, vals] : sj.value("values", nlohmann::json::object()).items()) {
+    const nlohmann::json space_values = sj.value("values", nlohmann::json::object());
+    for (const auto& [pname, vals] : space_values.items()) {
       if (!names.count(pname)) {
         throw invalid_file(origin, "space " + space_name + " names unknown parameter " + pname);
       }
