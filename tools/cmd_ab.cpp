@@ -1,0 +1,393 @@
+// gemmtune ab: one keep-or-revert comparison of a baseline configuration and a single change,
+// measured interleaved and verified (see src/ab_protocol.hpp). Also holds the set-up shared with
+// gemmtune refine (tools/ab_options.hpp).
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <set>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "src/database.hpp"
+#include "src/device.hpp"
+#include "src/device_profile.hpp"
+#include "src/error.hpp"
+#include "src/journal.hpp"
+#include "src/opencl_evaluator.hpp"
+#include "src/replay_evaluator.hpp"
+#include "tools/ab_options.hpp"
+#include "tools/commands.hpp"
+
+namespace gemmtune::cli {
+
+void add_ab_options(CLI::App& cmd, AbCommandOptions& o) {
+  cmd.add_option("-b,--baseline", o.baseline,
+                 "Baseline: db:FILE (the database entry of the problem), journal:FILE (the fastest "
+                 "result of the problem in a journal) or parameters \"MWG=64,...\" (missing ones "
+                 "take the template's defaults)")
+      ->required();
+  cmd.add_option("--kernel", o.kernel, "Kernel template")->capture_default_str();
+  cmd.add_option("-s,--shape", o.shape, "Problem shape MxNxK (or N for NxNxN)");
+  cmd.add_option("-m", o.m, "Rows of C (with -n and -k, instead of --shape)");
+  cmd.add_option("-n", o.n, "Columns of C");
+  cmd.add_option("-k", o.k, "Inner dimension");
+  cmd.add_option("--layout", o.layout, "NN, NT, TN or TT (op(A), op(B))")->capture_default_str();
+  cmd.add_option("--order", o.order, "row or col (storage order)")->capture_default_str();
+  cmd.add_option("--precision", o.precision, "32, 64 or 16")->capture_default_str();
+  cmd.add_option("--alpha", o.alpha, "Scale of A*B")->capture_default_str();
+  cmd.add_option("--beta", o.beta, "Scale of C")->capture_default_str();
+  add_device_option(cmd, o.device);
+  cmd.add_option("--replay", o.replay,
+                 "Answer from a recorded space (a journal of an exhaustive run) instead of a "
+                 "device; without a shape, its only recorded problem is used");
+  cmd.add_option("--cache-dir", o.cache_dir, "Binary cache folder (none disables)");
+  cmd.add_option("--warmup", o.warmup, "Untimed runs before each measurement")
+      ->capture_default_str();
+  cmd.add_option("--min-runs", o.min_runs, "Timed runs per measurement at least")
+      ->capture_default_str();
+  cmd.add_option("--min-time-ms", o.min_time_ms, "Timed milliseconds per measurement at least")
+      ->capture_default_str();
+  cmd.add_option("--max-runs", o.max_runs, "Timed runs per measurement at most")
+      ->capture_default_str();
+  cmd.add_option("--seed", o.seed, "Seed of the input data")->capture_default_str();
+  cmd.add_option("--threshold", o.threshold,
+                 "Speed-up a change must exceed to be kept: 2% or 0.02 (never less than the "
+                 "measured noise)")
+      ->capture_default_str();
+  cmd.add_option("--min-pairs", o.min_pairs, "Interleaved baseline/change pairs at least")
+      ->capture_default_str();
+  cmd.add_option("--max-pairs", o.max_pairs, "Pairs at most, measured while within noise")
+      ->capture_default_str();
+  cmd.add_option("--log", o.log, "Append each decision to this JSON-lines file");
+  cmd.add_option("--changelog", o.changelog, "Write each decision to this Markdown changelog");
+  cmd.add_flag("--json", o.json, "Print the outcome as JSON");
+}
+
+double parse_threshold(const std::string& text) {
+  std::string t = text;
+  while (!t.empty() && t.back() == ' ') t.pop_back();
+  const bool percent = !t.empty() && t.back() == '%';
+  if (percent) t.pop_back();
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(t, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (t.empty() || used != t.size() || !std::isfinite(v)) {
+    throw invalid_argument("--threshold '" + text + "' is not a number (write 2% or 0.02)");
+  }
+  if (percent) v /= 100;
+  if (!(v >= 0 && v < 1)) {
+    throw invalid_argument("--threshold '" + text +
+                           "' is out of range: a fraction in [0, 1) or a percentage below 100%");
+  }
+  return v;
+}
+
+std::string command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::string> args;
+  std::string current;
+  for (char c : all) {
+    if (c == '\0') {
+      args.push_back(current);
+      current.clear();
+    } else {
+      current += c;
+    }
+  }
+  if (args.empty()) return "gemmtune";
+  std::string out = "gemmtune";
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    const bool quote = a.empty() || a.find_first_of(" \t\"'$*?;&|<>()") != std::string::npos;
+    out += " " + (quote ? "'" + a + "'" : a);
+  }
+  return out;
+}
+
+AbSession::AbSession() = default;
+AbSession::~AbSession() = default;
+AbSession::AbSession(AbSession&&) noexcept = default;
+
+void AbSession::record(const AbRecord& rec) {
+  if (log) log->append(rec);
+  if (changelog) changelog->append(rec);
+}
+
+namespace {
+
+bool starts_with(const std::string& s, const std::string& prefix) {
+  return s.rfind(prefix, 0) == 0;
+}
+
+// The call time of a result, for ranking the results of a journal.
+double ranking_time(const Result& r, double flops) {
+  if (r.time.median_ms > 0) return r.time.median_ms;
+  return r.gflops > 0 ? flops / (r.gflops * 1e6) : 0;
+}
+
+// The partial configuration and its origin in words.
+std::pair<Configuration, std::string> resolve_baseline(const std::string& text,
+                                                       const Problem& problem) {
+  if (starts_with(text, "db:")) {
+    const std::string path = text.substr(3);
+    const Database db = Database::load(path);
+    const EntryKey key = EntryKey::of(problem);
+    const DatabaseEntry* e = db.find(key);
+    if (!e) throw invalid_argument(path + " has no entry for " + key.to_string());
+    if (e->status != Status::kOk) {
+      throw invalid_argument(path + ": the entry for " + key.to_string() + " is " +
+                             to_string(e->status) + ", not a usable baseline");
+    }
+    return {e->parameters, fmt::format("the entry for {} in {} ({:.2f} GFLOPS when found by {})",
+                                       key.to_string(), path, e->gflops, e->found.strategy)};
+  }
+  if (starts_with(text, "journal:")) {
+    const std::string path = text.substr(8);
+    const Journal journal = read_journal(path);
+    const std::string key = problem_key(problem);
+    const Result* best = nullptr;
+    for (const auto& e : journal.entries) {
+      if (problem_key(e.problem) != key || !e.result.ok()) continue;
+      const double t = ranking_time(e.result, problem.flops());
+      if (t > 0 && (!best || t < ranking_time(*best, problem.flops()))) best = &e.result;
+    }
+    if (!best) {
+      throw invalid_argument(path + " has no valid result for " + problem.kernel + " " +
+                             problem.shape.to_string() + " " + problem.layout() + " fp" +
+                             to_string(problem.precision));
+    }
+    return {best->config, fmt::format("the fastest of {} results in {} ({:.2f} GFLOPS recorded)",
+                                      journal.entries.size(), path, best->gflops)};
+  }
+  return {parse_configuration(text), "given parameters"};
+}
+
+// The only problem recorded in a journal, if there is exactly one.
+std::optional<Problem> single_problem(const std::vector<Problem>& problems) {
+  if (problems.size() == 1) return problems.front();
+  return std::nullopt;
+}
+
+std::vector<Problem> journal_problems(const Journal& j) {
+  std::vector<Problem> out;
+  std::set<std::string> seen;
+  for (const auto& e : j.entries) {
+    if (seen.insert(problem_key(e.problem)).second) out.push_back(e.problem);
+  }
+  return out;
+}
+
+std::string header_string(const nlohmann::json& header, const char* a, const char* b) {
+  if (header.contains(a) && header[a].is_object() && header[a].contains(b) &&
+      header[a][b].is_string()) {
+    return header[a][b].get<std::string>();
+  }
+  return "";
+}
+
+}  // namespace
+
+AbSession open_ab_session(const GlobalOptions& global, const AbCommandOptions& o,
+                          const std::string& title) {
+  AbSession s;
+  s.settings.threshold = parse_threshold(o.threshold);
+  s.settings.min_pairs = o.min_pairs;
+  s.settings.max_pairs = o.max_pairs;
+  s.settings.validate();
+  if (o.min_runs < 1 || o.max_runs < 1 || o.warmup < 0) {
+    throw invalid_argument("--min-runs and --max-runs must be at least 1, --warmup at least 0");
+  }
+
+  // The problem: the flags, else the only problem a replay or journal records.
+  const bool mnk = o.m != 0 || o.n != 0 || o.k != 0;
+  if (mnk && !o.shape.empty()) throw invalid_argument("give either --shape or -m/-n/-k, not both");
+  if (mnk && (o.m <= 0 || o.n <= 0 || o.k <= 0)) {
+    throw invalid_argument(
+        fmt::format("-m, -n and -k must all be positive (got {}x{}x{})", o.m, o.n, o.k));
+  }
+  std::unique_ptr<ReplayEvaluator> replay;
+  if (!o.replay.empty()) replay = std::make_unique<ReplayEvaluator>(o.replay);
+  if (mnk || !o.shape.empty()) {
+    s.problem.kernel = o.kernel;
+    s.problem.shape = mnk ? Shape{o.m, o.n, o.k} : parse_shape(o.shape);
+    s.problem.order = parse_order(o.order);
+    set_layout(s.problem, o.layout);
+    s.problem.precision = parse_precision(o.precision);
+    s.problem.alpha = o.alpha;
+    s.problem.beta = o.beta;
+  } else {
+    std::optional<Problem> only;
+    std::string from;
+    if (replay) {
+      only = single_problem(replay->problems());
+      from = o.replay;
+    } else if (starts_with(o.baseline, "journal:")) {
+      only = single_problem(journal_problems(read_journal(o.baseline.substr(8))));
+      from = o.baseline.substr(8);
+    }
+    if (!only) {
+      throw invalid_argument(
+          from.empty() ? "give the problem shape with --shape MxNxK or -m/-n/-k"
+                       : from + " records several problems: choose one with --shape MxNxK");
+    }
+    s.problem = *only;
+  }
+
+  // The evaluator.
+  const std::string problem_words =
+      fmt::format("{} {} {}-major {} fp{}", s.problem.kernel, s.problem.shape.to_string(),
+                  s.problem.order_name(), s.problem.layout(), to_string(s.problem.precision));
+  if (replay) {
+    if (!replay->has_problem(s.problem)) replay->configurations(s.problem);  // throws, naming it
+    s.owned_spec_ = std::make_unique<KernelSpec>(
+        KernelSpec::load(templates_dir(global) + "/" + s.problem.kernel + ".json"));
+    s.spec = s.owned_spec_.get();
+    const nlohmann::json& h = replay->header();
+    std::string device = header_string(h, "device", "name");
+    if (device.empty() && h.contains("device") && h["device"].is_string()) {
+      device = h["device"].get<std::string>();
+    }
+    s.header_fields.push_back({"evaluator", "replay of " + o.replay});
+    if (!device.empty()) s.header_fields.push_back({"device (recorded)", device});
+    const std::string driver = header_string(h, "device", "driver_version");
+    if (!driver.empty()) s.header_fields.push_back({"driver (recorded)", driver});
+    s.evaluator = std::make_unique<CheckedEvaluator>(std::move(replay), *s.spec, DeviceLimits{});
+    s.indicators = report_indicator_function(*s.spec, nullptr, DatabaseDevice{});
+  } else {
+    s.profiles_ = std::make_unique<ProfileSet>(load_profiles(global));
+    const Device device = select_device(o.device, s.profiles_.get());
+    const DeviceProfile* profile = s.profiles_->find(device.info.profile);
+    OpenClEvaluatorOptions eo;
+    eo.templates_dir = templates_dir(global);
+    eo.cache_dir = o.cache_dir;
+    eo.warmup_runs = o.warmup;
+    eo.min_runs = o.min_runs;
+    eo.min_time_ms = o.min_time_ms;
+    eo.max_runs = o.max_runs;
+    eo.data_seed = o.seed;
+    // Background compilation would compete with the timed runs and widen the noise.
+    eo.compile_threads = 1;
+    auto ev = std::make_unique<OpenClEvaluator>(device, profile, eo);
+    s.spec = &ev->spec(s.problem.kernel);
+    s.limits = device_limits(device.info, profile);
+    s.indicators = report_indicator_function(*s.spec, profile, DatabaseDevice::from(device.info));
+    s.header_fields.push_back({"device", fmt::format("{} ({}, profile {})", device.info.name,
+                                                     device.info.vendor, device.info.profile)});
+    s.header_fields.push_back(
+        {"driver", fmt::format("{}; platform {} ({})", device.info.driver_version,
+                               device.info.platform_name, device.info.platform_version)});
+    s.evaluator = std::move(ev);
+  }
+  s.header_fields.push_back({"problem", problem_words});
+
+  // The baseline, completed with the template's defaults.
+  auto [partial, origin] = resolve_baseline(o.baseline, s.problem);
+  s.baseline = s.spec->complete(partial);
+  s.baseline_origin = origin;
+  s.header_fields.push_back({"baseline", "`" + to_string(s.baseline) + "` (" + origin + ")"});
+  s.header_fields.push_back(
+      {"settings", fmt::format("threshold {:g}%, {} to {} pairs, {} timed runs and {:g} ms at "
+                               "least per measurement",
+                               100 * s.settings.threshold, s.settings.min_pairs,
+                               s.settings.max_pairs, o.min_runs, o.min_time_ms)});
+
+  if (!o.log.empty()) s.log = std::make_unique<DecisionLog>(o.log);
+  if (!o.changelog.empty()) {
+    ChangelogHeader h;
+    h.title = title + " (" + iso_utc_now() + ")";
+    h.fields.push_back({"command", "`" + command_line() + "`"});
+    h.fields.push_back({"date", iso_utc_now()});
+    for (const auto& f : s.header_fields) h.fields.push_back(f);
+    s.changelog = std::make_unique<MarkdownChangelog>(o.changelog, h);
+  }
+  return s;
+}
+
+namespace {
+
+void print_side(const char* label, const AbSide& side) {
+  if (side.status != Status::kOk) {
+    std::cout << fmt::format(
+        "{:<11}{}{}\n", label, to_string(side.status),
+        side.message.empty() ? "" : ": " + side.message.substr(0, side.message.find('\n')));
+    return;
+  }
+  if (side.times_ms.empty()) {
+    std::cout << fmt::format("{:<11}not measured\n", label);
+    return;
+  }
+  std::cout << fmt::format("{:<11}{:.2f} ± {:.2f} GFLOPS (median {:.4f} ms over {} calls)\n", label,
+                           side.gflops, side.gflops_spread, side.median_ms, side.times_ms.size());
+}
+
+void print_record(const AbRecord& r) {
+  std::cout << fmt::format("problem    {} {} {}-major {} fp{}\n", r.problem.kernel,
+                           r.problem.shape.to_string(), r.problem.order_name(), r.problem.layout(),
+                           to_string(r.problem.precision));
+  std::cout << fmt::format("baseline   {}\n", to_string(r.baseline.config));
+  std::cout << fmt::format("change     {}\n", r.change);
+  print_side("  before", r.baseline);
+  print_side("  after", r.changed);
+  if (r.stats.pairs > 0) {
+    std::cout << fmt::format("gain       {:+.2f}% over {} pairs (noise ±{:.2f}%, margin {:.2f}%)\n",
+                             100 * r.stats.gain, r.stats.pairs, 100 * r.stats.noise,
+                             100 * r.stats.margin);
+  }
+  std::cout << fmt::format("simpler    {}\n", r.simplicity.order < 0
+                                                  ? "the change: " + r.simplicity.describe()
+                                              : r.simplicity.order > 0 ? "the baseline"
+                                                                       : "equally simple");
+  std::cout << fmt::format("decision   {}: {}\n", to_string(r.decision), r.explanation);
+  std::cout << fmt::format("kept       {}\n", to_string(r.kept()));
+}
+
+void run_ab_command(const GlobalOptions& global, const AbCommandOptions& o,
+                    const std::string& change_text) {
+  AbSession s = open_ab_session(global, o, "A/B comparison");
+  const Configuration overrides = parse_configuration(change_text);
+  if (overrides.empty()) throw invalid_argument("--change gives no parameter");
+  const Configuration change = merge_configuration(s.baseline, overrides, true);
+  if (change == s.baseline) {
+    throw invalid_argument("--change '" + change_text + "' leaves the baseline as it is");
+  }
+  spdlog::info("A/B on {}: baseline {} vs {}", s.evaluator->description(), to_string(s.baseline),
+               describe_change(s.baseline, change));
+  const AbRecord rec =
+      run_ab(*s.evaluator, s.problem, s.baseline, change, s.settings, s.indicators);
+  s.record(rec);
+  if (o.json) {
+    std::cout << nlohmann::json(rec).dump(2) << "\n";
+  } else {
+    print_record(rec);
+  }
+  if (rec.reason == DecisionReason::kBaselineFailed) {
+    // Nothing was compared: a failed check, not a decision.
+    std::cout.flush();
+    std::exit(1);
+  }
+}
+
+}  // namespace
+
+void set_ab_command(CLI::App& app, GlobalOptions& options) {
+  auto o = std::make_shared<AbCommandOptions>();
+  auto change = std::make_shared<std::string>();
+  auto* cmd = app.add_subcommand(
+      "ab",
+      "Keep or revert one change: measure baseline and change interleaved, verify both, "
+      "decide by speed, noise and simplicity");
+  add_ab_options(*cmd, *o);
+  cmd->add_option("-c,--change", *change, "The change, as parameters: \"KWI=4\" or \"VWM=4,VWN=4\"")
+      ->required();
+  cmd->callback([&options, o, change]() { run_ab_command(options, *o, *change); });
+}
+
+}  // namespace gemmtune::cli
