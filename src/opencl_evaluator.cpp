@@ -189,8 +189,9 @@ class OpenClEvaluator::Impl {
       throw invalid_argument("unknown kernel '" + kernel + "': no " + path.string() +
                              " (known: " + known + ")");
     }
+    // The source is read when first built, so that declarations without an OpenCL source (the
+    // CLBlast specs) still load here.
     auto spec = std::make_unique<KernelSpec>(KernelSpec::load(path.string()));
-    sources_[kernel] = load_kernel_source(options_.templates_dir, spec->source_file());
     return *(specs_[kernel] = std::move(spec));
   }
 
@@ -261,11 +262,16 @@ std::optional<Result> OpenClEvaluator::Impl::unsupported(const Problem& problem,
 BuildRequest OpenClEvaluator::Impl::request_for(const std::string& kernel, const Problem& problem,
                                                 const Configuration& config,
                                                 const KernelView& view) {
-  spec(kernel);  // loads the source too
+  const KernelSpec& s = spec(kernel);
   BuildRequest r;
   {
     std::lock_guard<std::mutex> lock(specs_mutex_);
-    r.source = sources_.at(kernel);
+    auto it = sources_.find(kernel);
+    if (it == sources_.end()) {
+      it = sources_.emplace(kernel, load_kernel_source(options_.templates_dir, s.source_file()))
+               .first;
+    }
+    r.source = it->second;
   }
   r.options = build_options(config, problem.precision, view.trans_a, view.trans_b, extra_options_);
   r.identity = BinaryCache::identity(device_.info, r.options, r.source);
