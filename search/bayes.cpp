@@ -1,0 +1,254 @@
+// bayes: Bayesian optimization. A Gaussian process (gp.hpp) models log(time) over the encoded
+// parameters (log2 of sizes scaled to [0,1]); the next configuration maximizes expected improvement
+// (or a lower confidence bound) over the valid space, scored whole when small and sampled, plus
+// the neighbourhood of the best results, when large. Failed configurations are imputed as slow as
+// the slowest seen so that the model learns to avoid their region. Proposals still in flight are
+// given a "constant liar" value so that a batch spreads out while compilation runs ahead.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <unordered_set>
+
+#include "search/gp.hpp"
+#include "search/strategies.hpp"
+
+namespace gemmtune {
+
+namespace {
+
+double normal_pdf(double z) {
+  return std::exp(-0.5 * z * z) / std::sqrt(2 * M_PI);
+}
+double normal_cdf(double z) {
+  return 0.5 * std::erfc(-z / std::sqrt(2.0));
+}
+
+class BayesSearcher : public Searcher {
+ public:
+  BayesSearcher(const SearchSpace& space, uint64_t seed, const StrategyOptions& options)
+      : Searcher(space, seed),
+        acquisition_(options.get_string("acquisition", {"ei", "lcb"})),
+        kappa_(options.get_double("kappa", 0, 100)),
+        xi_(options.get_double("xi", 0, 10)),
+        init_kind_(options.get_string("init", {"lhs", "random"})),
+        init_count_(size_t(options.get_int("init-count", 1, 100000))),
+        candidates_(size_t(options.get_int("candidates", 10, 10000000))),
+        batch_(size_t(options.get_int("batch", 1, 1024))),
+        liar_(options.get_string("liar", {"min", "mean", "max"})),
+        dims_(int(space.dimensions().size())) {
+    fit_options_.restarts = int(options.get_int("fit-restarts", 0, 100));
+    fit_options_.iterations = int(options.get_int("fit-iterations", 1, 100000));
+  }
+
+  size_t max_batch() const override { return batch_; }
+
+ protected:
+  std::optional<size_t> propose() override {
+    if (dims_ == 0) return random_unseen();
+    size_t ok = 0;
+    for (const auto& o : history()) ok += o.ok ? 1 : 0;
+    if (history().size() + pending_count() < init_count_ || ok < 2) return initial_point();
+    return model_point();
+  }
+
+ private:
+  // The next point of the initial design, mapped to the nearest unseen valid configuration.
+  std::optional<size_t> initial_point() {
+    if (init_kind_ == "random") return random_unseen();
+    if (design_.empty() || design_next_ >= design_.size()) make_design();
+    const std::vector<double>& target = design_[design_next_++];
+    const size_t n = space_.size();
+    // Too large a space is searched through a sample of rows.
+    const size_t limit = 50000;
+    std::vector<double> x(dims_);
+    std::optional<size_t> best;
+    double best_d = std::numeric_limits<double>::infinity();
+    auto consider = [&](size_t i) {
+      if (seen(i)) return;
+      space_.encode(i, x.data());
+      double dist = 0;
+      for (int k = 0; k < dims_; ++k) dist += (x[k] - target[k]) * (x[k] - target[k]);
+      if (dist < best_d) {
+        best_d = dist;
+        best = i;
+      }
+    };
+    if (n <= limit) {
+      for (size_t i = 0; i < n; ++i) consider(i);
+    } else {
+      for (size_t s = 0; s < limit; ++s) consider(rng_.below(n));
+    }
+    return best ? best : random_unseen();
+  }
+
+  // A Latin hypercube of init_count_ points in [0,1]^d.
+  void make_design() {
+    const size_t k = init_count_;
+    design_.assign(k, std::vector<double>(dims_));
+    for (int d = 0; d < dims_; ++d) {
+      std::vector<size_t> strata(k);
+      for (size_t i = 0; i < k; ++i) strata[i] = i;
+      rng_.shuffle(strata);
+      for (size_t i = 0; i < k; ++i) design_[i][d] = (strata[i] + rng_.uniform()) / double(k);
+    }
+    design_next_ = 0;
+  }
+
+  std::optional<size_t> model_point() {
+    // Training data: told results, failures imputed, then pending proposals at the liar value.
+    std::vector<size_t> rows;
+    std::vector<double> ys;
+    std::vector<bool> failed;
+    double sum = 0, sum2 = 0, worst = -std::numeric_limits<double>::infinity();
+    double best = std::numeric_limits<double>::infinity();
+    size_t ok = 0;
+    for (const auto& o : history()) {
+      rows.push_back(o.index);
+      failed.push_back(!o.ok);
+      const double y = o.ok ? std::log(o.time_ms) : 0;
+      ys.push_back(y);
+      if (o.ok) {
+        sum += y;
+        sum2 += y * y;
+        worst = std::max(worst, y);
+        best = std::min(best, y);
+        ++ok;
+      }
+    }
+    const double mean = sum / ok;
+    double sd = std::sqrt(std::max(0.0, sum2 / ok - mean * mean));
+    if (sd < 1e-9) sd = 1;
+    for (size_t i = 0; i < ys.size(); ++i) ys[i] = ((failed[i] ? worst : ys[i]) - mean) / sd;
+    const double y_best = (best - mean) / sd;
+
+    const size_t told = rows.size();
+    Eigen::MatrixXd x(told, dims_);
+    for (size_t i = 0; i < told; ++i) encode_row(rows[i], x, Eigen::Index(i));
+    Eigen::VectorXd y = Eigen::Map<Eigen::VectorXd>(ys.data(), told);
+
+    // Hyperparameters are refitted as the data grows by a fraction, which caps the fitting cost.
+    if (told >= fitted_size_ * 1.15 + 1 || told < 20) {
+      gp_.set_data(x, y);
+      gp_.fit(rng_, fit_options_);
+      fitted_size_ = told;
+    }
+    const auto& pend = pending_rows();
+    if (!pend.empty()) {
+      double lie = liar_ == "min" ? y.minCoeff() : liar_ == "max" ? y.maxCoeff() : y.mean();
+      x.conservativeResize(told + pend.size(), Eigen::NoChange);
+      y.conservativeResize(told + pend.size());
+      for (size_t j = 0; j < pend.size(); ++j) {
+        encode_row(pend[j], x, Eigen::Index(told + j));
+        y[told + j] = lie;
+      }
+    }
+    gp_.set_data(x, y);  // keeps the fitted hyperparameters
+
+    const std::vector<size_t> cand = candidate_rows();
+    if (cand.empty()) return std::nullopt;
+    Eigen::MatrixXd xc(cand.size(), dims_);
+    for (size_t i = 0; i < cand.size(); ++i) encode_row(cand[i], xc, Eigen::Index(i));
+    Eigen::VectorXd mu, var;
+    gp_.predict(xc, &mu, &var);
+    size_t best_i = 0;
+    double best_score = -std::numeric_limits<double>::infinity();
+    for (size_t i = 0; i < cand.size(); ++i) {
+      const double s = std::sqrt(var[i]);
+      double score;
+      if (acquisition_ == "lcb") {
+        score = -(mu[i] - kappa_ * s);
+      } else {
+        const double improvement = y_best - mu[i] - xi_;
+        const double z = improvement / s;
+        score = improvement * normal_cdf(z) + s * normal_pdf(z);
+      }
+      if (score > best_score) {
+        best_score = score;
+        best_i = i;
+      }
+    }
+    return cand[best_i];
+  }
+
+  // Unseen rows to score: all of them when few, else a sample plus the neighbourhoods of the best
+  // results (where the optimum usually is).
+  std::vector<size_t> candidate_rows() {
+    std::vector<size_t> out;
+    if (unseen_count() <= candidates_) {
+      for (size_t i = 0; i < space_.size(); ++i) {
+        if (!seen(i)) out.push_back(i);
+      }
+      return out;
+    }
+    std::unordered_set<size_t> chosen;
+    std::vector<std::pair<double, size_t>> good;
+    for (const auto& o : history()) {
+      if (o.ok) good.emplace_back(o.time_ms, o.index);
+    }
+    std::sort(good.begin(), good.end());
+    for (size_t g = 0; g < std::min<size_t>(good.size(), 5); ++g) {
+      for (size_t i : space_.neighbours(good[g].second)) {
+        if (!seen(i)) chosen.insert(i);
+      }
+      if (g == 0) {
+        for (size_t i : space_.second_neighbours(good[g].second)) {
+          if (!seen(i)) chosen.insert(i);
+        }
+      }
+    }
+    out.assign(chosen.begin(), chosen.end());
+    std::sort(out.begin(), out.end());
+    size_t tries = 0;
+    while (out.size() < candidates_ && tries++ < candidates_ * 4) {
+      auto i = random_unseen();
+      if (!i) break;
+      if (chosen.insert(*i).second) out.push_back(*i);
+    }
+    return out;
+  }
+
+  // Row `r` of `m` (column-major, so rows are strided) gets the encoding of space row `row`.
+  void encode_row(size_t row, Eigen::MatrixXd& m, Eigen::Index r) {
+    buffer_.resize(dims_);
+    space_.encode(row, buffer_.data());
+    for (int k = 0; k < dims_; ++k) m(r, k) = buffer_[k];
+  }
+
+  std::string acquisition_;
+  double kappa_, xi_;
+  std::string init_kind_;
+  size_t init_count_, candidates_, batch_;
+  std::string liar_;
+  int dims_;
+  GpFitOptions fit_options_;
+  GaussianProcess gp_;
+  size_t fitted_size_ = 0;
+  std::vector<std::vector<double>> design_;
+  size_t design_next_ = 0;
+  std::vector<double> buffer_;
+};
+
+}  // namespace
+
+StrategyInfo bayes_strategy() {
+  return {"bayes",
+          "Bayesian optimization: Gaussian process on log(time), expected improvement",
+          {
+              {"acquisition", "ei", "ei (expected improvement) or lcb (lower confidence bound)"},
+              {"kappa", "2.0", "lcb: weight of the standard deviation"},
+              {"xi", "0.0", "ei: improvement margin, in standard deviations of log(time)"},
+              {"init", "lhs", "initial design: lhs (Latin hypercube) or random"},
+              {"init-count", "10", "evaluations of the initial design"},
+              {"candidates", "5000",
+               "most configurations scored per proposal (the whole space when smaller)"},
+              {"batch", "2", "most proposals in flight (compilation runs ahead of timing)"},
+              {"liar", "min", "value assumed for proposals in flight: min, mean or max seen"},
+              {"fit-restarts", "1", "random restarts of the hyperparameter fit"},
+              {"fit-iterations", "60", "gradient steps per hyperparameter fit"},
+          },
+          [](const SearchSpace& space, uint64_t seed, const StrategyOptions& options) {
+            return std::make_unique<BayesSearcher>(space, seed, options);
+          }};
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,157 @@
+// gemmtune search-eval: compares search strategies on a recorded space (a replay file), over many
+// seeds: evaluations needed to reach 90/95/99% of the recorded optimum and the fraction of the
+// optimum reached after fixed budgets.
+#include <cmath>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "search/strategy_eval.hpp"
+#include "src/error.hpp"
+#include "tools/commands.hpp"
+
+namespace gemmtune::cli {
+
+namespace {
+
+struct EvalArgs {
+  std::string replay;
+  std::string strategies = "bayes,random,anneal";
+  std::vector<std::string> strategy_options;
+  std::string shape;
+  int seeds = 20;
+  uint64_t first_seed = 1;
+  int max_evals = 100;
+  int lookahead = 2;
+  int threads = 0;
+  bool json = false;
+};
+
+std::string evals(double v, int max_evals) {
+  return std::isfinite(v) ? fmt::format("{:.0f}", v) : fmt::format(">{}", max_evals);
+}
+
+void print_report(const StrategyEvalReport& r, const StrategyEvalSettings& s) {
+  std::cout << fmt::format(
+      "{}: {} configurations ({} valid), optimum {:.4f} ms with {}\n{} seeds, up to {} "
+      "evaluations each, {} in flight\n\n",
+      r.problem.shape.to_string(), r.space_size, r.valid, r.optimum_ms, to_string(r.optimum),
+      s.seeds, s.max_evals, s.lookahead);
+  std::cout << "Evaluations to reach a fraction of the optimum: median [quartiles], share of runs "
+               "reaching it\n";
+  std::cout << fmt::format("{:<12}", "strategy");
+  for (double t : s.thresholds)
+    std::cout << fmt::format(" {:>26}", fmt::format("{:.0f}%", t * 100));
+  std::cout << fmt::format(" {:>8}\n", "seconds");
+  for (const auto& e : r.strategies) {
+    std::cout << fmt::format("{:<12}", e.strategy);
+    for (const auto& t : e.thresholds) {
+      std::cout << fmt::format(
+          " {:>26}",
+          fmt::format("{} [{}-{}] {:.0f}%", evals(t.median, s.max_evals), evals(t.q1, s.max_evals),
+                      evals(t.q3, s.max_evals), t.reached * 100));
+    }
+    std::cout << fmt::format(" {:>8.1f}\n", e.seconds);
+  }
+  std::cout << "\nMean fraction of the optimum after N evaluations (share of runs at 95% or "
+               "better)\n";
+  std::cout << fmt::format("{:<12}", "strategy");
+  if (!r.strategies.empty()) {
+    for (const auto& b : r.strategies.front().budgets) {
+      std::cout << fmt::format(" {:>16}", fmt::format("N={}", b.budget));
+    }
+  }
+  std::cout << "\n";
+  for (const auto& e : r.strategies) {
+    std::cout << fmt::format("{:<12}", e.strategy);
+    for (const auto& b : e.budgets) {
+      std::cout << fmt::format(
+          " {:>16}", fmt::format("{:.3f} ({:.0f}%)", b.mean_fraction, b.reached_95 * 100));
+    }
+    std::cout << "\n";
+  }
+}
+
+void run_search_eval(const EvalArgs& a) {
+  ReplayEvaluator replay(a.replay);
+  StrategyEvalSettings s;
+  s.strategies.clear();
+  std::string item;
+  std::istringstream in(a.strategies);
+  while (std::getline(in, item, ',')) {
+    if (item.empty()) continue;
+    find_strategy(item);
+    s.strategies.push_back(item);
+  }
+  if (s.strategies.empty()) throw invalid_argument("--strategies names no strategy");
+  s.options = parse_strategy_options(a.strategy_options);
+  for (const auto& [name, values] : s.options) {
+    if (std::find(s.strategies.begin(), s.strategies.end(), name) == s.strategies.end()) {
+      throw invalid_argument("option for strategy " + name + ", which is not among --strategies");
+    }
+  }
+  if (a.seeds < 1) throw invalid_argument("--seeds must be at least 1");
+  if (a.max_evals < 1) throw invalid_argument("--max-evals must be at least 1");
+  if (a.lookahead < 1) throw invalid_argument("--lookahead must be at least 1");
+  s.seeds = a.seeds;
+  s.first_seed = a.first_seed;
+  s.max_evals = a.max_evals;
+  s.lookahead = size_t(a.lookahead);
+  s.threads = a.threads > 0 ? a.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+
+  std::vector<Problem> problems;
+  if (a.shape.empty()) {
+    problems = replay.problems();
+  } else {
+    const Shape shape = parse_shape(a.shape);
+    for (const auto& p : replay.problems()) {
+      if (p.shape == shape) problems.push_back(p);
+    }
+    if (problems.empty()) {
+      throw invalid_argument("replay " + a.replay + " has no recording of " + shape.to_string());
+    }
+  }
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& p : problems) {
+    const auto report = evaluate_strategies(replay, p, s);
+    if (a.json) {
+      nlohmann::json j = report;
+      j["settings"] = {{"seeds", s.seeds},         {"first_seed", s.first_seed},
+                       {"max_evals", s.max_evals}, {"lookahead", s.lookahead},
+                       {"replay", a.replay},       {"strategy_options", a.strategy_options}};
+      out.push_back(j);
+    } else {
+      print_report(report, s);
+    }
+  }
+  if (a.json) std::cout << out.dump(2) << "\n";
+}
+
+}  // namespace
+
+void set_search_eval_command(CLI::App& app, GlobalOptions& options) {
+  auto a = std::make_shared<EvalArgs>();
+  auto* cmd = app.add_subcommand("search-eval",
+                                 "Compare search strategies on a recorded space over many seeds");
+  cmd->add_option("--replay", a->replay, "Recorded space (journal of an exhaustive search)")
+      ->required();
+  cmd->add_option("--strategies", a->strategies, "Comma-separated strategies")
+      ->capture_default_str();
+  cmd->add_option("--strategy-option", a->strategy_options,
+                  "STRATEGY.NAME=VALUE (repeatable; see search --help)");
+  cmd->add_option("--shape", a->shape, "Recorded shape to use (default: every recorded shape)");
+  cmd->add_option("--seeds", a->seeds, "Runs per strategy")->capture_default_str();
+  cmd->add_option("--first-seed", a->first_seed, "Seed of the first run")->capture_default_str();
+  cmd->add_option("--max-evals", a->max_evals, "Evaluations per run")->capture_default_str();
+  cmd->add_option("--lookahead", a->lookahead,
+                  "Proposals in flight (2: one timed while the next compiles)")
+      ->capture_default_str();
+  cmd->add_option("--threads", a->threads, "Runs in parallel (default: the cores available)");
+  cmd->add_flag("--json", a->json, "Print JSON instead of tables");
+  cmd->callback([a]() { run_search_eval(*a); });
+}
+
+}  // namespace gemmtune::cli

@@ -1,0 +1,128 @@
+// gemmtune worker: the evaluation process that `gemmtune search` starts and watches. It builds its
+// own evaluator (OpenCL on a device, or a replay) and answers JSON lines on file descriptor 3
+// (protocol in search/worker_evaluator.hpp). Not meant to be run by hand.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+
+#include <spdlog/spdlog.h>
+
+#include "src/device.hpp"
+#include "src/error.hpp"
+#include "src/opencl_evaluator.hpp"
+#include "src/replay_evaluator.hpp"
+#include "tools/commands.hpp"
+
+namespace gemmtune::cli {
+
+namespace {
+
+struct WorkerSettings {
+  int fd = 3;
+  std::string device;
+  std::string replay;
+  double replay_delay_ms = 0;
+  int compile_threads = 0;
+  std::string cache_dir;
+};
+
+bool write_line(int fd, const nlohmann::json& j) {
+  const std::string line = j.dump() + "\n";
+  size_t done = 0;
+  while (done < line.size()) {
+    const ssize_t n = ::write(fd, line.data() + done, line.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    done += size_t(n);
+  }
+  return true;
+}
+
+// Reads one line; false at the end of the channel.
+bool read_line(int fd, std::string& buffer, std::string* line) {
+  while (true) {
+    if (auto nl = buffer.find('\n'); nl != std::string::npos) {
+      *line = buffer.substr(0, nl);
+      buffer.erase(0, nl + 1);
+      return true;
+    }
+    char buf[65536];
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    buffer.append(buf, size_t(n));
+  }
+}
+
+void run_worker(const GlobalOptions& options, const WorkerSettings& s) {
+  std::unique_ptr<Evaluator> evaluator;
+  try {
+    if (!s.replay.empty()) {
+      evaluator = std::make_unique<ReplayEvaluator>(s.replay, s.replay_delay_ms);
+    } else {
+      const auto profiles = load_profiles(options);
+      const Device device = select_device(s.device, &profiles);
+      OpenClEvaluatorOptions o;
+      o.templates_dir = templates_dir(options);
+      o.cache_dir = s.cache_dir;
+      o.compile_threads = s.compile_threads;
+      evaluator =
+          std::make_unique<OpenClEvaluator>(device, profiles.match(device.info), std::move(o));
+    }
+  } catch (const std::exception& e) {
+    write_line(s.fd, {{"fatal", e.what()}});
+    throw;
+  }
+  if (!write_line(s.fd, {{"ready", true}, {"description", evaluator->description()}})) return;
+
+  std::string buffer, line;
+  while (read_line(s.fd, buffer, &line)) {
+    nlohmann::json request;
+    try {
+      request = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(ErrorCode::kInternal, std::string("worker: unreadable request: ") + e.what());
+    }
+    const std::string op = request.value("op", "");
+    const Problem problem = request.at("problem").get<Problem>();
+    if (op == "prepare") {
+      std::vector<Configuration> configs;
+      for (const auto& c : request.at("configs")) configs.push_back(configuration_from_json(c));
+      evaluator->prepare(problem, configs);
+    } else if (op == "evaluate") {
+      const Configuration config = configuration_from_json(request.at("config"));
+      Result r;
+      try {
+        r = evaluator->evaluate(problem, config);
+      } catch (const std::exception& e) {
+        // The evaluator reports failures as results; anything thrown is still this
+        // configuration's failure, not the worker's.
+        r = Result::failure(config, Status::kRunFailed, e.what());
+      }
+      if (!write_line(s.fd, {{"result", r}})) return;
+    } else {
+      throw Error(ErrorCode::kInternal, "worker: unknown request '" + op + "'");
+    }
+  }
+}
+
+}  // namespace
+
+void set_worker_command(CLI::App& app, GlobalOptions& options) {
+  auto s = std::make_shared<WorkerSettings>();
+  auto* cmd = app.add_subcommand("worker", "Evaluation process started by search (internal)");
+  cmd->group("");  // hidden from --help
+  cmd->add_option("--fd", s->fd, "File descriptor of the channel to the tuner");
+  add_device_option(*cmd, s->device);
+  cmd->add_option("--replay", s->replay, "Answer from a recorded space instead of a device");
+  cmd->add_option("--replay-delay-ms", s->replay_delay_ms, "Sleep per replayed evaluation");
+  cmd->add_option("--compile-threads", s->compile_threads, "Background compile threads");
+  cmd->add_option("--cache-dir", s->cache_dir, "Binary cache folder");
+  cmd->callback([&options, s]() { run_worker(options, *s); });
+}
+
+}  // namespace gemmtune::cli
