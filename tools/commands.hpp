@@ -11,5 +11,8 @@ void set_devices_command(CLI::App& app, GlobalOptions& options);
 void set_run_command(CLI::App& app, GlobalOptions& options);
 void set_ab_command(CLI::App& app, GlobalOptions& options);
 void set_refine_command(CLI::App& app, GlobalOptions& options);
+void set_search_command(CLI::App& app, GlobalOptions& options);
+void set_search_eval_command(CLI::App& app, GlobalOptions& options);
+void set_worker_command(CLI::App& app, GlobalOptions& options);
 
 }  // namespace gemmtune::cli

@@ -41,6 +41,9 @@ int main(int argc, char** argv) {
   cli::set_run_command(app, options);
   cli::set_ab_command(app, options);
   cli::set_refine_command(app, options);
+  cli::set_search_command(app, options);
+  cli::set_search_eval_command(app, options);
+  cli::set_worker_command(app, options);
 
   try {
     setup_logging("info");
