@@ -11,7 +11,8 @@ out_dir="${GEMMTUNE_QUICKSTART_DIR:-$root/results/quickstart}"
 mkdir -p "$out_dir"
 "$gemmtune" devices
 "$gemmtune" search --shapes "${GEMMTUNE_QUICKSTART_SHAPE:-256x256x256}" --strategy bayes \
-  --max-evals "${GEMMTUNE_QUICKSTART_EVALS:-24}" --seed 1 --output-dir "$out_dir"
+  --max-evals "${GEMMTUNE_QUICKSTART_EVALS:-24}" --seed 1 \
+  --output "$out_dir/search.json" --journal "$out_dir/journal.jsonl"
 echo
-echo "Tuned database and report are in $out_dir"
-ls -1 "$out_dir"
+echo "Best configuration per shape: $out_dir/search.json"
+echo "Every evaluation (journal):   $out_dir/journal.jsonl"
