@@ -9,6 +9,7 @@ namespace gemmtune::cli {
 
 void set_devices_command(CLI::App& app, GlobalOptions& options);
 void set_run_command(CLI::App& app, GlobalOptions& options);
+void set_bench_suite_command(CLI::App& app, GlobalOptions& options);
 void set_ab_command(CLI::App& app, GlobalOptions& options);
 void set_refine_command(CLI::App& app, GlobalOptions& options);
 void set_search_command(CLI::App& app, GlobalOptions& options);

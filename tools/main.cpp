@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   app.parse_complete_callback([&options]() { cli::apply_logging(options); });
   cli::set_devices_command(app, options);
   cli::set_run_command(app, options);
+  cli::set_bench_suite_command(app, options);
   cli::set_ab_command(app, options);
   cli::set_refine_command(app, options);
   cli::set_search_command(app, options);

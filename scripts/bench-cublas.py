@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""Times cuBLAS FP32 GEMM through PyTorch for the bench-suite shapes.
+
+torch.matmul on row-major FP32 tensors with TF32 disabled, timed with CUDA events: the median of
+--reps calls after --warmup untimed calls. Each result is checked once against a float64 product
+on the GPU (this also proves TF32 was off: TF32 errors are far beyond the FP32 tolerance).
+
+The --json output can be merged into the suite as a third column:
+    gemmtune bench-suite ... --cublas cublas.json
+
+Without PyTorch or without a CUDA device it prints why and exits 0.
+"""
+
+import argparse
+import datetime
+import json
+import math
+import os
+import statistics
+import sys
+import tempfile
+
+FORMAT = "gemmtune-cublas-bench"
+SCHEMA_VERSION = 1
+DEFAULT_SHAPES = ("256x256x256,1000x1000x1000,1024x1024x1024,2048x2048x2048,4096x4096x4096,"
+                  "4097x4097x4097,8192x8192x8192,128x4096x1024,64x4096x4096,8192x64x8192")
+# The tolerance rule of gemmtune's reference: |C - Cref| <= 8 * u * sqrt(K) * (|A||B| + |bias|).
+TOLERANCE_FACTOR = 8.0
+UNIT_ROUNDOFF_FP32 = 2.0 ** -24
+
+
+def parse_shapes(text):
+    shapes = []
+    for item in text.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        parts = item.lower().split("x")
+        try:
+            dims = [int(p) for p in parts]
+        except ValueError:
+            raise SystemExit(f"bench-cublas: bad shape '{item}' (expected MxNxK or N)")
+        if len(dims) == 1:
+            dims = dims * 3
+        if len(dims) != 3 or min(dims) <= 0:
+            raise SystemExit(f"bench-cublas: bad shape '{item}' (expected MxNxK or N, positive)")
+        shapes.append(tuple(dims))
+    if not shapes:
+        raise SystemExit("bench-cublas: --shapes names no shape")
+    return shapes
+
+
+def measure(torch, m, n, k, epilogue, reps, warmup, seed):
+    device = torch.device("cuda")
+    gen = torch.Generator(device=device)
+    gen.manual_seed(seed)
+    # Inputs in [0.5, 1.5) as in gemmtune, so that no output cancels to zero.
+    a = torch.rand((m, k), generator=gen, device=device, dtype=torch.float32) + 0.5
+    b = torch.rand((k, n), generator=gen, device=device, dtype=torch.float32) + 0.5
+    out = torch.empty((m, n), device=device, dtype=torch.float32)
+    bias = None
+    if epilogue:
+        # About half of the outputs are clipped by the ReLU.
+        bias = -float(k) * (torch.rand((n,), generator=gen, device=device,
+                                       dtype=torch.float32) + 0.5)
+
+        def call():
+            torch.addmm(bias, a, b, out=out)
+            torch.relu_(out)
+    else:
+        def call():
+            torch.matmul(a, b, out=out)
+
+    call()
+    torch.cuda.synchronize()
+    ref = a.double() @ b.double()
+    scale = ref.clone()  # inputs are positive: |A||B| = AB
+    if epilogue:
+        ref = torch.relu(ref + bias.double())
+        scale = scale + bias.double().abs()
+    tolerance = TOLERANCE_FACTOR * UNIT_ROUNDOFF_FP32 * math.sqrt(k)
+    rel = ((out.double() - ref).abs() / scale).max().item()
+    del ref, scale
+
+    for _ in range(warmup):
+        call()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        call()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    median = statistics.median(times)
+    flops = 2.0 * m * n * k
+    return {
+        "m": m, "n": n, "k": k, "epilogue": epilogue,
+        "median_ms": median, "min_ms": min(times), "runs": reps,
+        "gflops": flops / (median * 1e6) if median > 0 else 0.0,
+        "max_error": rel, "tolerance": tolerance, "verified": bool(rel <= tolerance),
+    }
+
+
+def write_atomic(path, text):
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".bench-cublas-")
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--shapes", default=DEFAULT_SHAPES, help="comma-separated MxNxK shapes")
+    ap.add_argument("--reps", type=int, default=20, help="timed calls per shape (median)")
+    ap.add_argument("--warmup", type=int, default=5, help="untimed calls per shape first")
+    ap.add_argument("--epilogue", action="store_true",
+                    help="also time addmm(bias) + relu per shape")
+    ap.add_argument("--seed", type=int, default=42, help="seed of the input data")
+    ap.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    ap.add_argument("-o", "--output", help="also write the JSON to this file")
+    args = ap.parse_args()
+    if args.reps < 1 or args.warmup < 0:
+        raise SystemExit("bench-cublas: --reps must be at least 1, --warmup at least 0")
+    shapes = parse_shapes(args.shapes)
+
+    try:
+        import torch
+    except ImportError:
+        print("bench-cublas: PyTorch is not installed; nothing to measure")
+        return 0
+    if not torch.cuda.is_available():
+        print("bench-cublas: PyTorch has no CUDA device here; nothing to measure")
+        return 0
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+
+    results = []
+    for (m, n, k) in shapes:
+        for epilogue in ([False, True] if args.epilogue else [False]):
+            r = measure(torch, m, n, k, epilogue, args.reps, args.warmup, args.seed)
+            results.append(r)
+            print(f"{m}x{n}x{k}{' +bias+relu' if epilogue else ''}: {r['gflops']:.1f} GFLOPS",
+                  file=sys.stderr)
+            torch.cuda.empty_cache()
+
+    doc = {
+        "format": FORMAT,
+        "schema_version": SCHEMA_VERSION,
+        "device": torch.cuda.get_device_name(),
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda,
+        "allow_tf32": torch.backends.cuda.matmul.allow_tf32,
+        "reps": args.reps,
+        "warmup": args.warmup,
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "command": " ".join(["bench-cublas.py"] + sys.argv[1:]),
+        "results": results,
+    }
+    text = json.dumps(doc, indent=2) + "\n"
+    if args.output:
+        write_atomic(args.output, text)
+    if args.json:
+        sys.stdout.write(text)
+    else:
+        print(f"{doc['device']} (torch {doc['torch']}, CUDA {doc['cuda']}, TF32 off)")
+        print(f"{'shape':<16} {'epilogue':<9} {'median ms':>10} {'GFLOPS':>10} {'verified':>9}")
+        for r in results:
+            shape = f"{r['m']}x{r['n']}x{r['k']}"
+            print(f"{shape:<16} {'bias+ReLU' if r['epilogue'] else '-':<9} "
+                  f"{r['median_ms']:>10.4f} {r['gflops']:>10.1f} "
+                  f"{'ok' if r['verified'] else 'WRONG':>9}")
+    return 0 if all(r["verified"] for r in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,201 @@
+// gemmtune bench-suite end to end on the OpenCL device (PoCL in CI): tiny shapes, the fixture
+// database, JSON and Markdown outputs, the n/a column, a wrong kernel caught, and bad input.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "src/bench_suite.hpp"
+#include "tests/test_support.hpp"
+
+using gemmtune::test::run_gemmtune;
+using gemmtune::test::source_path;
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string& cache_dir() {
+  static const std::string dir = gemmtune::test::temp_dir("bench-suite-cli-cache");
+  return dir;
+}
+
+std::string fixture() {
+  return source_path("tests/data/bench_suite_db.json");
+}
+
+std::string base_args() {
+  return "bench-suite --db " + fixture() + " --reps 2 --warmup 1 --cache-dir " + cache_dir();
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+int lines(const std::string& s) {
+  return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
+}
+
+// Markdown table lines split into trimmed cells.
+std::vector<std::vector<std::string>> table_of(const std::string& md) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(md);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] != '|' || line.back() != '|') continue;
+    std::vector<std::string> cells;
+    std::string cell;
+    for (size_t i = 1; i < line.size(); ++i) {
+      if (line[i] == '|' && line[i - 1] != '\\') {
+        const auto b = cell.find_first_not_of(' '), e = cell.find_last_not_of(' ');
+        cells.push_back(b == std::string::npos ? "" : cell.substr(b, e - b + 1));
+        cell.clear();
+      } else {
+        cell += line[i];
+      }
+    }
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE("bench-suite compares tiny shapes and writes JSON and Markdown", "[cli][bench_suite]") {
+  const std::string dir = gemmtune::test::temp_dir("bench-suite-cli");
+  const std::string md_path = dir + "/suite.md", json_path = dir + "/suite.json";
+  auto r = run_gemmtune(base_args() + " --shapes 64x64x64,33x17x65 --epilogue --json -o " +
+                        md_path + " --save-json " + json_path);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j == nlohmann::json::parse(slurp(json_path)));
+  const auto report = j.get<gemmtune::SuiteReport>();
+  REQUIRE(report.rows.size() == 4);
+  CHECK_THAT(report.command, Catch::Contains("--shapes 64x64x64,33x17x65") &&
+                                 Catch::Contains("--epilogue") && Catch::Contains("--db"));
+  for (const auto& row : report.rows) {
+    CHECK(row.gemmtune.ok());
+    CHECK(row.gemmtune.verified);
+    CHECK(row.gemmtune.gflops > 0);
+    if (gemmtune::clblast_linked()) {
+      CHECK(row.clblast.ok());
+      CHECK(row.clblast.verified);
+      REQUIRE(row.ratio);
+      CHECK(*row.ratio == Approx(row.gemmtune.gflops / row.clblast.gflops));
+    } else {
+      CHECK(row.clblast.status == "n/a");
+    }
+  }
+  CHECK(report.rows[1].epilogue);
+  CHECK(report.rows[2].chosen->origin == "nearest");
+
+  const std::string md = slurp(md_path);
+  CHECK_THAT(md, Catch::Contains(report.device.name) && Catch::Contains("Driver:") &&
+                     Catch::Contains("Date:") && Catch::Contains("Command: `gemmtune"));
+  const auto table = table_of(md);
+  REQUIRE(table.size() == 6);  // header, separator, four rows
+  for (const auto& row : table) CHECK(row.size() == table[0].size());
+  const auto ratio_col =
+      std::find(table[0].begin(), table[0].end(), "gemmtune / CLBlast") - table[0].begin();
+  REQUIRE(ratio_col < static_cast<long>(table[0].size()));
+  CHECK(table[2][0] == "64x64x64");
+  CHECK(table[5][0] == "33x17x65");
+  CHECK(table[5][1] == "bias+ReLU");
+  for (size_t i = 2; i < table.size(); ++i) {
+    if (gemmtune::clblast_linked()) {
+      CHECK(std::stod(table[i][ratio_col]) > 0);
+    } else {
+      CHECK(table[i][ratio_col] == "n/a");
+    }
+  }
+}
+
+TEST_CASE("bench-suite without CLBlast says n/a and merges a cuBLAS column", "[cli][bench_suite]") {
+  const std::string dir = gemmtune::test::temp_dir("bench-suite-cublas");
+  const std::string cublas = dir + "/cublas.json";
+  std::ofstream(cublas) << nlohmann::json{{"format", gemmtune::kCublasBenchFormat},
+                                          {"device", "Some CUDA GPU"},
+                                          {"results",
+                                           {{{"m", 64}, {"n", 64}, {"k", 64}, {"gflops", 123.5}}}}}
+                               .dump();
+  auto r = run_gemmtune(base_args() + " --shapes 64 --no-clblast --cublas " + cublas + " -o " +
+                        dir + "/suite.md");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("64x64x64") && Catch::Contains("n/a") &&
+                        Catch::Contains("123.5") && Catch::Contains("cuBLAS"));
+  const auto table = table_of(slurp(dir + "/suite.md"));
+  REQUIRE(table.size() == 3);
+  const auto col = [&](const std::string& name) {
+    return std::find(table[0].begin(), table[0].end(), name) - table[0].begin();
+  };
+  CHECK(table[2][col("CLBlast GFLOPS")] == "n/a");
+  CHECK(table[2][col("gemmtune / CLBlast")] == "n/a");
+  CHECK(table[2][col("cuBLAS GFLOPS")] == "123.5");
+  CHECK(std::stod(table[2][col("gemmtune / cuBLAS")]) > 0);
+}
+
+TEST_CASE("bench-suite reports a kernel that computes wrong results and exits 1",
+          "[cli][bench_suite]") {
+  // A copy of the templates whose shared tile code scales every product by 1.01.
+  const std::string dir = gemmtune::test::temp_dir("bench-suite-broken");
+  fs::copy(source_path("kernel_templates"), dir + "/kernel_templates");
+  const std::string tile = dir + "/kernel_templates/gemm_tile.cl";
+  std::string text = slurp(tile);
+  const std::string line = "const real a = (real)alpha;";
+  const auto at = text.find(line);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, line.size(), "const real a = (real)alpha * (real)1.01;");
+  std::ofstream(tile) << text;
+
+  auto r = run_gemmtune("--templates " + dir + "/kernel_templates " + base_args() +
+                        " --shapes 64x64x64 --no-clblast --json");
+  CHECK(r.exit_code == 1);
+  const auto report = nlohmann::json::parse(r.out).get<gemmtune::SuiteReport>();
+  REQUIRE(report.rows.size() == 1);
+  CHECK(report.rows[0].gemmtune.status == "wrong_result");
+  CHECK_FALSE(report.rows[0].gemmtune.verified);
+  CHECK_THAT(report.rows[0].gemmtune.message, Catch::Contains("wrong"));
+  CHECK(report.rows[0].gemmtune.gflops == 0);  // a wrong kernel is not timed
+}
+
+TEST_CASE("bench-suite refuses bad input with one line and exit 2", "[cli][bench_suite]") {
+  SECTION("missing database") {
+    auto r = run_gemmtune("bench-suite --db /nonexistent-gemmtune/db.json --shapes 64");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("/nonexistent-gemmtune/db.json"));
+    CHECK(lines(r.err) == 1);
+  }
+  SECTION("bad shape") {
+    auto r = run_gemmtune(base_args() + " --shapes 64x0x64");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("64x0x64"));
+    CHECK(lines(r.err) == 1);
+  }
+  SECTION("unknown kernel") {
+    auto r = run_gemmtune(base_args() + " --shapes 64 --kernels xgemm,nosuchkernel");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("nosuchkernel"));
+    CHECK(lines(r.err) == 1);
+  }
+  SECTION("no repetitions") {
+    auto r = run_gemmtune(base_args() + " --shapes 64 --reps 0");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--reps"));
+  }
+  SECTION("a cuBLAS file of another kind") {
+    auto r = run_gemmtune(base_args() + " --shapes 64 --cublas " + fixture());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("bench_suite_db.json") && Catch::Contains("bench-cublas"));
+    CHECK(lines(r.err) == 1);
+  }
+}

@@ -1,0 +1,180 @@
+// gemmtune bench-suite: gemmtune's tuned configurations against CLBlast (and optionally a merged
+// cuBLAS column) over a suite of shapes, as a table, JSON or a Markdown document for results/.
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include <spdlog/spdlog.h>
+
+#include "src/bench_suite.hpp"
+#include "src/database.hpp"
+#include "src/device_profile.hpp"
+#include "src/error.hpp"
+#include "src/json_util.hpp"
+#include "tools/commands.hpp"
+
+namespace gemmtune::cli {
+
+namespace {
+
+struct BenchSuiteCliOptions {
+  std::string device;
+  std::vector<std::string> databases;
+  std::string shapes;
+  std::string kernels;
+  bool epilogue = false;
+  int reps = 20;
+  int warmup = 3;
+  uint64_t seed = 42;
+  std::string cache_dir;
+  bool no_clblast = false;
+  std::string cublas;
+  bool json = false;
+  std::string output;
+  std::string save_json;
+};
+
+std::string quoted(const std::string& s) {
+  if (!s.empty() && s.find_first_of(" \t'\"$`\\") == std::string::npos) return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// The command line as parsed, in canonical form, for the report's header.
+std::string command_line(const GlobalOptions& g, const BenchSuiteCliOptions& o) {
+  std::string s = "gemmtune";
+  if (!g.templates_dir.empty()) s += " --templates " + quoted(g.templates_dir);
+  if (!g.devices_dir.empty()) s += " --devices " + quoted(g.devices_dir);
+  s += " bench-suite";
+  if (!o.device.empty()) s += " --device " + quoted(o.device);
+  for (const auto& d : o.databases) s += " --db " + quoted(d);
+  if (!o.shapes.empty()) s += " --shapes " + quoted(o.shapes);
+  if (!o.kernels.empty()) s += " --kernels " + quoted(o.kernels);
+  if (o.epilogue) s += " --epilogue";
+  s += " --reps " + std::to_string(o.reps) + " --warmup " + std::to_string(o.warmup);
+  if (o.seed != 42) s += " --seed " + std::to_string(o.seed);
+  if (o.no_clblast) s += " --no-clblast";
+  if (!o.cublas.empty()) s += " --cublas " + quoted(o.cublas);
+  if (!o.cache_dir.empty()) s += " --cache-dir " + quoted(o.cache_dir);
+  if (o.json) s += " --json";
+  if (!o.output.empty()) s += " -o " + quoted(o.output);
+  if (!o.save_json.empty()) s += " --save-json " + quoted(o.save_json);
+  return s;
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::string item;
+  for (char c : text + ",") {
+    if (c == ',') {
+      if (!item.empty()) out.push_back(item);
+      item.clear();
+    } else if (c != ' ') {
+      item += c;
+    }
+  }
+  return out;
+}
+
+int run(const GlobalOptions& global, const BenchSuiteCliOptions& o) {
+  BenchSuiteOptions options;
+  if (!o.shapes.empty()) options.shapes = parse_shape_list(o.shapes);
+  if (!o.kernels.empty()) {
+    options.kernels = split_list(o.kernels);
+    if (options.kernels.empty()) throw invalid_argument("--kernels names no kernel");
+  }
+  options.epilogue = o.epilogue;
+  options.clblast = !o.no_clblast;
+  options.reps = o.reps;
+  options.warmup = o.warmup;
+  options.seed = o.seed;
+  options.cache_dir = o.cache_dir;
+  options.templates_dir = templates_dir(global);
+  options.command = command_line(global, o);
+  if (o.reps < 1) throw invalid_argument("--reps must be at least 1");
+  if (o.warmup < 0) throw invalid_argument("--warmup must be at least 0");
+
+  // Read every input file before the device is touched, so that bad input fails fast.
+  std::optional<CublasResults> cublas;
+  if (!o.cublas.empty()) cublas = read_cublas_results(read_json_file(o.cublas), o.cublas);
+
+  const auto profiles = load_profiles(global);
+  const Device device = select_device(o.device, &profiles);
+  const DeviceProfile* profile = profiles.find(device.info.profile);
+
+  std::vector<NamedDatabase> databases;
+  std::vector<std::string> paths = o.databases;
+  if (paths.empty()) {
+    const std::string fallback = Database::default_path(device.info);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(fallback, ec)) {
+      throw invalid_argument("no tuned database: give --db FILE (the default for this device, " +
+                             fallback + ", does not exist)");
+    }
+    paths.push_back(fallback);
+  }
+  for (const auto& p : paths) databases.push_back(NamedDatabase{p, Database::load(p)});
+
+  SuiteReport report = run_bench_suite(device, profile, databases, options);
+  if (cublas) merge_cublas(report, *cublas);
+
+  if (o.json) {
+    std::cout << nlohmann::json(report).dump(2) << "\n";
+  } else {
+    std::cout << suite_text(report);
+  }
+  if (!o.output.empty()) {
+    write_file_atomic(o.output, suite_markdown(report));
+    spdlog::info("wrote {}", o.output);
+  }
+  if (!o.save_json.empty()) {
+    write_json_atomic(o.save_json, nlohmann::json(report));
+    spdlog::info("wrote {}", o.save_json);
+  }
+  if (!report.all_ok()) {
+    spdlog::error("some rows failed or gave wrong results (see the table)");
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void set_bench_suite_command(CLI::App& app, GlobalOptions& options) {
+  auto o = std::make_shared<BenchSuiteCliOptions>();
+  auto* cmd = app.add_subcommand(
+      "bench-suite",
+      "Run a shape suite with the tuned database(s) against CLBlast's stock Gemm, side by side");
+  add_device_option(*cmd, o->device);
+  cmd->add_option("--db", o->databases,
+                  "Tuned database (repeatable); default: results/<device id>.json");
+  cmd->add_option("--shapes", o->shapes,
+                  "Comma-separated MxNxK shapes (default: the standard suite, 256^3 to 8192^3)");
+  cmd->add_option("--kernels", o->kernels,
+                  "Comma-separated kernels to draw configurations from (default: xgemm, "
+                  "xgemm_direct, xgemm_fast)");
+  cmd->add_flag("--epilogue", o->epilogue,
+                "Add a fused bias+ReLU row per shape (CLBlast: Gemm + a bias+ReLU kernel)");
+  cmd->add_option("--reps", o->reps, "Timed calls of each side, interleaved")
+      ->capture_default_str();
+  cmd->add_option("--warmup", o->warmup, "Untimed calls of each side first")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Seed of the input data")->capture_default_str();
+  cmd->add_option("--cache-dir", o->cache_dir,
+                  "Binary cache folder (default $XDG_CACHE_HOME/gemmtune; none disables)");
+  cmd->add_flag("--no-clblast", o->no_clblast, "Leave the CLBlast column out (n/a)");
+  cmd->add_option("--cublas", o->cublas,
+                  "Merge a cuBLAS column from scripts/bench-cublas.py --json output");
+  cmd->add_flag("--json", o->json, "Print the report as JSON instead of a table");
+  cmd->add_option("-o,--output", o->output, "Also write the report as Markdown to this file");
+  cmd->add_option("--save-json", o->save_json, "Also write the report as JSON to this file");
+  cmd->callback([&options, o]() {
+    const int code = run(options, *o);
+    if (code != 0) {
+      std::cout.flush();
+      std::exit(code);
+    }
+  });
+}
+
+}  // namespace gemmtune::cli
