@@ -17,6 +17,17 @@ namespace {
 
 const double kInf = std::numeric_limits<double>::infinity();
 
+// Answers from a shared recording; one per thread, so the recording is never copied.
+class SharedReplay : public Evaluator {
+ public:
+  explicit SharedReplay(const ReplayEvaluator& replay) : replay_(replay) {}
+  Result evaluate(const Problem& p, const Configuration& c) override { return replay_.lookup(p, c); }
+  std::string description() const override { return replay_.description(); }
+
+ private:
+  const ReplayEvaluator& replay_;
+};
+
 nlohmann::json finite_or_null(double v) {
   return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
 }
@@ -47,12 +58,9 @@ StrategyEvalReport evaluate_strategies(const ReplayEvaluator& replay, const Prob
   report.optimum_ms = best->time.median_ms;
   report.optimum = best->config;
   const double flops = problem.flops();
-  {
-    ReplayEvaluator copy = replay;
-    for (const auto& c : configs) {
-      const Result r = copy.evaluate(problem, c);
-      if (r.ok() && result_time_ms(r, flops) > 0) ++report.valid;
-    }
+  for (const auto& c : configs) {
+    const Result r = replay.lookup(problem, c);
+    if (r.ok() && result_time_ms(r, flops) > 0) ++report.valid;
   }
 
   for (const auto& name : settings.strategies) {
@@ -68,7 +76,7 @@ StrategyEvalReport evaluate_strategies(const ReplayEvaluator& replay, const Prob
     std::mutex error_mutex;
     std::exception_ptr error;
     auto worker = [&] {
-      ReplayEvaluator evaluator = replay;  // each thread its own (it counts evaluations)
+      SharedReplay evaluator(replay);
       while (true) {
         const int run = next++;
         if (run >= settings.seeds) return;

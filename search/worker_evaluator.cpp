@@ -52,7 +52,7 @@ std::string WorkerEvaluator::description() const {
   return description_.empty() ? "worker process" : description_ + " (in a worker process)";
 }
 
-void WorkerEvaluator::start() {
+void WorkerEvaluator::start(bool resend_prepared) {
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
     throw Error(ErrorCode::kDevice,
@@ -97,6 +97,7 @@ void WorkerEvaluator::start() {
         description_ = j.value("description", "");
         failed_starts_ = 0;
         // A restarted worker compiles again what its predecessor was asked to prepare.
+        if (!resend_prepared) return;
         for (const auto& [problem_json, config_json] : prepared_) {
           send({{"op", "prepare"}, {"problem", problem_json}, {"configs", {config_json}}});
         }
@@ -192,6 +193,18 @@ void WorkerEvaluator::prepare(const Problem& problem, const std::vector<Configur
   if (pid_ >= 0) send({{"op", "prepare"}, {"problem", pj}, {"configs", configs}});
 }
 
+void WorkerEvaluator::ensure_started(bool resend_prepared) {
+  if (pid_ >= 0) return;
+  try {
+    start(resend_prepared);
+  } catch (const Error&) {
+    // Several failed starts in a row mean the device, not a configuration, is the problem.
+    if (++failed_starts_ >= 3) throw;
+    spdlog::warn("the evaluation worker did not start; trying again");
+    start(resend_prepared);
+  }
+}
+
 Result WorkerEvaluator::evaluate(const Problem& problem, const Configuration& config) {
   const nlohmann::json pj = problem;
   const nlohmann::json cj = configuration_to_json(config);
@@ -201,16 +214,28 @@ Result WorkerEvaluator::evaluate(const Problem& problem, const Configuration& co
       break;
     }
   }
-  if (pid_ < 0) {
-    try {
-      start();
-    } catch (const Error&) {
-      // Several failed starts in a row mean the device, not a configuration, is the problem.
-      if (++failed_starts_ >= 3) throw;
-      spdlog::warn("the evaluation worker did not start; trying again");
-      start();
+  ensure_started(true);
+  Result r = attempt(pj, config);
+  if (r.status != Status::kCrashed) return r;
+  // The worker may have died compiling another configuration in the background: try this one
+  // again alone in a fresh worker before blaming it.
+  spdlog::warn("{}: the worker died ({}); trying it again alone", to_string(config), r.message);
+  ensure_started(false);
+  Result again = attempt(pj, config);
+  if (again.status == Status::kCrashed) {
+    spdlog::warn("{}: the worker died again; recorded as crashed", to_string(config));
+  }
+  // The configurations still to come are compiled again by the next worker.
+  if (pid_ >= 0) {
+    for (const auto& [problem_json, config_json] : prepared_) {
+      send({{"op", "prepare"}, {"problem", problem_json}, {"configs", {config_json}}});
     }
   }
+  return again;
+}
+
+Result WorkerEvaluator::attempt(const nlohmann::json& pj, const Configuration& config) {
+  const nlohmann::json cj = configuration_to_json(config);
   std::string line;
   Read got = Read::kClosed;
   if (send({{"op", "evaluate"}, {"problem", pj}, {"config", cj}})) {
@@ -229,7 +254,7 @@ Result WorkerEvaluator::evaluate(const Problem& problem, const Configuration& co
       return Result::failure(config, Status::kRunFailed, "worker failed: " + fatal);
     } catch (const std::exception& e) {
       stop(true);
-      return Result::failure(config, Status::kCrashed,
+      return Result::failure(config, Status::kRunFailed,
                              std::string("unreadable answer from the worker: ") + e.what());
     }
   }
@@ -243,7 +268,6 @@ Result WorkerEvaluator::evaluate(const Problem& problem, const Configuration& co
                                        options_.eval_timeout_s));
   }
   const std::string how = stop(false);
-  spdlog::warn("{}: the worker died ({}); restarting it", to_string(config), how);
   return Result::failure(config, Status::kCrashed, "the worker process died (" + how + ")");
 }
 

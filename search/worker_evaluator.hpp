@@ -1,8 +1,9 @@
 // Evaluation in a separate worker process, so that a driver crash or a kernel that never ends
 // costs one configuration instead of the whole search. The worker (`gemmtune worker`) builds its
-// own evaluator and talks JSON lines over a socket; a worker that dies is reported as kCrashed, one
-// that does not answer in time is killed and reported as kTimeout, and a fresh worker is started
-// for the next configuration.
+// own evaluator and talks JSON lines over a socket. A worker that dies is restarted and the
+// configuration tried once more alone (the culprit may have been a background compilation); dying
+// again makes it kCrashed. A worker that does not answer in time is killed and the configuration
+// is kTimeout. A fresh worker is started for the next configuration.
 //
 // Protocol, one JSON object per line. Worker → tuner first: {"ready": true, "description": "..."}
 // or {"fatal": "message"}. Tuner → worker: {"op": "prepare", "problem": P, "configs": [C...]}
@@ -44,8 +45,12 @@ class WorkerEvaluator : public Evaluator {
 
  private:
   enum class Read { kLine, kTimeout, kClosed };
-  // Starts a worker; throws Error (device) when it does not come up.
-  void start();
+  // Starts a worker, sending it the configurations to prepare when `resend_prepared`; throws
+  // Error (device) when it does not come up.
+  void start(bool resend_prepared);
+  void ensure_started(bool resend_prepared);
+  // One evaluation request; a dead or silent worker is stopped and reported in the Result.
+  Result attempt(const nlohmann::json& problem, const Configuration& config);
   // Ends the worker: closes the channel and kills it when `kill` (else waits briefly).
   std::string stop(bool kill);
   bool send(const nlohmann::json& j);

@@ -180,6 +180,8 @@ std::string to_string(DecisionReason r) {
       return "change_failed";
     case DecisionReason::kBaselineFailed:
       return "baseline_failed";
+    case DecisionReason::kTieRevisit:
+      return "tie_revisit";
   }
   return "unknown";
 }
@@ -193,7 +195,7 @@ Decision parse_decision(const std::string& s) {
 DecisionReason parse_decision_reason(const std::string& s) {
   for (auto r : {DecisionReason::kFaster, DecisionReason::kSlower, DecisionReason::kTieSimpler,
                  DecisionReason::kTieNotSimpler, DecisionReason::kChangeFailed,
-                 DecisionReason::kBaselineFailed}) {
+                 DecisionReason::kBaselineFailed, DecisionReason::kTieRevisit}) {
     if (to_string(r) == s) return r;
   }
   throw invalid_argument("unknown A/B decision reason '" + s + "'");
@@ -556,14 +558,17 @@ void MarkdownChangelog::write(const std::string& addition) {
 
 void MarkdownChangelog::append(const AbRecord& record) {
   std::string text;
-  if (!table_open_) text = markdown_table_head();
+  // A table needs a blank line between it and a paragraph above.
+  if (!table_open_) text = (after_note_ ? "\n" : "") + markdown_table_head();
   table_open_ = true;
+  after_note_ = false;
   write(text + markdown_row(record));
 }
 
 void MarkdownChangelog::note(const std::string& text) {
-  write("\n" + text + "\n");
+  write((table_open_ || after_note_ ? "\n" : "") + text + "\n");
   table_open_ = false;
+  after_note_ = true;
 }
 
 DecisionLog::DecisionLog(const std::string& path) : path_(path) {

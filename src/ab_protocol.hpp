@@ -111,6 +111,9 @@ enum class DecisionReason {
   kTieNotSimpler,   // within the margin, not simpler: revert
   kChangeFailed,    // the change is invalid, failed to build or run, or computes a wrong result
   kBaselineFailed,  // the baseline itself failed: nothing to compare against (revert)
+  // Refinement only: a tie (and simpler) that would return to a configuration left earlier for a
+  // measured win; a tie does not undo a win, so it is reverted.
+  kTieRevisit,
 };
 
 std::string to_string(Decision d);        // "KEEP", "REVERT"
@@ -253,6 +256,7 @@ class MarkdownChangelog {
   void write(const std::string& addition);
   std::string path_;
   bool table_open_ = false;
+  bool after_note_ = false;  // the file ends with a note's paragraph
 };
 
 // The decisions as JSON lines: appended and synced to disk one decision at a time, so that an

@@ -94,6 +94,14 @@ RefineResult refine(Evaluator& evaluator, const Problem& problem, const ParamSpa
       AbRecord rec =
           run_ab(evaluator, problem, res.best, candidate, ab, options.indicators, stop_early);
       res.evaluations += rec.evaluations;
+      if (rec.reason == DecisionReason::kTieSimpler && held.count(candidate)) {
+        // Going back on a tie would undo a change that was kept for a measured win (or cycle
+        // through ties): the earlier, decisive measurement stands.
+        rec.decision = Decision::kRevert;
+        rec.reason = DecisionReason::kTieRevisit;
+        rec.explanation +=
+            "; but it was left earlier for a measured win, which a tie does not undo";
+      }
       spdlog::debug("refine: {} -> {} ({})", rec.change, to_string(rec.decision), rec.explanation);
       res.decisions.push_back(rec);
       if (options.on_decision) options.on_decision(rec);

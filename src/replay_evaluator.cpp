@@ -43,11 +43,16 @@ const ReplayEvaluator::Table& ReplayEvaluator::table(const Problem& p) const {
 }
 
 Result ReplayEvaluator::evaluate(const Problem& problem, const Configuration& config) {
-  const Table& t = table(problem);
+  table(problem);  // an unknown problem throws before any delay
   ++evaluations_;
   if (delay_ms_ > 0) {
     std::this_thread::sleep_for(std::chrono::microseconds(int64_t(delay_ms_ * 1000)));
   }
+  return lookup(problem, config);
+}
+
+Result ReplayEvaluator::lookup(const Problem& problem, const Configuration& config) const {
+  const Table& t = table(problem);
   auto it = t.by_config.find(to_string(config));
   if (it == t.by_config.end()) {
     return Result::failure(config, Status::kInvalid, "not in the recorded space");

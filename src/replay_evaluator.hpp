@@ -25,6 +25,8 @@ class ReplayEvaluator : public Evaluator {
   // was not recorded is an Error (checked before a search starts, see has_problem()).
   Result evaluate(const Problem& problem, const Configuration& config) override;
   std::string description() const override;
+  // The recorded answer, without delay or counting: safe to call from several threads at once.
+  Result lookup(const Problem& problem, const Configuration& config) const;
 
   // The run's first header: device, kernel, space, settings of the recording (may be empty).
   const nlohmann::json& header() const { return header_; }

@@ -8,6 +8,12 @@
 namespace gemmtune::cli {
 
 void set_devices_command(CLI::App& app, GlobalOptions& options);
+void set_space_command(CLI::App& app, GlobalOptions& options);
+void set_db_command(CLI::App& app, GlobalOptions& options);
+void set_report_command(CLI::App& app, GlobalOptions& options);
+void set_export_command(CLI::App& app, GlobalOptions& options);
+void set_bench_command(CLI::App& app, GlobalOptions& options);
+void set_compare_command(CLI::App& app, GlobalOptions& options);
 void set_run_command(CLI::App& app, GlobalOptions& options);
 void set_bench_suite_command(CLI::App& app, GlobalOptions& options);
 void set_ab_command(CLI::App& app, GlobalOptions& options);

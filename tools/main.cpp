@@ -38,13 +38,19 @@ int main(int argc, char** argv) {
   // Logging is set up before any subcommand callback runs.
   app.parse_complete_callback([&options]() { cli::apply_logging(options); });
   cli::set_devices_command(app, options);
+  cli::set_space_command(app, options);
+  cli::set_search_command(app, options);
+  cli::set_search_eval_command(app, options);
+  cli::set_worker_command(app, options);
+  cli::set_db_command(app, options);
+  cli::set_report_command(app, options);
+  cli::set_export_command(app, options);
+  cli::set_bench_command(app, options);
+  cli::set_compare_command(app, options);
   cli::set_run_command(app, options);
   cli::set_bench_suite_command(app, options);
   cli::set_ab_command(app, options);
   cli::set_refine_command(app, options);
-  cli::set_search_command(app, options);
-  cli::set_search_eval_command(app, options);
-  cli::set_worker_command(app, options);
 
   try {
     setup_logging("info");

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "search/rng.hpp"
+#include "src/json_util.hpp"
 #include "tests/test_support.hpp"
 
 namespace gemmtune::test {
@@ -90,12 +91,37 @@ Journal synthetic_gemm_journal(const ParamSpace& space, const Problem& problem, 
 }
 
 Journal synthetic_xgemm_gpu_journal(uint64_t seed) {
-  static const KernelSpec spec = KernelSpec::load(source_path("kernel_templates/xgemm.json"));
+  // The xgemm `gpu` ranges with the stride and padding switches fixed: about 34 thousand valid
+  // configurations under the limits of a typical discrete GPU.
+  static const KernelSpec spec = [] {
+    nlohmann::json j = read_json_file(source_path("kernel_templates/xgemm.json"));
+    j["spaces"]["synthetic_gpu"] = {
+        {"description", "xgemm gpu ranges, STRM/STRN/PADA/PADB fixed (synthetic tests)"},
+        {"base", "default"},
+        {"values",
+         {{"MWG", {16, 32, 64, 128}},
+          {"NWG", {16, 32, 64, 128}},
+          {"KWG", {16, 32}},
+          {"MDIMC", {8, 16, 32}},
+          {"NDIMC", {8, 16, 32}},
+          {"MDIMA", {8, 16, 32}},
+          {"NDIMB", {8, 16, 32}},
+          {"KWI", {2, 8}},
+          {"VWM", {1, 2, 4, 8}},
+          {"VWN", {1, 2, 4, 8}},
+          {"SA", {0, 1}},
+          {"SB", {0, 1}},
+          {"STRM", {0}},
+          {"STRN", {0}},
+          {"PADA", {0}},
+          {"PADB", {0}}}}};
+    return KernelSpec::from_json(j, "xgemm.json + synthetic_gpu space");
+  }();
   DeviceLimits limits;
   limits.max_work_group_size = 1024;
   limits.local_mem_bytes = 65536;
   limits.max_registers_per_thread = 255;
-  ParamSpace space(spec, "gpu", limits, Context{{"ELEM_BYTES", 4}});
+  ParamSpace space(spec, "synthetic_gpu", limits, Context{{"ELEM_BYTES", 4}});
   Problem p;
   p.shape = {1024, 1024, 1024};
   return synthetic_gemm_journal(space, p, seed);

@@ -362,6 +362,7 @@ TEST_CASE("A/B logs: Markdown changelog and JSON lines", "[ab]") {
   const std::string md = dir + "/changes.md";
   {
     MarkdownChangelog log(md, header);
+    log.note("Before the table.");
     log.append(keep);
     log.append(revert);
     log.note("Outcome: done.");
@@ -369,11 +370,11 @@ TEST_CASE("A/B logs: Markdown changelog and JSON lines", "[ab]") {
   std::string text = read_text_file(md);
   CHECK(text.rfind("# Test run\n", 0) == 0);
   CHECK(text.find("- device: fake | device") != std::string::npos);
-  CHECK(text.find("| Date | Change |") != std::string::npos);
+  CHECK(text.find("Before the table.\n\n| Date | Change |") != std::string::npos);
   CHECK(text.find("| `KWI 2->4` | 0.52 ± 0.00 → 0.66 ± 0.00 (+25.0%") != std::string::npos);
   CHECK(text.find("**KEEP**: faster by 25.0%") != std::string::npos);
   CHECK(text.find("→ wrong_result | **REVERT**: the change failed") != std::string::npos);
-  CHECK(text.find("Outcome: done.") != std::string::npos);
+  CHECK(text.find("|\n\nOutcome: done.\n") != std::string::npos);
   // A second run on the same file adds a section with its own table.
   {
     header.title = "Second run";

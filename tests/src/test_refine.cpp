@@ -157,10 +157,83 @@ TEST_CASE("refine stops where no single change wins, checked against the replay 
       if (gain > 0.02) CHECK(d.reason == DecisionReason::kFaster);
       if (gain < -0.02) CHECK(d.reason == DecisionReason::kSlower);
       if (std::abs(gain) < 0.0199) {
-        CHECK(d.decision == (d.simplicity.order < 0 ? Decision::kKeep : Decision::kRevert));
+        if (d.reason == DecisionReason::kTieRevisit) {
+          CHECK(d.simplicity.order < 0);
+          CHECK(d.decision == Decision::kRevert);
+        } else {
+          CHECK(d.decision == (d.simplicity.order < 0 ? Decision::kKeep : Decision::kRevert));
+        }
       }
     }
   }
+}
+
+namespace {
+
+// Times by configuration; one configuration is fast for its first calls only (a measurement that
+// later calls contradict).
+class ScriptedEvaluator : public Evaluator {
+ public:
+  std::map<Configuration, double> ms;
+  double other_ms = 1.5;
+  Configuration fading;
+  int fading_fast_calls = 0;
+  double fading_fast_ms = 0, fading_late_ms = 0;
+
+  Result evaluate(const Problem& problem, const Configuration& config) override {
+    Result r;
+    r.config = config;
+    if (config == fading) {
+      r.time.median_ms = fading_fast_calls-- > 0 ? fading_fast_ms : fading_late_ms;
+    } else {
+      auto it = ms.find(config);
+      r.time.median_ms = it == ms.end() ? other_ms : it->second;
+    }
+    r.gflops = problem.flops() / (r.time.median_ms * 1e6);
+    return r;
+  }
+  std::string description() const override { return "scripted"; }
+};
+
+}  // namespace
+
+TEST_CASE("refine does not go back on a tie to a configuration left for a win", "[refine]") {
+  Fixture f;
+  const ParamSpace space(f.spec, "cpu", DeviceLimits{}, Context{{"ELEM_BYTES", 4}});
+  Configuration start;
+  for (const auto& c : space.enumerate()) {
+    if (c.at("VWM") == 4) {
+      Configuration wide = c;
+      wide["VWM"] = 8;
+      if (!space.check(wide)) {
+        start = c;
+        break;
+      }
+    }
+  }
+  REQUIRE_FALSE(start.empty());
+  Configuration wide = start;
+  wide["VWM"] = 8;
+  ScriptedEvaluator ev;
+  ev.ms[start] = 1.0;
+  ev.fading = wide;
+  ev.fading_fast_calls = 5;  // one A/B: 10% faster
+  ev.fading_fast_ms = 0.9;
+  ev.fading_late_ms = 1.005;  // afterwards a tie with the (simpler) start
+  const RefineResult res = refine(ev, f.problem, space, start, RefineOptions{});
+  CHECK(res.converged);
+  CHECK(res.best == wide);
+  bool revisit = false;
+  for (const auto& d : res.decisions) {
+    if (d.changed.config == start) {
+      CHECK(d.reason == DecisionReason::kTieRevisit);
+      CHECK(parse_decision_reason(to_string(d.reason)) == DecisionReason::kTieRevisit);
+      CHECK(d.decision == Decision::kRevert);
+      CHECK(d.explanation.find("a tie does not undo") != std::string::npos);
+      revisit = true;
+    }
+  }
+  CHECK(revisit);
 }
 
 TEST_CASE("refine keeps to its budget", "[refine]") {

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "src/configuration.hpp"
+#include "src/database.hpp"
 #include "src/journal.hpp"
 #include "src/json_util.hpp"
 #include "src/kernel_spec.hpp"
@@ -130,6 +131,31 @@ TEST_CASE("ab takes its baseline from a journal", "[cli][ab]") {
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("change     KWI 4->2"));
   CHECK_THAT(r.out, Catch::Contains("REVERT: slower by 20.0%"));
+}
+
+TEST_CASE("ab takes its baseline from a database entry", "[cli][ab]") {
+  const std::string dir = temp_dir("cmd-ab");
+  const std::string replay = write_small_replay(dir);
+  Database db;
+  db.device.id = "made-up";
+  db.device.name = "made up";
+  DatabaseEntry e;
+  e.key.shape = Shape{64, 64, 64};
+  e.parameters = {{"KWI", 8}};  // the rest takes the template's defaults
+  e.gflops = 1;
+  e.found.strategy = "test";
+  db.put(e, false);
+  db.save(dir + "/db.json");
+  auto r =
+      run_gemmtune("ab --replay " + replay + " --baseline db:" + dir + "/db.json --change KWI=4");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("change     KWI 8->4"));
+  CHECK_THAT(r.out, Catch::Contains("KEEP: faster by 62.5%"));
+  // No entry for another shape.
+  r = run_gemmtune("ab --replay " + replay + " --baseline db:" + dir +
+                   "/db.json --change KWI=4 -s 32x32x32");
+  CHECK(r.exit_code == 2);
 }
 
 TEST_CASE("refine on a replay file ends where no single change wins", "[cli][ab][refine]") {

@@ -1,0 +1,90 @@
+#include <fstream>
+
+#include <catch2/catch.hpp>
+
+#include "src/database.hpp"
+#include "src/json_util.hpp"
+#include "tests/test_support.hpp"
+
+using namespace gemmtune;
+using gemmtune::test::run_gemmtune;
+using gemmtune::test::source_path;
+using gemmtune::test::temp_dir;
+
+namespace {
+const std::string kDb = source_path("tests/data/db_gfx1012.json");
+}
+
+TEST_CASE("db show prints a table or JSON", "[cli][database]") {
+  auto r = run_gemmtune("db show " + kDb);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("gfx1012") && Catch::Contains("entries  4"));
+  CHECK_THAT(r.out, Catch::Contains("4096x4096x4096") && Catch::Contains("3900.2"));
+  r = run_gemmtune("db show --json " + kDb);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["entries"].size() == 4);
+  CHECK(j["format"] == "gemmtune-database");
+}
+
+TEST_CASE("db merge keeps the fastest entry per problem", "[cli][database]") {
+  const auto dir = temp_dir("db-merge");
+  auto other = Database::load(kDb);
+  auto faster = other.entries().at(0);
+  faster.gflops = 9999;
+  auto extra = other.entries().at(0);
+  extra.key.shape = Shape{512, 512, 512};
+  other.put(faster, true);
+  other.put(extra, false);
+  other.save(dir + "/other.json");
+  const auto r = run_gemmtune("db merge " + dir + "/out.json " + kDb + " " + dir + "/other.json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("5 entries from 9 entries in 2 databases"));
+  const auto merged = Database::load(dir + "/out.json");
+  CHECK(merged.entries().size() == 5);
+  CHECK(merged.find(faster.key)->gflops == 9999);
+  // Another device's database is refused.
+  auto foreign = Database::load(kDb);
+  foreign.device.name = "Other GPU";
+  foreign.save(dir + "/foreign.json");
+  const auto bad = run_gemmtune("db merge " + dir + "/x.json " + kDb + " " + dir + "/foreign.json");
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("foreign.json") && Catch::Contains("Other GPU"));
+}
+
+TEST_CASE("db lookup gives the exact or the nearest tuned shape", "[cli][database]") {
+  auto r = run_gemmtune("db lookup " + kDb + " -m 4096 -n 4096 -k 4096");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("exact match") && Catch::Contains("MWG=128"));
+  r = run_gemmtune("db lookup " + kDb + " -m 1000 -n 900 -k 1100 --json");
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["match"] == "nearest");
+  CHECK(j["entry"]["key"]["m"] == 1024);
+  CHECK(j["log_distance"].get<double>() > 0);
+  r = run_gemmtune("db lookup " + kDb + " -m 100 -n 100 -k 100");
+  CHECK_THAT(r.out, Catch::Contains("nearest tuned shape is 1024x1024x1024"));
+  r = run_gemmtune("db lookup " + kDb + " -m 128 -n 128 -k 128 --kernel xgemm_direct");
+  CHECK_THAT(r.out, Catch::Contains("exact match"));
+  r = run_gemmtune("db lookup " + kDb + " -m 64 -n 64 -k 64 --layout TT");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("no entry"));
+  CHECK(run_gemmtune("db lookup " + kDb + " -m 64 -n 64 -k 64 --layout XY").exit_code == 2);
+}
+
+TEST_CASE("db commands refuse corrupt and foreign files", "[cli][database]") {
+  const auto dir = temp_dir("db-cli-bad");
+  std::ofstream(dir + "/cut.json") << read_text_file(kDb).substr(0, 500);
+  auto r = run_gemmtune("db show " + dir + "/cut.json");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("cut.json") && Catch::Contains("line") &&
+                        Catch::Contains("column"));
+  r = run_gemmtune("db show " + source_path("tests/data/clblast_tuner_xgemm_reference.json"));
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("not a gemmtune database"));
+  // The error is one line.
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+}

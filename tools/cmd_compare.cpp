@@ -1,0 +1,54 @@
+// gemmtune compare: the regression check of a re-measured database against a baseline.
+#include <cstdlib>
+#include <iostream>
+
+#include "src/compare.hpp"
+#include "src/json_util.hpp"
+#include "tools/commands.hpp"
+
+namespace gemmtune::cli {
+
+void set_compare_command(CLI::App& app, GlobalOptions& options) {
+  auto* cmd = app.add_subcommand(
+      "compare", "Compare a database against a baseline; exit 1 on a regression beyond noise");
+  struct Args {
+    std::string base, now, threshold = "3%", markdown, junit;
+    double sigmas = 2.0;
+    bool json = false;
+  };
+  auto a = std::make_shared<Args>();
+  cmd->add_option("BASE", a->base, "Baseline database")->required();
+  cmd->add_option("NEW", a->now, "Database to check (e.g. written by gemmtune bench)")->required();
+  cmd->add_option("--threshold", a->threshold,
+                  "Tolerated slowdown beyond the measured noise (3% or 0.03)")
+      ->capture_default_str();
+  cmd->add_option("--noise-sigmas", a->sigmas,
+                  "Combined standard deviations of the two measurements counted as noise")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--markdown", a->markdown, "Also write the table as Markdown to this file");
+  cmd->add_option("--junit", a->junit, "Also write JUnit XML (one test case per entry)");
+  cmd->add_flag("--json", a->json, "Print JSON instead of a table");
+  cmd->callback([a]() {
+    CompareOptions opts;
+    opts.threshold = parse_threshold(a->threshold);
+    opts.noise_sigmas = a->sigmas;
+    const auto base = Database::load(a->base);
+    const auto now = Database::load(a->now);
+    auto report = compare_databases(base, now, opts);
+    report.base_name = a->base;
+    report.new_name = a->now;
+    if (!a->markdown.empty()) write_file_atomic(a->markdown, to_markdown(report));
+    if (!a->junit.empty()) write_file_atomic(a->junit, to_junit(report));
+    if (a->json) {
+      std::cout << nlohmann::json(report).dump(2) << "\n";
+    } else {
+      std::cout << to_table(report);
+    }
+    std::cout.flush();
+    // Exit code 1 means "the check failed"; files are written and output flushed by now.
+    if (report.failures() > 0) std::exit(1);
+  });
+}
+
+}  // namespace gemmtune::cli

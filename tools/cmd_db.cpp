@@ -1,0 +1,139 @@
+// gemmtune db: inspect, merge and query tuned databases.
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "src/database.hpp"
+#include "src/error.hpp"
+#include "tools/commands.hpp"
+
+namespace gemmtune::cli {
+
+namespace {
+
+void print_entries(const Database& db) {
+  std::cout << fmt::format("device   {} ({}, profile {})\n", db.device.name, db.device.vendor,
+                           db.device.profile);
+  std::cout << fmt::format("driver   {}  {}\n", db.device.driver_version, db.device.opencl_version);
+  std::cout << fmt::format("updated  {} by gemmtune {}\n", db.metadata.updated,
+                           db.metadata.gemmtune_version);
+  std::cout << fmt::format("entries  {}\n\n", db.entries().size());
+  if (db.entries().empty()) return;
+  std::cout << fmt::format("{:<16} {:>7} {:>4} {:>3} {:>5} {:>16} {:>10} {:>10} {:>6} {:>9} {:<12} {}\n",
+                           "kernel", "prec", "ord", "op", "batch", "MxNxK", "GFLOPS",
+                           "median ms", "cv %", "error", "found by", "parameters");
+  for (const auto& e : db.entries()) {
+    const auto& k = e.key;
+    std::string gflops = e.status == Status::kOk ? fmt::format("{:.1f}", e.gflops)
+                                                 : to_string(e.status);
+    std::cout << fmt::format(
+        "{:<16} {:>7} {:>4} {:>3} {:>5} {:>16} {:>10} {:>10.4f} {:>6.2f} {:>9.2e} {:<12} {}\n",
+        k.kernel, "fp" + to_string(k.precision), k.order == Order::kRowMajor ? "row" : "col",
+        k.layout, k.batch, k.shape.to_string(), gflops, e.time.median_ms, e.time.cv * 100,
+        e.max_error, e.found.strategy, to_string(e.parameters));
+  }
+}
+
+void set_show(CLI::App& db_cmd) {
+  auto* cmd = db_cmd.add_subcommand("show", "Print the entries of a tuned database");
+  auto path = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  cmd->add_option("DB", *path, "Database file")->required();
+  cmd->add_flag("--json", *json, "Print the database as JSON");
+  cmd->callback([path, json]() {
+    const auto db = Database::load(*path);
+    if (*json) {
+      std::cout << db.to_json().dump(2) << "\n";
+    } else {
+      print_entries(db);
+    }
+  });
+}
+
+void set_merge(CLI::App& db_cmd) {
+  auto* cmd = db_cmd.add_subcommand(
+      "merge", "Merge databases of one device, keeping the fastest entry of each problem");
+  auto out = std::make_shared<std::string>();
+  auto inputs = std::make_shared<std::vector<std::string>>();
+  cmd->add_option("OUT", *out, "Database to write (may be one of the inputs)")->required();
+  cmd->add_option("IN", *inputs, "Databases to merge")->required();
+  cmd->callback([out, inputs]() {
+    std::vector<Database> dbs;
+    for (const auto& p : *inputs) dbs.push_back(Database::load(p));
+    auto merged = merge_databases(dbs, *inputs);
+    merged.save(*out);
+    size_t total = 0;
+    for (const auto& d : dbs) total += d.entries().size();
+    std::cout << fmt::format("{}: {} entries from {} entries in {} databases\n", *out,
+                             merged.entries().size(), total, dbs.size());
+  });
+}
+
+void set_lookup(CLI::App& db_cmd) {
+  auto* cmd = db_cmd.add_subcommand(
+      "lookup", "Find the tuned parameters of a problem: the exact shape, else the nearest one");
+  struct Args {
+    std::string path, kernel = "xgemm", precision = "32", layout = "NN", order = "row";
+    int64_t m = 0, n = 0, k = 0, batch = 1;
+    bool json = false;
+  };
+  auto a = std::make_shared<Args>();
+  cmd->add_option("DB", a->path, "Database file")->required();
+  cmd->add_option("-m", a->m, "M")->required()->check(CLI::PositiveNumber);
+  cmd->add_option("-n", a->n, "N")->required()->check(CLI::PositiveNumber);
+  cmd->add_option("-k", a->k, "K")->required()->check(CLI::PositiveNumber);
+  cmd->add_option("--kernel", a->kernel, "Kernel template")->capture_default_str();
+  cmd->add_option("--precision", a->precision, "32, 64, 16 or 16acc32")->capture_default_str();
+  cmd->add_option("--layout", a->layout, "NN, NT, TN or TT")->capture_default_str();
+  cmd->add_option("--order", a->order, "row or col")->capture_default_str();
+  cmd->add_option("--batch", a->batch, "Batch count")->capture_default_str();
+  cmd->add_flag("--json", a->json, "Print JSON");
+  cmd->callback([a]() {
+    EntryKey key;
+    key.kernel = a->kernel;
+    key.precision = parse_precision(a->precision);
+    key.order = parse_order(a->order);
+    Problem check;
+    set_layout(check, a->layout);
+    key.layout = a->layout;
+    key.batch = a->batch;
+    key.shape = Shape{a->m, a->n, a->k};
+    const auto db = Database::load(a->path);
+    const auto match = db.nearest(key);
+    if (!match.entry) {
+      throw invalid_argument(a->path + " has no entry for " + key.kernel + " fp" +
+                             to_string(key.precision) + " " + a->order + " " + key.layout +
+                             " batch " + std::to_string(key.batch));
+    }
+    const auto& e = *match.entry;
+    if (a->json) {
+      nlohmann::json out = {{"requested", key},
+                            {"match", match.exact ? "exact" : "nearest"},
+                            {"log_distance", match.distance},
+                            {"entry", e}};
+      std::cout << out.dump(2) << "\n";
+      return;
+    }
+    if (match.exact) {
+      std::cout << fmt::format("exact match {}\n", e.key.to_string());
+    } else {
+      std::cout << fmt::format(
+          "no entry for {}; nearest tuned shape is {} (log-space distance {:.3f})\n",
+          key.shape.to_string(), e.key.shape.to_string(), match.distance);
+    }
+    std::cout << fmt::format("{:.1f} GFLOPS, median {:.4f} ms\n", e.gflops, e.time.median_ms);
+    std::cout << to_string(e.parameters) << "\n";
+  });
+}
+
+}  // namespace
+
+void set_db_command(CLI::App& app, GlobalOptions& options) {
+  auto* cmd = app.add_subcommand("db", "Inspect, merge and query tuned databases");
+  cmd->require_subcommand(1);
+  set_show(*cmd);
+  set_merge(*cmd);
+  set_lookup(*cmd);
+}
+
+}  // namespace gemmtune::cli

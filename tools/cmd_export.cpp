@@ -1,0 +1,72 @@
+// gemmtune export: a tuned database in other libraries' formats.
+#include <filesystem>
+#include <iostream>
+
+#include <spdlog/spdlog.h>
+
+#include "src/error.hpp"
+#include "src/export.hpp"
+#include "src/json_util.hpp"
+#include "tools/commands.hpp"
+
+namespace gemmtune::cli {
+
+void set_export_command(CLI::App& app, GlobalOptions& options) {
+  auto* cmd = app.add_subcommand("export", "Export a tuned database for CLBlast, C or CSV");
+  struct Args {
+    std::string db, format, out, kernel;
+  };
+  auto a = std::make_shared<Args>();
+  cmd->add_option("DB", a->db, "Database file")->required();
+  cmd->add_option("-f,--format", a->format, "clblast-json, clblast-override, c-header or csv")
+      ->required();
+  cmd->add_option("-o,--output", a->out,
+                  "Output file (default: stdout); a folder for clblast-json with several entries");
+  cmd->add_option("--kernel", a->kernel, "Export only the entries of this kernel");
+  cmd->callback([a]() {
+    const auto format = parse_export_format(a->format);
+    auto db = Database::load(a->db);
+    if (!a->kernel.empty()) {
+      Database only;
+      only.device = db.device;
+      only.metadata = db.metadata;
+      for (const auto& e : db.entries()) {
+        if (e.key.kernel == a->kernel) only.put(e, true);
+      }
+      if (only.entries().empty()) {
+        throw invalid_argument(a->db + " has no entry of kernel " + a->kernel);
+      }
+      db = only;
+    }
+    const auto result = export_database(db, format, std::filesystem::path(a->db).filename());
+    for (const auto& note : result.notes) spdlog::warn("{}", note);
+    if (result.files.empty()) {
+      throw invalid_argument(a->db + ": no entry can be exported as " + a->format);
+    }
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const bool to_dir = !a->out.empty() && (fs::is_directory(a->out, ec) || a->out.back() == '/');
+    if (result.files.size() > 1 && !to_dir) {
+      throw invalid_argument(
+          a->format + " gives one file per entry (" + std::to_string(result.files.size()) +
+          " here): pass -o FOLDER/, or --kernel to select entries");
+    }
+    if (a->out.empty()) {
+      std::cout << result.files.front().content;
+      return;
+    }
+    if (to_dir) {
+      fs::create_directories(a->out, ec);
+      for (const auto& f : result.files) {
+        const std::string path = (fs::path(a->out) / f.name).string();
+        write_file_atomic(path, f.content);
+        spdlog::info("wrote {}", path);
+      }
+      return;
+    }
+    write_file_atomic(a->out, result.files.front().content);
+    spdlog::info("wrote {}", a->out);
+  });
+}
+
+}  // namespace gemmtune::cli
