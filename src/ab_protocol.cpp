@@ -312,6 +312,14 @@ IndicatorFunction report_indicator_function(const KernelSpec& spec, const Device
 
 // ---- one A/B comparison ----
 
+void summarize_side(AbSide& side, double flops) {
+  side.median_ms = median_of(side.times_ms);
+  side.gflops = side.median_ms > 0 ? flops / (side.median_ms * 1e6) : 0;
+  std::vector<double> rates;
+  for (double t : side.times_ms) rates.push_back(flops / (t * 1e6));
+  side.gflops_spread = robust_sd(rates);
+}
+
 std::string describe_change(const Configuration& before, const Configuration& after) {
   std::string out;
   auto add = [&](const std::string& name, const std::string& from, const std::string& to) {
@@ -339,14 +347,6 @@ double call_time_ms(const Result& r, double flops) {
   if (r.time.median_ms > 0) return r.time.median_ms;
   if (r.gflops > 0) return flops / (r.gflops * 1e6);
   return 0;
-}
-
-void summarize(AbSide& side, double flops) {
-  side.median_ms = median_of(side.times_ms);
-  side.gflops = side.median_ms > 0 ? flops / (side.median_ms * 1e6) : 0;
-  std::vector<double> rates;
-  for (double t : side.times_ms) rates.push_back(flops / (t * 1e6));
-  side.gflops_spread = robust_sd(rates);
 }
 
 std::string failure_words(const Result& r) {
@@ -407,8 +407,8 @@ AbRecord run_ab(Evaluator& evaluator, const Problem& problem, const Configuratio
     spdlog::debug("A/B pair {}: baseline {:.4f} ms, change {:.4f} ms", pairs.size(), ta, tb);
   }
 
-  summarize(rec.baseline, flops);
-  summarize(rec.changed, flops);
+  summarize_side(rec.baseline, flops);
+  summarize_side(rec.changed, flops);
   if (last_base) {
     rec.baseline.max_error = last_base->max_error;
     rec.baseline.tolerance = last_base->tolerance;

@@ -180,6 +180,9 @@ struct AbSide {
   Indicators indicators;
 };
 
+// Sets median_ms, gflops and gflops_spread from times_ms.
+void summarize_side(AbSide& side, double flops);
+
 struct AbRecord {
   std::string date;  // ISO 8601 UTC, when decided
   Problem problem;

@@ -37,6 +37,27 @@ std::vector<Configuration> single_changes(const ParamSpace& space, const Configu
   return out;
 }
 
+std::optional<AbSide> pooled_measurements(const std::vector<AbRecord>& decisions,
+                                          const Configuration& config, double flops) {
+  std::optional<AbSide> pooled;
+  for (const auto& d : decisions) {
+    for (const AbSide* side : {&d.baseline, &d.changed}) {
+      if (side->config != config || side->status != Status::kOk || side->times_ms.empty()) {
+        continue;
+      }
+      if (!pooled) {
+        pooled = *side;
+        pooled->times_ms.clear();
+      }
+      pooled->times_ms.insert(pooled->times_ms.end(), side->times_ms.begin(), side->times_ms.end());
+      pooled->indicators = side->indicators;
+      pooled->max_error = std::max(pooled->max_error, side->max_error);
+    }
+  }
+  if (pooled) summarize_side(*pooled, flops);
+  return pooled;
+}
+
 RefineResult refine(Evaluator& evaluator, const Problem& problem, const ParamSpace& space,
                     Configuration baseline, const RefineOptions& options) {
   options.ab.validate();
@@ -110,8 +131,6 @@ RefineResult refine(Evaluator& evaluator, const Problem& problem, const ParamSpa
         res.stop_reason = "the baseline failed: " + to_string(rec.baseline.status);
         break;
       }
-      // The current configuration's latest measurement.
-      res.best_measurement = rec.decision == Decision::kKeep ? rec.changed : rec.baseline;
       if (rec.decision == Decision::kKeep) {
         ++res.kept;
         res.best = candidate;
@@ -132,6 +151,7 @@ RefineResult refine(Evaluator& evaluator, const Problem& problem, const ParamSpa
           candidates.empty() ? "no valid single change exists" : "no single change wins";
     }
   }
+  res.best_measurement = pooled_measurements(res.decisions, res.best, problem.flops());
   res.elapsed_s = elapsed();
   return res;
 }

@@ -31,7 +31,7 @@ struct RefineOptions {
 struct RefineResult {
   Configuration start;  // the baseline given
   Configuration best;   // the configuration refinement ended on
-  // The last measurement of `best` (absent when nothing was measured).
+  // Every measurement of `best` in the decisions, pooled (absent when nothing was measured).
   std::optional<AbSide> best_measurement;
   std::vector<AbRecord> decisions;
   int kept = 0;
@@ -48,6 +48,12 @@ struct RefineResult {
 // is not in the list), keeping only valid configurations (constraints and device limits). Ordered
 // by parameter, lower value first.
 std::vector<Configuration> single_changes(const ParamSpace& space, const Configuration& config);
+
+// Every successful per-call time of `config` in `decisions` (on either side), pooled into one
+// side with its median and spread; the indicators are those of its latest decision. Nullopt when
+// `config` was never measured successfully.
+std::optional<AbSide> pooled_measurements(const std::vector<AbRecord>& decisions,
+                                          const Configuration& config, double flops);
 
 // Runs the refinement. `baseline` must give every parameter of the space (complete it with the
 // template's defaults first); it throws Error (invalid argument) naming a missing parameter.

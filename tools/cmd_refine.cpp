@@ -66,25 +66,19 @@ void run_refine_command(const GlobalOptions& global, const AbCommandOptions& o,
   };
   const RefineResult res = refine(*s.evaluator, s.problem, space, s.baseline, ro);
 
-  std::optional<double> start_gflops;
-  for (const auto& d : res.decisions) {
-    if (d.baseline.config == res.start && d.baseline.status == Status::kOk &&
-        !d.baseline.times_ms.empty()) {
-      start_gflops = d.baseline.gflops;
-      break;
-    }
-  }
+  const auto start = pooled_measurements(res.decisions, res.start, s.problem.flops());
+  auto rate_of = [](const std::optional<AbSide>& m) {
+    return m ? fmt::format("{:.2f} ± {:.2f} GFLOPS over {} calls", m->gflops, m->gflops_spread,
+                           m->times_ms.size())
+             : std::string("not measured");
+  };
   const std::string outcome =
       fmt::format("{}: {} kept of {} decisions, {} evaluations in {:.1f} s.", res.stop_reason,
                   res.kept, res.decisions.size(), res.evaluations, res.elapsed_s);
   if (s.changelog) {
-    std::string text = "Outcome: " + outcome + "\n\n- start: `" + to_string(res.start) + "`";
-    if (start_gflops) text += fmt::format(" ({:.2f} GFLOPS)", *start_gflops);
-    text += "\n- final: `" + to_string(res.best) + "`";
-    if (res.best_measurement) {
-      text += fmt::format(" ({:.2f} ± {:.2f} GFLOPS)", res.best_measurement->gflops,
-                          res.best_measurement->gflops_spread);
-    }
+    std::string text = "Outcome: " + outcome + "\n\n- start: `" + to_string(res.start) + "` (" +
+                       rate_of(start) + ")";
+    text += "\n- final: `" + to_string(res.best) + "` (" + rate_of(res.best_measurement) + ")";
     text += fmt::format("\n- converged: {}", res.converged ? "yes (no single change wins)" : "no");
     s.changelog->note(text);
   }
@@ -103,13 +97,9 @@ void run_refine_command(const GlobalOptions& global, const AbCommandOptions& o,
     return;
   }
   std::cout << "\n";
-  std::cout << fmt::format("start      {}{}\n", to_string(res.start),
-                           start_gflops ? fmt::format("  ({:.2f} GFLOPS)", *start_gflops) : "");
-  std::cout << fmt::format(
-      "final      {}{}\n", to_string(res.best),
-      res.best_measurement ? fmt::format("  ({:.2f} ± {:.2f} GFLOPS)", res.best_measurement->gflops,
-                                         res.best_measurement->gflops_spread)
-                           : "");
+  std::cout << fmt::format("start      {}  ({})\n", to_string(res.start), rate_of(start));
+  std::cout << fmt::format("final      {}  ({})\n", to_string(res.best),
+                           rate_of(res.best_measurement));
   std::cout << fmt::format("outcome    {}\n", outcome);
   std::cout << fmt::format("converged  {}\n", res.converged ? "yes" : "no");
 }

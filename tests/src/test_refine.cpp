@@ -133,6 +133,13 @@ TEST_CASE("refine stops where no single change wins, checked against the replay 
     const Result& best = recorded.at(res.best);
     REQUIRE(best.ok());
     CHECK(res.best_measurement->median_ms == Approx(best.time.median_ms));
+    size_t calls_of_best = 0;
+    for (const auto& d : res.decisions) {
+      if (d.baseline.config == res.best) calls_of_best += d.baseline.times_ms.size();
+      if (d.changed.config == res.best) calls_of_best += d.changed.times_ms.size();
+    }
+    CHECK(res.best_measurement->times_ms.size() == calls_of_best);
+    CHECK(calls_of_best >= 5);
     size_t neighbours = 0;
     for (const auto& c : single_changes(space, res.best)) {
       const Result& r = recorded.at(c);
