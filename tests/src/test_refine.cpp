@@ -175,6 +175,51 @@ TEST_CASE("refine stops where no single change wins, checked against the replay 
   }
 }
 
+TEST_CASE("refine on recorded replay files stops where no recorded single change wins",
+          "[refine]") {
+  // Real recordings: an exhaustive run of the xgemm cpu space on PoCL, and a (partial) exhaustive
+  // run of the xgemm_fast replay space on an H200. Neighbours that were not recorded are
+  // reverted as not in the recorded space; every recorded one is checked against the file.
+  for (const std::string file : {"results/replay/xgemm-cpu-pocl-256.jsonl",
+                                 "results/replay/replay_xgemm_fast_h200_2048.jsonl"}) {
+    INFO(file);
+    const std::string path = source_path(file);
+    ReplayEvaluator ev(path);
+    REQUIRE(ev.problems().size() == 1);
+    const Problem problem = ev.problems().front();
+    const KernelSpec spec =
+        KernelSpec::load(source_path("kernel_templates/" + problem.kernel + ".json"));
+    const ParamSpace space(spec, ev.header().at("space").get<std::string>(), DeviceLimits{},
+                           Context{{"ELEM_BYTES", 4}});
+    std::map<Configuration, Result> recorded;
+    std::vector<Configuration> ok_configs;
+    for (const auto& r : ev.configurations(problem)) {
+      const Result res = ev.evaluate(problem, r);
+      recorded[r] = res;
+      if (res.ok() && !space.check(r)) ok_configs.push_back(r);
+    }
+    REQUIRE(ok_configs.size() > 100);
+    for (size_t start_index : {size_t{0}, ok_configs.size() / 2, ok_configs.size() - 1}) {
+      const Configuration start = ok_configs[start_index];
+      const RefineResult res = refine(ev, problem, space, start, RefineOptions{});
+      INFO("start " << to_string(start) << " final " << to_string(res.best));
+      CHECK(res.converged);
+      const Result& best = recorded.at(res.best);
+      REQUIRE(best.ok());
+      // Each kept change is faster beyond 2% or a tie (within 2%) that is simpler.
+      CHECK(best.time.median_ms <= recorded.at(start).time.median_ms * std::pow(1.02, res.kept));
+      size_t checked = 0;
+      for (const auto& c : single_changes(space, res.best)) {
+        auto it = recorded.find(c);
+        if (it == recorded.end() || !it->second.ok()) continue;
+        ++checked;
+        CHECK(best.time.median_ms / it->second.time.median_ms - 1 <= 0.02 + 1e-12);
+      }
+      CHECK(checked > 0);
+    }
+  }
+}
+
 namespace {
 
 // Times by configuration; one configuration is fast for its first calls only (a measurement that
