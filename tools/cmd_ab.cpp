@@ -293,11 +293,13 @@ AbSession open_ab_session(const GlobalOptions& global, const AbCommandOptions& o
   s.baseline = s.spec->complete(partial);
   s.baseline_origin = origin;
   s.header_fields.push_back({"baseline", "`" + to_string(s.baseline) + "` (" + origin + ")"});
-  s.header_fields.push_back(
-      {"settings", fmt::format("threshold {:g}%, {} to {} pairs, {} timed runs and {:g} ms at "
-                               "least per measurement",
-                               100 * s.settings.threshold, s.settings.min_pairs,
-                               s.settings.max_pairs, o.min_runs, o.min_time_ms)});
+  std::string settings = fmt::format("threshold {:g}%, {} to {} pairs", 100 * s.settings.threshold,
+                                     s.settings.min_pairs, s.settings.max_pairs);
+  if (o.replay.empty()) {
+    settings += fmt::format(", {} timed runs and {:g} ms at least per measurement", o.min_runs,
+                            o.min_time_ms);
+  }
+  s.header_fields.push_back({"settings", settings});
 
   if (!o.log.empty()) s.log = std::make_unique<DecisionLog>(o.log);
   if (!o.changelog.empty()) {
