@@ -35,6 +35,7 @@ class BayesSearcher : public Searcher {
         candidates_(size_t(options.get_int("candidates", 10, 10000000))),
         batch_(size_t(options.get_int("batch", 1, 1024))),
         liar_(options.get_string("liar", {"min", "mean", "max"})),
+        local_starts_(size_t(options.get_int("local-starts", 0, 1000))),
         dims_(int(space.dimensions().size())) {
     fit_options_.restarts = int(options.get_int("fit-restarts", 0, 100));
     fit_options_.iterations = int(options.get_int("fit-iterations", 1, 100000));
@@ -146,28 +147,62 @@ class BayesSearcher : public Searcher {
 
     const std::vector<size_t> cand = candidate_rows();
     if (cand.empty()) return std::nullopt;
-    Eigen::MatrixXd xc(cand.size(), dims_);
-    for (size_t i = 0; i < cand.size(); ++i) encode_row(cand[i], xc, Eigen::Index(i));
+    const std::vector<double> scores = acquisition(cand, y_best);
+    // The best candidates are refined by hill climbing on the acquisition through neighbouring
+    // configurations: a sampled candidate set misses narrow optima in a large space.
+    std::vector<size_t> order(cand.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    const size_t starts = std::min<size_t>(local_starts_, order.size());
+    std::partial_sort(order.begin(), order.begin() + starts, order.end(),
+                      [&](size_t a, size_t b) { return scores[a] > scores[b]; });
+    size_t best_row = cand[order[0]];
+    double best_score = scores[order[0]];
+    if (unseen_count() > candidates_) {
+      for (size_t s = 0; s < starts; ++s) {
+        size_t row = cand[order[s]];
+        double score = scores[order[s]];
+        for (int step = 0; step < 30; ++step) {
+          std::vector<size_t> next;
+          for (size_t i : space_.neighbours(row)) {
+            if (!seen(i)) next.push_back(i);
+          }
+          for (size_t i : space_.second_neighbours(row)) {
+            if (!seen(i)) next.push_back(i);
+          }
+          if (next.empty()) break;
+          const std::vector<double> ns = acquisition(next, y_best);
+          const size_t k = size_t(std::max_element(ns.begin(), ns.end()) - ns.begin());
+          if (!(ns[k] > score)) break;
+          row = next[k];
+          score = ns[k];
+        }
+        if (score > best_score) {
+          best_score = score;
+          best_row = row;
+        }
+      }
+    }
+    return best_row;
+  }
+
+  // The acquisition (larger is better) of unseen rows under the current model.
+  std::vector<double> acquisition(const std::vector<size_t>& rows, double y_best) {
+    Eigen::MatrixXd xc(rows.size(), dims_);
+    for (size_t i = 0; i < rows.size(); ++i) encode_row(rows[i], xc, Eigen::Index(i));
     Eigen::VectorXd mu, var;
     gp_.predict(xc, &mu, &var);
-    size_t best_i = 0;
-    double best_score = -std::numeric_limits<double>::infinity();
-    for (size_t i = 0; i < cand.size(); ++i) {
+    std::vector<double> out(rows.size());
+    for (size_t i = 0; i < rows.size(); ++i) {
       const double s = std::sqrt(var[i]);
-      double score;
       if (acquisition_ == "lcb") {
-        score = -(mu[i] - kappa_ * s);
+        out[i] = -(mu[i] - kappa_ * s);
       } else {
         const double improvement = y_best - mu[i] - xi_;
         const double z = improvement / s;
-        score = improvement * normal_cdf(z) + s * normal_pdf(z);
-      }
-      if (score > best_score) {
-        best_score = score;
-        best_i = i;
+        out[i] = improvement * normal_cdf(z) + s * normal_pdf(z);
       }
     }
-    return cand[best_i];
+    return out;
   }
 
   // Unseen rows to score: all of them when few, else a sample plus the neighbourhoods of the best
@@ -219,6 +254,7 @@ class BayesSearcher : public Searcher {
   std::string init_kind_;
   size_t init_count_, candidates_, batch_;
   std::string liar_;
+  size_t local_starts_;
   int dims_;
   GpFitOptions fit_options_;
   GaussianProcess gp_;
@@ -242,7 +278,10 @@ StrategyInfo bayes_strategy() {
               {"candidates", "5000",
                "most configurations scored per proposal (the whole space when smaller)"},
               {"batch", "2", "most proposals in flight (compilation runs ahead of timing)"},
-              {"liar", "min", "value assumed for proposals in flight: min, mean or max seen"},
+              {"liar", "mean", "value assumed for proposals in flight: min, mean or max seen"},
+              {"local-starts", "5",
+               "best sampled candidates refined by hill climbing on the acquisition (large "
+               "spaces)"},
               {"fit-restarts", "1", "random restarts of the hyperparameter fit"},
               {"fit-iterations", "60", "gradient steps per hyperparameter fit"},
           },

@@ -199,8 +199,8 @@ TEST_CASE("clblast-override is a call to OverrideParameters per entry", "[export
   CHECK_THAT(code, Catch::Contains("#include <clblast.h>"));
   // One function per exportable entry, each installing exactly the CLBlast parameters.
   const std::regex call(
-      R"(gemmtune_override_(\w+)\(cl_device_id device\) \{\s*return clblast::OverrideParameters\(device, "(\w+)", clblast::Precision::(\w+),\s*\{([^;]*)\}\);)");
-  const std::regex pair(R"(\{"(\w+)", (\d+)\})");
+      R"re(gemmtune_override_(\w+)\(cl_device_id device\) \{\s*return clblast::OverrideParameters\(device, "(\w+)", clblast::Precision::(\w+),\s*\{([^;]*)\}\);)re");
+  const std::regex pair(R"re(\{"(\w+)", (\d+)\})re");
   int calls = 0;
   for (auto it = std::sregex_iterator(code.begin(), code.end(), call); it != std::sregex_iterator();
        ++it) {
