@@ -73,6 +73,14 @@ bool key_less(const DatabaseEntry& a, const DatabaseEntry& b) { return a.key < b
 
 std::string order_name(Order o) { return o == Order::kRowMajor ? "row" : "col"; }
 
+void create_parent_directories(const std::string& path) {
+  const auto parent = std::filesystem::path(path).parent_path();
+  if (parent.empty()) return;
+  std::error_code ec;
+  std::filesystem::create_directories(parent, ec);
+  if (ec) throw invalid_file(path, "cannot create its folder: " + ec.message());
+}
+
 // An exclusive advisory lock on a side file, released by the destructor.
 class FileLock {
  public:
@@ -380,11 +388,7 @@ void Database::save(const std::string& path) {
   metadata.updated = iso_utc_now();
   if (metadata.created.empty()) metadata.created = metadata.updated;
   metadata.gemmtune_version = version();
-  const auto parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(parent, ec);
-  }
+  create_parent_directories(path);
   write_json_atomic(path, to_json());
 }
 
@@ -396,6 +400,13 @@ const DatabaseEntry* Database::find(const EntryKey& key) const {
 }
 
 PutOutcome Database::put(const DatabaseEntry& entry, bool replace) {
+  // JSON has no infinity or NaN: such a figure would be written as null and never read back.
+  if (!std::isfinite(entry.gflops) || !std::isfinite(entry.time.median_ms)) {
+    throw invalid_argument("database entry " + entry.key.kernel + " " +
+                           std::to_string(entry.key.shape.m) + "x" +
+                           std::to_string(entry.key.shape.n) + "x" +
+                           std::to_string(entry.key.shape.k) + " has a non-finite time or rate");
+  }
   auto it = std::lower_bound(entries_.begin(), entries_.end(), entry, key_less);
   if (it == entries_.end() || !(it->key == entry.key)) {
     entries_.insert(it, entry);
@@ -437,6 +448,7 @@ Database::Match Database::nearest(const EntryKey& key) const {
 
 PutOutcome Database::update(const std::string& path, const DatabaseDevice& device,
                             const DatabaseEntry& entry, bool replace) {
+  create_parent_directories(path);
   FileLock lock(path + ".lock");
   Database db;
   std::error_code ec;

@@ -168,11 +168,35 @@ EntryReport analyze_entry(const DatabaseEntry& entry, const KernelSpec* spec,
   r.parameters = entry.parameters;
   const int64_t elem = element_bytes(entry.key.precision);
   const Context ctx{{"ELEM_BYTES", elem}};
-  Values values(spec, entry.parameters, ctx);
+  // Estimates need every parameter the template knows; an entry written by an older template
+  // gets the defaults for what it lacks (said in the notes), and one with names the template no
+  // longer has gets no estimates at all.
+  Configuration params = entry.parameters;
+  const bool had_spec = spec != nullptr;
+  if (spec) {
+    std::vector<std::string> missing;
+    for (const auto& p : spec->parameters()) {
+      if (!params.count(p.name)) missing.push_back(p.name);
+    }
+    try {
+      params = spec->complete(entry.parameters);
+      if (!missing.empty()) {
+        std::string names;
+        for (const auto& m : missing) names += (names.empty() ? "" : ", ") + m;
+        r.notes.push_back("parameters missing from the entry, estimated with template defaults: " +
+                          names);
+      }
+    } catch (const Error& e) {
+      r.notes.push_back(std::string("parameters do not match the kernel spec (") + e.what() +
+                        "): estimates skipped");
+      spec = nullptr;
+    }
+  }
+  Values values(spec, params, ctx);
   const std::string measured =
       "measured (" + (entry.usage.source.empty() ? std::string("driver") : entry.usage.source) + ")";
   const std::string estimate = "estimate (kernel spec)";
-  if (!spec) r.notes.push_back("no kernel spec for " + entry.key.kernel + ": estimates skipped");
+  if (!had_spec) r.notes.push_back("no kernel spec for " + entry.key.kernel + ": estimates skipped");
   if (!profile) r.notes.push_back("no device profile: device figures unknown");
   if (entry.status != Status::kOk) {
     r.notes.push_back("entry status is " + to_string(entry.status) + ": " + entry.message);
@@ -186,7 +210,7 @@ EntryReport analyze_entry(const DatabaseEntry& entry, const KernelSpec* spec,
     lds = *entry.usage.local_mem_bytes;
     lds_basis = measured;
   } else if (spec) {
-    lds = spec->local_mem_bytes(entry.parameters, ctx);
+    lds = spec->local_mem_bytes(params, ctx);
     lds_basis = estimate;
   }
   {
@@ -223,7 +247,7 @@ EntryReport analyze_entry(const DatabaseEntry& entry, const KernelSpec* spec,
     regs = *entry.usage.registers;
     regs_basis = measured;
   } else if (spec) {
-    regs = spec->registers(entry.parameters, ctx);
+    regs = spec->registers(params, ctx);
     regs_basis = estimate;
   }
   {
@@ -264,7 +288,7 @@ EntryReport analyze_entry(const DatabaseEntry& entry, const KernelSpec* spec,
 
   // Work-group size and the wavefront.
   std::optional<int64_t> wg;
-  if (spec) wg = spec->work_group_size(entry.parameters, ctx);
+  if (spec) wg = spec->work_group_size(params, ctx);
   if (!wg) {
     auto mc = values.get("MDIMC"), nc = values.get("NDIMC");
     if (mc && nc) wg = *mc * *nc;

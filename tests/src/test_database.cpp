@@ -278,7 +278,7 @@ TEST_CASE("two processes updating one database lose nothing", "[database]") {
           // Different keys per writer, plus one key that both keep improving.
           Database::update(path, dev, make_entry(writer ? "xgemm" : "xgemm_direct", 16 + i, 1.0),
                            false);
-          Database::update(path, dev, make_entry("xgemm_fast", 64, 100.0 * writer + i), false);
+          Database::update(path, dev, make_entry("xgemm_fast", 64, 100.0 * writer + i + 1), false);
         }
       } catch (...) {
         code = 1;
@@ -299,5 +299,12 @@ TEST_CASE("two processes updating one database lose nothing", "[database]") {
   shared.kernel = "xgemm_fast";
   shared.shape = Shape{64, 64, 64};
   REQUIRE(db.find(shared));
-  CHECK(db.find(shared)->gflops == 100.0 + kPerWriter - 1);
+  CHECK(db.find(shared)->gflops == 100.0 + kPerWriter);
+}
+
+TEST_CASE("database refuses an entry with a non-finite time", "[database]") {
+  Database db;
+  auto e = make_entry("xgemm", 64, 0.0);  // a zero rate gives an infinite time
+  CHECK_THAT(error_of([&] { db.put(e, false); }), Catch::Contains("non-finite"));
+  CHECK(db.entries().empty());
 }

@@ -35,7 +35,7 @@ TEST_CASE("the default device is the first GPU, else the first CPU", "[device]")
   CHECK(select_device_from(cpu_only, "").info.name == "pthread-x");
 }
 
-TEST_CASE("--device selects by profile, name substring and indices", "[device]") {
+TEST_CASE("device option selects by profile, name substring and indices", "[device]") {
   CHECK(select_device_from(machine(), "gfx906").info.selector() == "1:1");
   CHECK(select_device_from(machine(), "GFX1012").info.selector() == "1:0");
   CHECK(select_device_from(machine(), "sm_90").info.name == "NVIDIA H200");

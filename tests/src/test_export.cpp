@@ -259,7 +259,7 @@ TEST_CASE("c-header is a self-contained header that compiles and finds entries",
          "  for (i = 0; i < t->num_params; ++i) printf(\"%s=%lld\\n\", t->params[i].name, "
          "t->params[i].value);\n"
          "  return 0;\n}\n";
-  const std::string cmd = "cc -std=c89 -pedantic -Wall -Werror -o " + dir + "/main " + dir +
+  const std::string cmd = "cc -std=c99 -pedantic -Wall -Werror -o " + dir + "/main " + dir +
                           "/main.c 2>" + dir + "/cc.log && " + dir + "/main >" + dir + "/out.txt";
   REQUIRE(std::system(cmd.c_str()) == 0);
   const std::string out = read_text_file(dir + "/out.txt");

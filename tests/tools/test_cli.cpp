@@ -56,7 +56,7 @@ TEST_CASE("CLI errors are one line with a non-zero exit", "[cli]") {
   }
 }
 
-TEST_CASE("--version and --help succeed", "[cli]") {
+TEST_CASE("version and help options succeed", "[cli]") {
   CHECK(run_gemmtune("--version").exit_code == 0);
   auto h = run_gemmtune("--help");
   CHECK(h.exit_code == 0);
