@@ -36,7 +36,10 @@ class BayesSearcher : public Searcher {
         batch_(size_t(options.get_int("batch", 1, 1024))),
         liar_(options.get_string("liar", {"min", "mean", "max"})),
         local_starts_(size_t(options.get_int("local-starts", 0, 1000))),
-        dims_(int(space.dimensions().size())) {
+        params_(int(space.dimensions().size())),
+        dims_(params_ + (options.get_string("derived", {"yes", "no"}) == "yes"
+                             ? int(space.feature_names().size())
+                             : 0)) {
     fit_options_.restarts = int(options.get_int("fit-restarts", 0, 100));
     fit_options_.iterations = int(options.get_int("fit-iterations", 1, 100000));
   }
@@ -45,7 +48,7 @@ class BayesSearcher : public Searcher {
 
  protected:
   std::optional<size_t> propose() override {
-    if (dims_ == 0) return random_unseen();
+    if (params_ == 0) return random_unseen();
     size_t ok = 0;
     for (const auto& o : history()) ok += o.ok ? 1 : 0;
     if (history().size() + pending_count() < init_count_ || ok < 2) return initial_point();
@@ -61,14 +64,14 @@ class BayesSearcher : public Searcher {
     const size_t n = space_.size();
     // Too large a space is searched through a sample of rows.
     const size_t limit = 50000;
-    std::vector<double> x(dims_);
+    std::vector<double> x(params_);
     std::optional<size_t> best;
     double best_d = std::numeric_limits<double>::infinity();
     auto consider = [&](size_t i) {
       if (seen(i)) return;
       space_.encode(i, x.data());
       double dist = 0;
-      for (int k = 0; k < dims_; ++k) dist += (x[k] - target[k]) * (x[k] - target[k]);
+      for (int k = 0; k < params_; ++k) dist += (x[k] - target[k]) * (x[k] - target[k]);
       if (dist < best_d) {
         best_d = dist;
         best = i;
@@ -85,8 +88,8 @@ class BayesSearcher : public Searcher {
   // A Latin hypercube of init_count_ points in [0,1]^d.
   void make_design() {
     const size_t k = init_count_;
-    design_.assign(k, std::vector<double>(dims_));
-    for (int d = 0; d < dims_; ++d) {
+    design_.assign(k, std::vector<double>(params_));
+    for (int d = 0; d < params_; ++d) {
       std::vector<size_t> strata(k);
       for (size_t i = 0; i < k; ++i) strata[i] = i;
       rng_.shuffle(strata);
@@ -244,8 +247,8 @@ class BayesSearcher : public Searcher {
 
   // Row `r` of `m` (column-major, so rows are strided) gets the encoding of space row `row`.
   void encode_row(size_t row, Eigen::MatrixXd& m, Eigen::Index r) {
-    buffer_.resize(dims_);
-    space_.encode(row, buffer_.data());
+    buffer_.resize(params_ + space_.feature_names().size());
+    space_.encode_with_features(row, buffer_.data());
     for (int k = 0; k < dims_; ++k) m(r, k) = buffer_[k];
   }
 
@@ -255,7 +258,8 @@ class BayesSearcher : public Searcher {
   size_t init_count_, candidates_, batch_;
   std::string liar_;
   size_t local_starts_;
-  int dims_;
+  int params_;  // parameter dimensions (the initial design spans these)
+  int dims_;    // model inputs: parameters, then derived features when used
   GpFitOptions fit_options_;
   GaussianProcess gp_;
   size_t fitted_size_ = 0;
@@ -282,6 +286,9 @@ StrategyInfo bayes_strategy() {
               {"local-starts", "5",
                "best sampled candidates refined by hill climbing on the acquisition (large "
                "spaces)"},
+              {"derived", "yes",
+               "also model the template's derived values (work per work-item, work-group size, "
+               "resources) when the space provides them: yes or no"},
               {"fit-restarts", "1", "random restarts of the hyperparameter fit"},
               {"fit-iterations", "60", "gradient steps per hyperparameter fit"},
           },

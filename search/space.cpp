@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <set>
 
@@ -120,6 +121,76 @@ std::optional<size_t> SearchSpace::index_of(const Configuration& config) const {
 
 void SearchSpace::encode(size_t index, double* out) const {
   for (size_t d = 0; d < dims_.size(); ++d) out[d] = scaled_[dims_[d]][level(index, dims_[d])];
+}
+
+void SearchSpace::add_feature(const std::string& name, const std::vector<double>& raw) {
+  if (raw.size() != size_) {
+    throw Error(ErrorCode::kInternal, "feature " + name + " has " + std::to_string(raw.size()) +
+                                          " values for " + std::to_string(size_) + " rows");
+  }
+  const auto [lo_it, hi_it] = std::minmax_element(raw.begin(), raw.end());
+  const double lo = raw.empty() ? 0 : *lo_it, hi = raw.empty() ? 0 : *hi_it;
+  const bool use_log = lo > 0;
+  const double a = use_log ? std::log2(lo) : lo, b = use_log ? std::log2(hi) : hi;
+  const size_t old_f = feature_names_.size(), new_f = old_f + 1;
+  std::vector<float> merged(size_ * new_f);
+  for (size_t i = 0; i < size_; ++i) {
+    for (size_t f = 0; f < old_f; ++f) merged[i * new_f + f] = features_[i * old_f + f];
+    const double v = use_log ? std::log2(raw[i]) : raw[i];
+    merged[i * new_f + old_f] = b > a ? float((v - a) / (b - a)) : 0.0f;
+  }
+  features_ = std::move(merged);
+  feature_names_.push_back(name);
+}
+
+size_t SearchSpace::add_spec_features(const KernelSpec& spec, const Context& context) {
+  std::vector<std::pair<std::string, std::function<std::optional<int64_t>(const Configuration&)>>>
+      formulas;
+  for (const auto& d : spec.derived()) {
+    formulas.emplace_back(d.name, [&spec, &context, &d](const Configuration& c) {
+      return spec.evaluate(d.expr, c, context);
+    });
+  }
+  formulas.emplace_back("work_group_size", [&](const Configuration& c) {
+    return spec.work_group_size(c, context);
+  });
+  formulas.emplace_back("local_memory_bytes", [&](const Configuration& c) {
+    return spec.local_mem_bytes(c, context);
+  });
+  formulas.emplace_back("registers", [&](const Configuration& c) {
+    return spec.registers(c, context);
+  });
+  size_t added = 0;
+  for (const auto& [name, formula] : formulas) {
+    std::vector<double> raw(size_);
+    bool usable = true;
+    for (size_t i = 0; i < size_ && usable; ++i) {
+      const auto v = formula(config(i));
+      usable = v.has_value();
+      if (usable) raw[i] = double(*v);
+    }
+    if (!usable || raw.empty()) continue;
+    if (std::all_of(raw.begin(), raw.end(), [&](double v) { return v == raw[0]; })) continue;
+    // A feature equal to a parameter adds nothing.
+    bool duplicate = false;
+    for (size_t p = 0; p < parameters_.size() && !duplicate; ++p) {
+      bool same = true;
+      for (size_t i = 0; i < size_ && same; ++i) {
+        same = raw[i] == double(parameters_[p].values[level(i, p)]);
+      }
+      duplicate = same;
+    }
+    if (duplicate) continue;
+    add_feature(name, raw);
+    ++added;
+  }
+  return added;
+}
+
+void SearchSpace::encode_with_features(size_t index, double* out) const {
+  encode(index, out);
+  const size_t nf = feature_names_.size();
+  for (size_t f = 0; f < nf; ++f) out[dims_.size() + f] = features_[index * nf + f];
 }
 
 std::vector<size_t> SearchSpace::neighbours(size_t index) const {

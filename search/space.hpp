@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -37,6 +38,17 @@ class SearchSpace {
   // The configuration encoded in [0,1]^dimensions(): log2 of the value scaled between the smallest
   // and largest value (linear scaling when a value is not positive).
   void encode(size_t index, double* out) const;
+
+  // Extra model inputs computed from the configuration (e.g. a template's derived values such as
+  // work per work-item or work-group size, which GEMM speed depends on more directly than on the
+  // raw parameters), scaled like parameters. `raw` holds one value per row.
+  void add_feature(const std::string& name, const std::vector<double>& raw);
+  // The template's derived values and resource formulas that vary over the space and are not
+  // already a parameter; returns how many were added.
+  size_t add_spec_features(const KernelSpec& spec, const Context& context);
+  const std::vector<std::string>& feature_names() const { return feature_names_; }
+  // dimensions() followed by the features.
+  void encode_with_features(size_t index, double* out) const;
   double encoded_level(size_t dim, int level) const { return scaled_[dims_[dim]][level]; }
 
   // Valid configurations that differ from `index` in one parameter moved to an adjacent value.
@@ -55,6 +67,8 @@ class SearchSpace {
   std::vector<uint64_t> radix_;
   std::unordered_map<uint64_t, uint32_t> index_;
   size_t size_ = 0;
+  std::vector<std::string> feature_names_;
+  std::vector<float> features_;  // size_ rows of feature_names_.size(), scaled to [0,1]
 };
 
 }  // namespace gemmtune

@@ -48,7 +48,11 @@ StrategyEvalReport evaluate_strategies(const ReplayEvaluator& replay, const Prob
   StrategyEvalReport report;
   report.problem = problem;
   const auto configs = replay.configurations(problem);
-  const SearchSpace space = SearchSpace::from_configurations(configs);
+  SearchSpace space = SearchSpace::from_configurations(configs);
+  if (settings.spec) {
+    space.add_spec_features(*settings.spec,
+                            Context{{"ELEM_BYTES", element_bytes(problem.precision)}});
+  }
   report.space_size = space.size();
   const auto best = replay.best(problem);
   if (!best) {

@@ -24,6 +24,8 @@ struct StrategyEvalSettings {
   int threads = 1;
   std::vector<int> budgets = {10, 20, 40, 100};
   std::vector<double> thresholds = {0.90, 0.95, 0.99};
+  // The recorded kernel's template, when available: its derived values become model features.
+  const KernelSpec* spec = nullptr;
 };
 
 struct ThresholdStats {

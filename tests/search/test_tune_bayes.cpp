@@ -9,6 +9,7 @@
 
 #include "search/strategy_eval.hpp"
 #include "tests/search/synthetic_space.hpp"
+#include "tests/test_support.hpp"
 
 using namespace gemmtune;
 
@@ -47,6 +48,9 @@ TEST_CASE("strategies on the synthetic GPU-like space", "[.tune]") {
     s.strategies.push_back(list.substr(pos, comma == std::string::npos ? comma : comma - pos));
     pos = comma == std::string::npos ? comma : comma + 1;
   }
+  static const KernelSpec spec =
+      KernelSpec::load(test::source_path("kernel_templates/xgemm.json"));
+  if (!std::getenv("TUNE_NO_FEATURES")) s.spec = &spec;
   s.seeds = std::getenv("TUNE_SEEDS") ? std::atoi(std::getenv("TUNE_SEEDS")) : 20;
   s.max_evals = 100;
   s.threads = 2;
