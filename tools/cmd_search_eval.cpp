@@ -2,7 +2,10 @@
 // seeds: evaluations needed to reach 90/95/99% of the recorded optimum and the fraction of the
 // optimum reached after fixed budgets.
 #include <cmath>
+#include <filesystem>
 #include <iostream>
+#include <map>
+#include <memory>
 #include <sstream>
 #include <thread>
 
@@ -11,6 +14,7 @@
 
 #include "search/strategy_eval.hpp"
 #include "src/error.hpp"
+#include "src/kernel_spec.hpp"
 #include "tools/commands.hpp"
 
 namespace gemmtune::cli {
@@ -27,6 +31,8 @@ struct EvalArgs {
   int max_evals = 100;
   int lookahead = 2;
   int threads = 0;
+  std::vector<int> budgets = {10, 20, 40, 60, 100};
+  bool no_spec = false;
   bool json = false;
 };
 
@@ -75,7 +81,23 @@ void print_report(const StrategyEvalReport& r, const StrategyEvalSettings& s) {
   }
 }
 
-void run_search_eval(const EvalArgs& a) {
+// The template of a recorded kernel, whose derived values the model-based strategies use as
+// features; null (with a note) when the templates folder has no such kernel.
+const KernelSpec* load_spec(const GlobalOptions& options, const std::string& kernel,
+                            std::map<std::string, std::unique_ptr<KernelSpec>>& cache) {
+  auto it = cache.find(kernel);
+  if (it != cache.end()) return it->second.get();
+  const std::string path = templates_dir(options) + "/" + kernel + ".json";
+  std::unique_ptr<KernelSpec> spec;
+  if (!kernel.empty() && std::filesystem::exists(path)) {
+    spec = std::make_unique<KernelSpec>(KernelSpec::load(path));
+  } else {
+    spdlog::warn("no template {} for the recorded kernel: models see the parameters only", path);
+  }
+  return cache.emplace(kernel, std::move(spec)).first->second.get();
+}
+
+void run_search_eval(const GlobalOptions& options, const EvalArgs& a) {
   ReplayEvaluator replay(a.replay);
   StrategyEvalSettings s;
   s.strategies.clear();
@@ -100,6 +122,11 @@ void run_search_eval(const EvalArgs& a) {
   s.first_seed = a.first_seed;
   s.max_evals = a.max_evals;
   s.lookahead = size_t(a.lookahead);
+  s.budgets.clear();
+  for (int b : a.budgets) {
+    if (b < 1) throw invalid_argument("--budgets must be positive");
+    if (b <= a.max_evals) s.budgets.push_back(b);
+  }
   s.threads = a.threads > 0 ? a.threads : int(std::max(1u, std::thread::hardware_concurrency()));
 
   std::vector<Problem> problems;
@@ -115,13 +142,19 @@ void run_search_eval(const EvalArgs& a) {
     }
   }
   nlohmann::json out = nlohmann::json::array();
+  std::map<std::string, std::unique_ptr<KernelSpec>> specs;
   for (const auto& p : problems) {
+    s.spec = a.no_spec ? nullptr : load_spec(options, p.kernel, specs);
     const auto report = evaluate_strategies(replay, p, s);
     if (a.json) {
       nlohmann::json j = report;
-      j["settings"] = {{"seeds", s.seeds},         {"first_seed", s.first_seed},
-                       {"max_evals", s.max_evals}, {"lookahead", s.lookahead},
-                       {"replay", a.replay},       {"strategy_options", a.strategy_options}};
+      j["settings"] = {{"seeds", s.seeds},
+                       {"first_seed", s.first_seed},
+                       {"max_evals", s.max_evals},
+                       {"lookahead", s.lookahead},
+                       {"replay", a.replay},
+                       {"strategy_options", a.strategy_options},
+                       {"derived_features", s.spec != nullptr}};
       out.push_back(j);
     } else {
       print_report(report, s);
@@ -150,8 +183,14 @@ void set_search_eval_command(CLI::App& app, GlobalOptions& options) {
                   "Proposals in flight (2: one timed while the next compiles)")
       ->capture_default_str();
   cmd->add_option("--threads", a->threads, "Runs in parallel (default: the cores available)");
+  cmd->add_option("--budgets", a->budgets,
+                  "Evaluation counts at which to report the fraction reached")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_flag("--no-template", a->no_spec,
+                "Do not load the recorded kernel's template (models see the parameters only)");
   cmd->add_flag("--json", a->json, "Print JSON instead of tables");
-  cmd->callback([a]() { run_search_eval(*a); });
+  cmd->callback([a, &options]() { run_search_eval(options, *a); });
 }
 
 }  // namespace gemmtune::cli
