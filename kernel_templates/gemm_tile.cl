@@ -39,18 +39,25 @@
 
 #define realM GT_CAT(real, VWM)
 #define realN GT_CAT(real, VWN)
+// Vectors of the arithmetic type from and to private arrays.
 #define VLOAD_M(p) GT_CAT(GT_VLOAD_, VWM)(p)
 #define VLOAD_N(p) GT_CAT(GT_VLOAD_, VWN)(p)
 #define VSTORE_M(v, p) GT_CAT(GT_VSTORE_, VWM)(v, p)
 #define VSTORE_N(v, p) GT_CAT(GT_VSTORE_, VWN)(v, p)
+// Vectors from and to matrix memory (converted for 16acc32): local tiles and, when not aligned,
+// global memory.
+#define MLOAD_M(p) GT_CAT(GT_MLOAD_, VWM)(p)
+#define MLOAD_N(p) GT_CAT(GT_MLOAD_, VWN)(p)
+#define MSTORE_M(v, p) GT_CAT(GT_MSTORE_, VWM)(v, p)
+#define MSTORE_N(v, p) GT_CAT(GT_MSTORE_, VWN)(v, p)
 #if GLOBAL_VECTORS_ALIGNED
-#define GLOAD_M(p) (*(const __global realM*)(p))
-#define GLOAD_N(p) (*(const __global realN*)(p))
-#define GSTORE_M(v, p) (*(__global realM*)(p) = (v))
+#define GLOAD_M(p) GT_CAT(GT_MLOADA_, VWM)(p)
+#define GLOAD_N(p) GT_CAT(GT_MLOADA_, VWN)(p)
+#define GSTORE_M(v, p) GT_CAT(GT_MSTOREA_, VWM)(v, p)
 #else
-#define GLOAD_M(p) VLOAD_M(p)
-#define GLOAD_N(p) VLOAD_N(p)
-#define GSTORE_M(v, p) VSTORE_M(v, p)
+#define GLOAD_M(p) MLOAD_M(p)
+#define GLOAD_N(p) MLOAD_N(p)
+#define GSTORE_M(v, p) MSTORE_M(v, p)
 #endif
 
 // Vector i of work-item t along M (j along N), in vectors from the tile's origin: STRM=0 gives a
@@ -66,16 +73,17 @@
 #define NV(t, j) ((j) * NDIMC + (t))
 #endif
 
-// Element (m, k) of op(A) and (k, n) of op(B), column-major storage.
+// Element (m, k) of op(A) and (k, n) of op(B), column-major storage, as a value of the
+// arithmetic type.
 #if TRANSA == 0
-#define A_AT(m, k) agm[(k) * lda + (m)]
+#define A_AT(m, k) GT_LOAD(agm + (k) * lda + (m))
 #else
-#define A_AT(m, k) agm[(m) * lda + (k)]
+#define A_AT(m, k) GT_LOAD(agm + (m) * lda + (k))
 #endif
 #if TRANSB == 0
-#define B_AT(k, n) bgm[(n) * ldb + (k)]
+#define B_AT(k, n) GT_LOAD(bgm + (n) * ldb + (k))
 #else
-#define B_AT(k, n) bgm[(k) * ldb + (n)]
+#define B_AT(k, n) GT_LOAD(bgm + (k) * ldb + (n))
 #endif
 
 // Whether the output is combined with C: beta == 0 must not read C, which may hold NaN.
@@ -88,9 +96,9 @@
 #if SA == 1
 // Stages the KWG x MWG slice of op(A) at (m0, k0) as alm[k * ALD + m]; outside the matrix
 // (only when !full) it stores zeros, which add nothing to the products.
-inline void load_tile_a(const __global real* restrict agm, const int lda, const int m0,
+inline void load_tile_a(const __global mreal* restrict agm, const int lda, const int m0,
                         const int k0, const int M, const int K, const bool full,
-                        __local real* alm) {
+                        __local mreal* alm) {
   const int tid = get_local_id(1) * MDIMC + get_local_id(0);
 #if TRANSA == 0
   // A is contiguous along M: MDIMA neighbouring work-items read neighbouring vectors.
@@ -102,14 +110,14 @@ inline void load_tile_a(const __global real* restrict agm, const int lda, const 
 #pragma unroll
     for (int i = 0; i < MWG / (MDIMA * VWM); ++i) {
       const int m = (tm + i * MDIMA) * VWM;
-      __local real* dst = alm + k * ALD + m;
+      __local mreal* dst = alm + k * ALD + m;
       if (full) {
-        VSTORE_M(GLOAD_M(agm + (k0 + k) * lda + m0 + m), dst);
+        MSTORE_M(GLOAD_M(agm + (k0 + k) * lda + m0 + m), dst);
       } else {
         for (int v = 0; v < VWM; ++v) {
           const int gm = m0 + m + v;
           const int gk = k0 + k;
-          dst[v] = (gm < M && gk < K) ? A_AT(gm, gk) : ZERO;
+          GT_STORE((gm < M && gk < K) ? A_AT(gm, gk) : ZERO, dst + v);
         }
       }
     }
@@ -126,7 +134,7 @@ inline void load_tile_a(const __global real* restrict agm, const int lda, const 
       const int m = tm + i * MDIMA;
       const int gm = m0 + m;
       const int gk = k0 + k;
-      alm[k * ALD + m] = (full || (gm < M && gk < K)) ? A_AT(gm, gk) : ZERO;
+      GT_STORE((full || (gm < M && gk < K)) ? A_AT(gm, gk) : ZERO, alm + k * ALD + m);
     }
   }
 #endif
@@ -135,9 +143,9 @@ inline void load_tile_a(const __global real* restrict agm, const int lda, const 
 
 #if SB == 1
 // Stages the KWG x NWG slice of op(B) at (k0, n0) as blm[k * BLD + n], zeros outside.
-inline void load_tile_b(const __global real* restrict bgm, const int ldb, const int n0,
+inline void load_tile_b(const __global mreal* restrict bgm, const int ldb, const int n0,
                         const int k0, const int N, const int K, const bool full,
-                        __local real* blm) {
+                        __local mreal* blm) {
   const int tid = get_local_id(1) * MDIMC + get_local_id(0);
 #if TRANSB == 1
   // op(B) is contiguous along N: NDIMB neighbouring work-items read neighbouring vectors.
@@ -149,14 +157,14 @@ inline void load_tile_b(const __global real* restrict bgm, const int ldb, const 
 #pragma unroll
     for (int i = 0; i < NWG / (NDIMB * VWN); ++i) {
       const int n = (tn + i * NDIMB) * VWN;
-      __local real* dst = blm + k * BLD + n;
+      __local mreal* dst = blm + k * BLD + n;
       if (full) {
-        VSTORE_N(GLOAD_N(bgm + (k0 + k) * ldb + n0 + n), dst);
+        MSTORE_N(GLOAD_N(bgm + (k0 + k) * ldb + n0 + n), dst);
       } else {
         for (int v = 0; v < VWN; ++v) {
           const int gn = n0 + n + v;
           const int gk = k0 + k;
-          dst[v] = (gn < N && gk < K) ? B_AT(gk, gn) : ZERO;
+          GT_STORE((gn < N && gk < K) ? B_AT(gk, gn) : ZERO, dst + v);
         }
       }
     }
@@ -173,7 +181,7 @@ inline void load_tile_b(const __global real* restrict bgm, const int ldb, const 
       const int n = tn + i * NDIMB;
       const int gn = n0 + n;
       const int gk = k0 + k;
-      blm[k * BLD + n] = (full || (gn < N && gk < K)) ? B_AT(gk, gn) : ZERO;
+      GT_STORE((full || (gn < N && gk < K)) ? B_AT(gk, gn) : ZERO, blm + k * BLD + n);
     }
   }
 #endif
@@ -182,21 +190,23 @@ inline void load_tile_b(const __global real* restrict bgm, const int ldb, const 
 
 __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1)))
 void GEMM_ENTRY(const int M, const int N, const int K, const real_arg alpha,
-                const real_arg beta, const __global real* restrict A, const int a_offset,
-                const int lda, const __global real* restrict B, const int b_offset,
-                const int ldb, __global real* C, const int c_offset, const int ldc) {
+                const real_arg beta, const __global mreal* restrict A, const int a_offset,
+                const int lda, const __global mreal* restrict B, const int b_offset,
+                const int ldb, __global mreal* C, const int c_offset,
+                const int ldc GT_BATCH_ARGS) {
   const int tm = get_local_id(0);
   const int tn = get_local_id(1);
   const int m0 = get_group_id(0) * MWG;
   const int n0 = get_group_id(1) * NWG;
-  const __global real* restrict agm = A + a_offset;
-  const __global real* restrict bgm = B + b_offset;
-  __global real* cgm = C + c_offset;
+  // The matrices of this work-group's batch entry (the only ones without batching).
+  const __global mreal* restrict agm = A + a_offset + GT_BATCH_A;
+  const __global mreal* restrict bgm = B + b_offset + GT_BATCH_B;
+  __global mreal* cgm = C + c_offset + GT_BATCH_C;
 #if SA == 1
-  __local real alm[KWG * ALD];
+  GT_LOCAL_ARRAY(alm, KWG * ALD);
 #endif
 #if SB == 1
-  __local real blm[KWG * BLD];
+  GT_LOCAL_ARRAY(blm, KWG * BLD);
 #endif
 #if EDGE_CHECKS
   const bool full_mn = m0 + MWG <= M && n0 + NWG <= N;
@@ -237,7 +247,7 @@ void GEMM_ENTRY(const int M, const int N, const int K, const real_arg alpha,
         for (int i = 0; i < MVI; ++i) {
           const int m = MV(tm, i) * VWM;
 #if SA == 1
-          apm[i] = VLOAD_M(alm + k * ALD + m);
+          apm[i] = MLOAD_M(alm + k * ALD + m);
 #elif TRANSA == 0
           apm[i] = GLOAD_M(agm + (k0 + k) * lda + m0 + m);
 #else
@@ -251,7 +261,7 @@ void GEMM_ENTRY(const int M, const int N, const int K, const real_arg alpha,
         for (int j = 0; j < NVI; ++j) {
           const int n = NV(tn, j) * VWN;
 #if SB == 1
-          VSTORE_N(VLOAD_N(blm + k * BLD + n), bpm + j * VWN);
+          VSTORE_N(MLOAD_N(blm + k * BLD + n), bpm + j * VWN);
 #elif TRANSB == 1
           VSTORE_N(GLOAD_N(bgm + (k0 + k) * ldb + n0 + n), bpm + j * VWN);
 #else
@@ -295,7 +305,7 @@ void GEMM_ENTRY(const int M, const int N, const int K, const real_arg alpha,
 #endif
         }
 #endif
-        __global real* cp = cgm + n * ldc + m;
+        __global mreal* cp = cgm + n * ldc + m;
         if (full_mn) {
           if (GT_READ_C(b)) r += b * GLOAD_M(cp);
           GSTORE_M(r, cp);
@@ -304,7 +314,7 @@ void GEMM_ENTRY(const int M, const int N, const int K, const real_arg alpha,
           VSTORE_M(r, out);
 #pragma unroll
           for (int u = 0; u < VWM; ++u) {
-            if (m + u < M) cp[u] = GT_READ_C(b) ? out[u] + b * cp[u] : out[u];
+            if (m + u < M) GT_STORE(GT_READ_C(b) ? out[u] + b * GT_LOAD(cp + u) : out[u], cp + u);
           }
         }
       }

@@ -8,9 +8,6 @@
 //
 // Every tunable below has a default; the host only adds -D defines.
 
-#ifndef PRECISION
-#define PRECISION 32  // 32 (float) or 64 (double)
-#endif
 #ifndef TRANSA
 #define TRANSA 0  // 1: A is stored K x M (op(A) = A^T)
 #endif
@@ -92,22 +89,11 @@
 #define MCHUNKS (MWG / VWM)
 #define NCHUNKS (NWG / VWN)
 
-#if PRECISION == 64
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-typedef double real;
-typedef double2 real2;
-typedef double4 real4;
-typedef double8 real8;
-typedef double16 real16;
-#define ZERO 0.0
-#else
-typedef float real;
-typedef float2 real2;
-typedef float4 real4;
-typedef float8 real8;
-typedef float16 real16;
-#define ZERO 0.0f
-#endif
+// Element types for PRECISION (real: arithmetic, mreal: matrices in memory, which differ for
+// 16acc32), converting loads and stores, and the batch arguments. Split-K shares dimension 2
+// with the batch: SPLITK work-groups per batch entry.
+#define GT_BATCH_GROUPS_Z SPLITK
+#include "common.cl"
 
 // Vector types of the fragment reads, and their unpacking into private arrays.
 #if VWM == 1
@@ -145,17 +131,30 @@ typedef real8 realN;
 #define STORE_N(v, p) vstore8((v), 0, (p))
 #endif
 
-// Element access of the operands in global memory (column-major, leading dimensions lda/ldb).
+// Element access of the operands in global memory (column-major, leading dimensions lda/ldb):
+// addresses, and values of the arithmetic type.
 #if TRANSA
-#define A_AT(m, k) A[(k) + (m) * lda]
+#define A_PTR(m, k) (A + (k) + (m) * lda)
 #else
-#define A_AT(m, k) A[(m) + (k) * lda]
+#define A_PTR(m, k) (A + (m) + (k) * lda)
 #endif
 #if TRANSB
-#define B_AT(k, n) B[(n) + (k) * ldb]
+#define B_PTR(k, n) (B + (n) + (k) * ldb)
 #else
-#define B_AT(k, n) B[(k) + (n) * ldb]
+#define B_PTR(k, n) (B + (k) + (n) * ldb)
 #endif
+#define A_AT(m, k) GT_LOAD(A_PTR(m, k))
+#define B_AT(k, n) GT_LOAD(B_PTR(k, n))
+// Aligned vector reads of the local tiles (converted for 16acc32, whose tiles hold half).
+#if GT_HALF_MEMORY
+#define LLOAD_M(p) GT_CAT(GT_MLOADA_, VWM)(p)
+#define LLOAD_N(p) GT_CAT(GT_MLOADA_, VWN)(p)
+#else
+#define LLOAD_M(p) (*((__local const realM*)(p)))
+#define LLOAD_N(p) (*((__local const realN*)(p)))
+#endif
+// Unaligned vector reads of global memory for the path without local memory.
+#define GLOAD_M(p) GT_CAT(GT_MLOAD_, VWM)(p)
 
 // Position in local memory of element x of row k: chunks of VW elements, optionally XOR-swizzled
 // by the row so that column-wise stores from K-contiguous loads spread over the banks.
@@ -192,8 +191,8 @@ inline real activate(real x) {
 
 // Global memory -> registers for one K tile. Consecutive threads read consecutive addresses of
 // the operand's contiguous dimension, so the loads coalesce for every layout.
-inline void load_tile(const __global real* restrict A, const int lda,
-                      const __global real* restrict B, const int ldb, const int M, const int N,
+inline void load_tile(const __global mreal* restrict A, const int lda,
+                      const __global mreal* restrict B, const int ldb, const int M, const int N,
                       const int kend, const int m0, const int n0, const int k0, const int tid,
                       real ra[A_LOADS], real rb[B_LOADS]) {
 #pragma unroll
@@ -220,7 +219,7 @@ inline void load_tile(const __global real* restrict A, const int lda,
   }
 }
 
-inline void store_tile(__local real* As, __local real* Bs, const int buf, const int tid,
+inline void store_tile(__local mreal* As, __local mreal* Bs, const int buf, const int tid,
                        const real ra[A_LOADS], const real rb[B_LOADS]) {
 #pragma unroll
   for (int l = 0; l < A_LOADS; ++l) {
@@ -230,7 +229,7 @@ inline void store_tile(__local real* As, __local real* Bs, const int buf, const 
 #else
     const int m = e % MWG, k = e / MWG;
 #endif
-    As[AS_INDEX(buf, k, m)] = ra[l];
+    GT_STORE(ra[l], As + AS_INDEX(buf, k, m));
   }
 #pragma unroll
   for (int l = 0; l < B_LOADS; ++l) {
@@ -240,23 +239,38 @@ inline void store_tile(__local real* As, __local real* Bs, const int buf, const 
 #else
     const int k = e % KWG, n = e / KWG;
 #endif
-    Bs[BS_INDEX(buf, k, n)] = rb[l];
+    GT_STORE(rb[l], Bs + BS_INDEX(buf, k, n));
   }
 }
 
 __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1)))
-void XgemmFast(const int M, const int N, const int K, const real alpha, const real beta,
-               const __global real* restrict A, const int a_offset, const int lda,
-               const __global real* restrict B, const int b_offset, const int ldb,
-               __global real* C, const int c_offset, const int ldc,
-               const __global real* restrict bias, __global real* restrict work) {
+void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
+               const real_arg beta_arg, const __global mreal* restrict A, const int a_offset,
+               const int lda, const __global mreal* restrict B, const int b_offset,
+               const int ldb, __global mreal* C, const int c_offset, const int ldc,
+               const __global mreal* restrict bias, __global real* restrict work GT_BATCH_ARGS) {
 #if LDS
+  // Aligned for the vector reads; half tiles (16acc32) are declared as ushort, see common.cl.
+#if GT_HALF_MEMORY
+  __local ushort As_bits[STAGES * KWG * ASTRIDE] __attribute__((aligned(64)));
+  __local ushort Bs_bits[STAGES * KWG * BSTRIDE] __attribute__((aligned(64)));
+  __local half* const As = (__local half*)As_bits;
+  __local half* const Bs = (__local half*)Bs_bits;
+#else
   __local real As[STAGES * KWG * ASTRIDE] __attribute__((aligned(64)));
   __local real Bs[STAGES * KWG * BSTRIDE] __attribute__((aligned(64)));
 #endif
-  A += a_offset;
-  B += b_offset;
-  C += c_offset;
+#endif
+  const real alpha = (real)alpha_arg;
+  const real beta = (real)beta_arg;
+  // This work-group's batch entry (the only one without batching); its split-K partial sums
+  // follow those of the entries before it in the workspace.
+  A += a_offset + GT_BATCH_A;
+  B += b_offset + GT_BATCH_B;
+  C += c_offset + GT_BATCH_C;
+#if SPLITK > 1
+  work += (size_t)GT_BATCH_INDEX * SPLITK * M * N;
+#endif
 
   const int tx = get_local_id(0), ty = get_local_id(1);
   const int tid = ty * MDIMC + tx;
@@ -279,7 +293,7 @@ void XgemmFast(const int M, const int N, const int K, const real alpha, const re
 
   // The K range of this work-group (all of K unless split).
 #if SPLITK > 1
-  const int split = get_group_id(2);
+  const int split = get_group_id(2) % SPLITK;
   const int kchunk = ((K + SPLITK - 1) / SPLITK + KWG - 1) / KWG * KWG;
   const int kbegin = split * kchunk;
   const int kend = min(K, kbegin + kchunk);
@@ -319,11 +333,11 @@ void XgemmFast(const int M, const int N, const int K, const real alpha, const re
       real b[NWI];
 #pragma unroll
       for (int i = 0; i < MWI / VWM; ++i) {
-        a[i] = *((__local const realM*)&As[AS_INDEX(cur, k, M_CHUNK(tx, i))]);
+        a[i] = LLOAD_M(As + AS_INDEX(cur, k, M_CHUNK(tx, i)));
       }
 #pragma unroll
       for (int j = 0; j < NWI / VWN; ++j) {
-        const realN v = *((__local const realN*)&Bs[BS_INDEX(cur, k, N_CHUNK(ty, j))]);
+        const realN v = LLOAD_N(Bs + BS_INDEX(cur, k, N_CHUNK(ty, j)));
         STORE_N(v, b + j * VWN);
       }
 #pragma unroll
@@ -371,7 +385,7 @@ void XgemmFast(const int M, const int N, const int K, const real alpha, const re
 #pragma unroll
     for (int i = 0; i < MWI / VWM; ++i) {
       if (whole[i]) {
-        a[i] = LOAD_M(&A_AT(rows[i], k));
+        a[i] = GLOAD_M(A_PTR(rows[i], k));
       } else {
         real t[VWM];
 #pragma unroll
@@ -405,13 +419,13 @@ void XgemmFast(const int M, const int N, const int K, const real alpha, const re
           work[(size_t)split * M * N + gm + (size_t)gn * M] = out[w];
 #else
           real r = alpha * out[w];
-          if (beta != ZERO) r += beta * C[gm + gn * ldc];
+          if (beta != ZERO) r += beta * GT_LOAD(C + gm + gn * ldc);
 #if BIAS == 1
-          r += bias[gm];
+          r += GT_LOAD(bias + gm);
 #elif BIAS == 2
-          r += bias[gn];
+          r += GT_LOAD(bias + gn);
 #endif
-          C[gm + gn * ldc] = activate(r);
+          GT_STORE(activate(r), C + gm + gn * ldc);
 #endif
         }
       }
@@ -421,21 +435,28 @@ void XgemmFast(const int M, const int N, const int K, const real alpha, const re
 
 // Split-K reduction: sums the SPLITK partial products and applies alpha, beta and the epilogue.
 // One work-item per element of C, M fastest so that reads and writes coalesce.
-__kernel void XgemmFastReduce(const int M, const int N, const real alpha, const real beta,
-                              __global real* C, const int c_offset, const int ldc,
-                              const __global real* restrict bias,
-                              const __global real* restrict work) {
+// Batched, it runs with the batch entry as dimension 2 (one work-group per entry there) and
+// takes the GEMM kernel's batch arguments.
+#undef GT_BATCH_GROUPS_Z
+#define GT_BATCH_GROUPS_Z 1
+__kernel void XgemmFastReduce(const int M, const int N, const real_arg alpha_arg,
+                              const real_arg beta_arg, __global mreal* C, const int c_offset,
+                              const int ldc, const __global mreal* restrict bias,
+                              const __global real* restrict work GT_BATCH_ARGS) {
   const int gm = get_global_id(0), gn = get_global_id(1);
   if (gm >= M || gn >= N) return;
-  C += c_offset;
+  const real alpha = (real)alpha_arg;
+  const real beta = (real)beta_arg;
+  C += c_offset + GT_BATCH_C;
+  work += (size_t)GT_BATCH_INDEX * SPLITK * M * N;
   real sum = ZERO;
   for (int s = 0; s < SPLITK; ++s) sum += work[(size_t)s * M * N + gm + (size_t)gn * M];
   real r = alpha * sum;
-  if (beta != ZERO) r += beta * C[gm + gn * ldc];
+  if (beta != ZERO) r += beta * GT_LOAD(C + gm + gn * ldc);
 #if BIAS == 1
-  r += bias[gm];
+  r += GT_LOAD(bias + gm);
 #elif BIAS == 2
-  r += bias[gn];
+  r += GT_LOAD(bias + gn);
 #endif
-  C[gm + gn * ldc] = activate(r);
+  GT_STORE(activate(r), C + gm + gn * ldc);
 }

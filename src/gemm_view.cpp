@@ -20,7 +20,20 @@ KernelView kernel_view(const Problem& problem) {
     v.trans_b = problem.trans_a;
     v.swap_ab = true;
   }
+  v.batch = problem.batch;
+  v.batch_layout = problem.batch_layout;
   return v;
+}
+
+bool supports_batch(const KernelSpec& spec, BatchLayout layout) {
+  const nlohmann::json& launch = spec.launch();
+  if (!launch.contains("batch") || !launch["batch"].is_object()) return false;
+  const auto& layouts = launch["batch"].value("layouts", nlohmann::json::array());
+  if (!layouts.is_array()) return false;
+  for (const auto& l : layouts) {
+    if (l.is_string() && l.get<std::string>() == to_string(layout)) return true;
+  }
+  return false;
 }
 
 namespace {
@@ -124,6 +137,21 @@ LaunchGeometry launch_geometry(const KernelSpec& spec, const Configuration& conf
                                      std::to_string(g.local[d]));
     }
   }
+  if (view.batch > 1) {
+    if (!supports_batch(spec, view.batch_layout)) {
+      throw Error(ErrorCode::kUnsupported, "kernel " + spec.name() + " does not declare the " +
+                                               to_string(view.batch_layout) + " batch layout");
+    }
+    if (g.global.size() == 2) {
+      g.global.push_back(1);
+      g.local.push_back(1);
+    }
+    if (g.local[2] != 1) {
+      throw eval.error("local",
+                       "[2] must be 1 in a batched template (dimension 2 holds the batch)");
+    }
+    g.global[2] *= static_cast<size_t>(view.batch);
+  }
   if (launch.contains("split_k")) {
     const auto& sk = launch["split_k"];
     if (!sk.is_object() || !sk.contains("parameter") || !sk["parameter"].is_string() ||
@@ -147,6 +175,14 @@ LaunchGeometry launch_geometry(const KernelSpec& spec, const Configuration& conf
                           ? eval.sizes(sk["reduce_global"], "split_k.reduce_global")
                           : std::vector<size_t>{static_cast<size_t>(round_up(g.m, 16)),
                                                 static_cast<size_t>(round_up(g.n, 16))};
+    if (view.batch > 1) {
+      // The reduction of a batch is one launch too, the entry in dimension 2.
+      if (s.reduce_global.size() != 2 || s.reduce_local.size() != 2) {
+        throw eval.error("split_k", "of a batched template needs two-dimensional reduce sizes");
+      }
+      s.reduce_global.push_back(static_cast<size_t>(view.batch));
+      s.reduce_local.push_back(1);
+    }
     g.split_k = s;
   }
   return g;

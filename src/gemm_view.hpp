@@ -22,6 +22,8 @@ struct KernelView {
   int64_t m = 0, n = 0, k = 0;
   bool trans_a = false, trans_b = false;
   bool swap_ab = false;  // the kernel's A operand is the problem's B buffer
+  int64_t batch = 1;     // GEMMs of this view computed by one launch
+  BatchLayout batch_layout = BatchLayout::kStrided;
 
   // Stored (column-major) rows of each operand; they are also the leading dimensions, since
   // the evaluator stores matrices densely.
@@ -51,8 +53,17 @@ struct LaunchGeometry {
   std::optional<SplitK> split_k;
 };
 
+// Whether the template's launch block declares batching in `layout`:
+// "batch": {"layouts": ["strided", "offsets"]}. Such a template takes the BATCH_LAYOUT define
+// and arguments of kernel_templates/common.cl and reads its batch entry from the work-group
+// index in dimension 2.
+bool supports_batch(const KernelSpec& spec, BatchLayout layout);
+
 // Evaluates the launch block for a configuration: expressions over the parameters, derived
 // values, ELEM_BYTES and the kernel-view sizes M, N, K (padded ones when "pad" is declared).
+// A batched view (batch > 1) runs as one launch: dimension 2 of the declared geometry is
+// multiplied by the batch (appended with local size 1 when only two are declared), so that
+// every batch entry gets its own work-groups.
 // Throws Error naming the template and the field for a malformed block or a value that is not
 // positive.
 LaunchGeometry launch_geometry(const KernelSpec& spec, const Configuration& config,

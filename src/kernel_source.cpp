@@ -64,19 +64,26 @@ int precision_define(Precision precision) {
     case Precision::kFP64:
       return 64;
     case Precision::kFP16:
-    case Precision::kFP16Acc32:
       return 16;
+    case Precision::kFP16Acc32:
+      return 1632;
     default:
       return 32;
   }
 }
 
+int batch_layout_define(const Problem& problem) {
+  if (problem.batch == 1) return 0;
+  return problem.batch_layout == BatchLayout::kOffsets ? 2 : 1;
+}
+
 std::string build_options(const Configuration& config, Precision precision, bool trans_a,
-                          bool trans_b, const std::string& extra) {
+                          bool trans_b, const std::string& extra, int batch_layout) {
   std::ostringstream out;
   for (const auto& [name, value] : config) out << "-D" << name << "=" << value << " ";
   out << "-DPRECISION=" << precision_define(precision) << " -DTRANSA=" << (trans_a ? 1 : 0)
       << " -DTRANSB=" << (trans_b ? 1 : 0);
+  if (batch_layout != 0) out << " -DBATCH_LAYOUT=" << batch_layout;
   if (extra.find_first_not_of(" \t") != std::string::npos) out << " " << extra;
   return out.str();
 }

@@ -15,13 +15,19 @@ namespace gemmtune {
 // including line) when something is missing.
 std::string load_kernel_source(const std::string& dir, const std::string& file);
 
-// The OpenCL C define of a precision: 16, 32 or 64 (16acc32 compiles as 16 for now).
+// The OpenCL C define of a precision: 16, 32, 64, or 1632 for 16acc32 (half in memory, float
+// arithmetic; see kernel_templates/common.cl).
 int precision_define(Precision precision);
 
-// "-DNAME=VALUE ..." for every parameter (sorted by name), then PRECISION, TRANSA, TRANSB and any
+// The BATCH_LAYOUT define of a problem: 0 for a single GEMM (batch 1, whatever its layout),
+// 1 for a strided batch, 2 for an offsets batch.
+int batch_layout_define(const Problem& problem);
+
+// "-DNAME=VALUE ..." for every parameter (sorted by name), then PRECISION, TRANSA, TRANSB,
+// BATCH_LAYOUT when not 0 (so single GEMMs build exactly as before batching existed) and any
 // `extra` options (the device profile's build_options, vendor flags).
 std::string build_options(const Configuration& config, Precision precision, bool trans_a,
-                          bool trans_b, const std::string& extra);
+                          bool trans_b, const std::string& extra, int batch_layout = 0);
 
 // The build log trimmed for a Result message: blank lines dropped, at most `max_lines` lines and
 // `max_chars` characters, with a note of what was cut.

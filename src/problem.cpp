@@ -10,10 +10,14 @@ namespace gemmtune {
 
 std::string to_string(Precision p) {
   switch (p) {
-    case Precision::kFP32: return "32";
-    case Precision::kFP64: return "64";
-    case Precision::kFP16: return "16";
-    case Precision::kFP16Acc32: return "16acc32";
+    case Precision::kFP32:
+      return "32";
+    case Precision::kFP64:
+      return "64";
+    case Precision::kFP16:
+      return "16";
+    case Precision::kFP16Acc32:
+      return "16acc32";
   }
   return "32";
 }
@@ -28,11 +32,28 @@ Precision parse_precision(const std::string& s) {
 
 int64_t element_bytes(Precision p) {
   switch (p) {
-    case Precision::kFP64: return 8;
+    case Precision::kFP64:
+      return 8;
     case Precision::kFP16:
-    case Precision::kFP16Acc32: return 2;
-    default: return 4;
+    case Precision::kFP16Acc32:
+      return 2;
+    default:
+      return 4;
   }
+}
+
+int64_t compute_bytes(Precision p) {
+  return p == Precision::kFP16Acc32 ? 4 : element_bytes(p);
+}
+
+std::string to_string(BatchLayout layout) {
+  return layout == BatchLayout::kOffsets ? "offsets" : "strided";
+}
+
+BatchLayout parse_batch_layout(const std::string& s) {
+  if (s == "strided") return BatchLayout::kStrided;
+  if (s == "offsets") return BatchLayout::kOffsets;
+  throw invalid_argument("batch layout '" + s + "' must be strided or offsets");
 }
 
 std::string Shape::to_string() const {
@@ -99,7 +120,9 @@ std::string Problem::layout() const {
   return std::string(trans_a ? "T" : "N") + (trans_b ? "T" : "N");
 }
 
-std::string Problem::order_name() const { return order == Order::kRowMajor ? "row" : "col"; }
+std::string Problem::order_name() const {
+  return order == Order::kRowMajor ? "row" : "col";
+}
 
 void set_layout(Problem& p, const std::string& layout) {
   if (layout.size() != 2 || (layout[0] != 'N' && layout[0] != 'T') ||
@@ -116,7 +139,9 @@ Order parse_order(const std::string& s) {
   throw invalid_argument("order '" + s + "' must be row or col");
 }
 
-void to_json(nlohmann::json& j, const Shape& s) { j = {{"m", s.m}, {"n", s.n}, {"k", s.k}}; }
+void to_json(nlohmann::json& j, const Shape& s) {
+  j = {{"m", s.m}, {"n", s.n}, {"k", s.k}};
+}
 void from_json(const nlohmann::json& j, Shape& s) {
   s.m = j.at("m").get<int64_t>();
   s.n = j.at("n").get<int64_t>();
@@ -124,9 +149,19 @@ void from_json(const nlohmann::json& j, Shape& s) {
 }
 
 void to_json(nlohmann::json& j, const Problem& p) {
-  j = {{"kernel", p.kernel},       {"shape", p.shape}, {"order", p.order_name()},
-       {"layout", p.layout()},     {"alpha", p.alpha}, {"beta", p.beta},
-       {"precision", to_string(p.precision)}, {"batch", p.batch}, {"epilogue", p.epilogue}};
+  j = {{"kernel", p.kernel},
+       {"shape", p.shape},
+       {"order", p.order_name()},
+       {"layout", p.layout()},
+       {"alpha", p.alpha},
+       {"beta", p.beta},
+       {"precision", to_string(p.precision)},
+       {"batch", p.batch},
+       {"epilogue", p.epilogue}};
+  // Written only where it matters, so that single problems serialise as before.
+  if (p.batch != 1 || p.batch_layout != BatchLayout::kStrided) {
+    j["batch_layout"] = to_string(p.batch_layout);
+  }
 }
 
 void from_json(const nlohmann::json& j, Problem& p) {
@@ -138,6 +173,8 @@ void from_json(const nlohmann::json& j, Problem& p) {
   p.beta = j.value("beta", 0.0);
   p.precision = parse_precision(j.value("precision", "32"));
   p.batch = j.value("batch", int64_t{1});
+  if (p.batch < 1) throw invalid_argument("batch " + std::to_string(p.batch) + " is not positive");
+  p.batch_layout = parse_batch_layout(j.value("batch_layout", "strided"));
   p.epilogue = j.value("epilogue", "");
 }
 

@@ -11,17 +11,16 @@ namespace gemmtune {
 
 enum class Precision { kFP32, kFP64, kFP16, kFP16Acc32 };
 
-std::string to_string(Precision p);           // "32", "64", "16", "16acc32"
+std::string to_string(Precision p);               // "32", "64", "16", "16acc32"
 Precision parse_precision(const std::string& s);  // throws Error on an unknown name
-int64_t element_bytes(Precision p);           // storage size of one element
+int64_t element_bytes(Precision p);               // storage size of one element
+int64_t compute_bytes(Precision p);  // size of one element of the arithmetic (4 for 16acc32)
 
 struct Shape {
   int64_t m = 0, n = 0, k = 0;
   std::string to_string() const;  // "1024x1024x1024"
   bool operator==(const Shape& o) const { return m == o.m && n == o.n && k == o.k; }
-  bool operator<(const Shape& o) const {
-    return m != o.m ? m < o.m : n != o.n ? n < o.n : k < o.k;
-  }
+  bool operator<(const Shape& o) const { return m != o.m ? m < o.m : n != o.n ? n < o.n : k < o.k; }
 };
 
 // "MxNxK" (or a single "N" for N×N×N); dimensions must be positive. Throws Error naming the item.
@@ -33,6 +32,17 @@ std::vector<Shape> read_shapes_file(const std::string& path);
 
 enum class Order { kRowMajor, kColMajor };
 
+// Where the matrices of a batched problem lie (batch > 1; ignored for batch 1).
+// kStrided: each operand is one buffer holding its matrices a fixed stride apart.
+// kOffsets: each operand is one buffer plus an array of per-matrix element offsets. This stands
+// in for the pointer-array form of batched BLAS: OpenCL 1.2 cannot pass an array of buffer
+// pointers to a kernel, but an array of offsets into one buffer per operand places the matrices
+// just as freely.
+enum class BatchLayout { kStrided, kOffsets };
+
+std::string to_string(BatchLayout layout);             // "strided", "offsets"
+BatchLayout parse_batch_layout(const std::string& s);  // throws Error on an unknown name
+
 struct Problem {
   std::string kernel = "xgemm";
   Shape shape;
@@ -42,7 +52,8 @@ struct Problem {
   double alpha = 1.0;
   double beta = 0.0;
   Precision precision = Precision::kFP32;
-  int64_t batch = 1;
+  int64_t batch = 1;  // independent GEMMs of the same shape, computed by one launch
+  BatchLayout batch_layout = BatchLayout::kStrided;
   std::string epilogue;  // "" or a comma list such as "bias,relu"
 
   // "NN", "NT", "TN", "TT" (op(A), op(B)).

@@ -23,9 +23,17 @@ double unit_roundoff(Precision precision) {
   }
 }
 
+double accumulation_roundoff(Precision precision) {
+  return precision == Precision::kFP16Acc32 ? unit_roundoff(Precision::kFP32)
+                                            : unit_roundoff(precision);
+}
+
 double relative_tolerance(Precision precision, int64_t k) {
-  return kToleranceFactor * unit_roundoff(precision) *
-         std::sqrt(static_cast<double>(std::max<int64_t>(k, 1)));
+  const double u_acc = accumulation_roundoff(precision);
+  const double u_store = unit_roundoff(precision);
+  const double accumulation =
+      kToleranceFactor * u_acc * std::sqrt(static_cast<double>(std::max<int64_t>(k, 1)));
+  return accumulation + (u_store > u_acc ? kStorageRoundingFactor * u_store : 0.0);
 }
 
 uint16_t float_to_half(float value) {
@@ -173,74 +181,106 @@ Eigen::MatrixXd operand(const std::vector<double>& stored, Order order, int64_t 
 HostMatrices make_inputs(const Problem& problem, uint64_t seed) {
   const auto& s = problem.shape;
   HostMatrices h;
-  h.a = random_matrix(s.m * s.k, seed, 0, problem.precision);
-  h.b = random_matrix(s.k * s.n, seed, 1, problem.precision);
-  h.c = random_matrix(s.m * s.n, seed, 2, problem.precision);
+  if (problem.batch < 1) throw invalid_argument("batch must be at least 1");
+  h.a = random_matrix(s.m * s.k * problem.batch, seed, 0, problem.precision);
+  h.b = random_matrix(s.k * s.n * problem.batch, seed, 1, problem.precision);
+  h.c = random_matrix(s.m * s.n * problem.batch, seed, 2, problem.precision);
   return h;
 }
 
 Reference::Reference(const Problem& problem, const HostMatrices& inputs) : problem_(problem) {
   const auto& s = problem.shape;
-  if (problem.batch != 1) throw invalid_argument("the reference handles one GEMM (batch 1)");
-  const Eigen::MatrixXd a = operand(inputs.a, problem.order, s.m, s.k, problem.trans_a);
-  const Eigen::MatrixXd b = operand(inputs.b, problem.order, s.k, s.n, problem.trans_b);
-  const Eigen::MatrixXd c0 = operand(inputs.c, problem.order, s.m, s.n, false);
-  expected_.noalias() = problem.alpha * (a * b);
-  scale_.noalias() = std::abs(problem.alpha) * (a.cwiseAbs() * b.cwiseAbs());
-  // beta == 0 ignores C entirely (it may hold NaN on the device).
-  if (problem.beta != 0.0) {
-    expected_ += problem.beta * c0;
-    scale_ += std::abs(problem.beta) * c0.cwiseAbs();
+  const auto batch = static_cast<size_t>(problem.batch);
+  if (inputs.a.size() != batch * static_cast<size_t>(s.m * s.k) ||
+      inputs.b.size() != batch * static_cast<size_t>(s.k * s.n) ||
+      inputs.c.size() != batch * static_cast<size_t>(s.m * s.n)) {
+    throw invalid_argument("the reference's inputs do not match the problem's shape and batch");
+  }
+  expected_.resize(batch);
+  scale_.resize(batch);
+  auto slice = [](const std::vector<double>& all, size_t entry, int64_t size) {
+    const auto first = all.begin() + static_cast<std::ptrdiff_t>(entry * static_cast<size_t>(size));
+    return std::vector<double>(first, first + size);
+  };
+  for (size_t e = 0; e < batch; ++e) {
+    const Eigen::MatrixXd a =
+        operand(slice(inputs.a, e, s.m * s.k), problem.order, s.m, s.k, problem.trans_a);
+    const Eigen::MatrixXd b =
+        operand(slice(inputs.b, e, s.k * s.n), problem.order, s.k, s.n, problem.trans_b);
+    expected_[e].noalias() = problem.alpha * (a * b);
+    scale_[e].noalias() = std::abs(problem.alpha) * (a.cwiseAbs() * b.cwiseAbs());
+    // beta == 0 ignores C entirely (it may hold NaN on the device).
+    if (problem.beta != 0.0) {
+      const Eigen::MatrixXd c0 =
+          operand(slice(inputs.c, e, s.m * s.n), problem.order, s.m, s.n, false);
+      expected_[e] += problem.beta * c0;
+      scale_[e] += std::abs(problem.beta) * c0.cwiseAbs();
+    }
   }
 }
 
 Verification Reference::check(const std::vector<double>& c) const {
   const auto& s = problem_.shape;
+  const int64_t per = s.m * s.n;
+  const int64_t total = per * problem_.batch;
   Verification v;
   v.tolerance = relative_tolerance(problem_.precision, s.k);
-  if (static_cast<int64_t>(c.size()) != s.m * s.n) {
-    v.message = fmt::format("result has {} elements, expected {}", c.size(), s.m * s.n);
+  if (static_cast<int64_t>(c.size()) != total) {
+    v.message = fmt::format("result has {} elements, expected {}", c.size(), total);
     return v;
   }
-  int64_t worst_i = 0, worst_j = 0, first_nan_i = -1, first_nan_j = -1, nans = 0;
-  for (int64_t j = 0; j < s.n; ++j) {
-    for (int64_t i = 0; i < s.m; ++i) {
-      const double got = c[static_cast<size_t>(stored_index(problem_.order, s.m, s.n, i, j))];
-      if (!std::isfinite(got)) {
-        if (nans++ == 0) {
-          first_nan_i = i;
-          first_nan_j = j;
+  // Where the worst output and the first NaN are: batch entry, row, column.
+  int64_t worst_e = 0, worst_i = 0, worst_j = 0, nan_e = -1, nan_i = -1, nan_j = -1, nans = 0;
+  auto at = [&](int64_t e, int64_t i, int64_t j) {
+    return c[static_cast<size_t>(e * per + stored_index(problem_.order, s.m, s.n, i, j))];
+  };
+  for (int64_t e = 0; e < problem_.batch; ++e) {
+    const Eigen::MatrixXd& expected = expected_[static_cast<size_t>(e)];
+    const Eigen::MatrixXd& scales = scale_[static_cast<size_t>(e)];
+    for (int64_t j = 0; j < s.n; ++j) {
+      for (int64_t i = 0; i < s.m; ++i) {
+        const double got = at(e, i, j);
+        if (!std::isfinite(got)) {
+          if (nans++ == 0) {
+            nan_e = e;
+            nan_i = i;
+            nan_j = j;
+          }
+          continue;
         }
-        continue;
-      }
-      const double err = std::abs(got - expected_(i, j));
-      const double scale = scale_(i, j);
-      const double rel =
-          scale > 0 ? err / scale : (err == 0 ? 0.0 : std::numeric_limits<double>::infinity());
-      if (rel > v.tolerance) ++v.wrong;
-      if (rel > v.max_error) {
-        v.max_error = rel;
-        worst_i = i;
-        worst_j = j;
+        const double err = std::abs(got - expected(i, j));
+        const double scale = scales(i, j);
+        const double rel =
+            scale > 0 ? err / scale : (err == 0 ? 0.0 : std::numeric_limits<double>::infinity());
+        if (rel > v.tolerance) ++v.wrong;
+        if (rel > v.max_error) {
+          v.max_error = rel;
+          worst_e = e;
+          worst_i = i;
+          worst_j = j;
+        }
       }
     }
   }
+  // Batch entries are named only in batched problems, so single-GEMM messages stay as they were.
+  auto where = [&](int64_t e, int64_t i, int64_t j) {
+    return problem_.batch > 1 ? fmt::format("C[{}]({},{})", e, i, j)
+                              : fmt::format("C({},{})", i, j);
+  };
   if (nans > 0) {
     v.wrong += nans;
     v.max_error = std::numeric_limits<double>::infinity();
-    v.message = fmt::format("{} of {} outputs are NaN or infinite, the first at C({},{})", nans,
-                            s.m * s.n, first_nan_i, first_nan_j);
+    v.message = fmt::format("{} of {} outputs are NaN or infinite, the first at {}", nans, total,
+                            where(nan_e, nan_i, nan_j));
     return v;
   }
   v.ok = v.wrong == 0;
   if (!v.ok) {
-    const double got =
-        c[static_cast<size_t>(stored_index(problem_.order, s.m, s.n, worst_i, worst_j))];
     v.message = fmt::format(
         "{} of {} outputs wrong: max error {:.3g} (relative to |alpha||A||B|+|beta||C|) exceeds "
-        "tolerance {:.3g}; C({},{}) = {:.9g}, expected {:.9g}",
-        v.wrong, s.m * s.n, v.max_error, v.tolerance, worst_i, worst_j, got,
-        expected_(worst_i, worst_j));
+        "tolerance {:.3g}; {} = {:.9g}, expected {:.9g}",
+        v.wrong, total, v.max_error, v.tolerance, where(worst_e, worst_i, worst_j),
+        at(worst_e, worst_i, worst_j), expected_[static_cast<size_t>(worst_e)](worst_i, worst_j));
   }
   return v;
 }

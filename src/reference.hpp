@@ -4,13 +4,21 @@
 // problem's precision, so that the device and the reference multiply exactly the same numbers
 // and no output cancels to zero. The reference is computed in double precision.
 //
-// Tolerance rule: an output C(i,j) is correct when
-//   |C(i,j) - Cref(i,j)| <= kToleranceFactor * u * sqrt(K) * S(i,j),
-//   S(i,j) = |alpha| * sum_k |op(A)(i,k)| |op(B)(k,j)| + |beta| * |C0(i,j)|,
-// with u the unit roundoff of the precision. S bounds the magnitude of everything that was
-// rounded; sqrt(K) is the growth of independent rounding errors over K accumulations (the
-// worst-case bound grows with K but is far too loose to catch a wrong kernel). NaN or infinity
-// is always wrong.
+// Tolerance rule: an output C(i,j) is correct when |C(i,j) - Cref(i,j)| <= tol * S(i,j), with
+//   S(i,j) = |alpha| * sum_k |op(A)(i,k)| |op(B)(k,j)| + |beta| * |C0(i,j)|
+// bounding the magnitude of everything that was rounded, and
+//   tol = kToleranceFactor * u_acc * sqrt(K) + kStorageRoundingFactor * u_store,
+// where u_acc is the unit roundoff of the arithmetic (accumulation) and u_store that of the
+// stored C. sqrt(K) is the growth of independent rounding errors over K accumulations (the
+// worst-case bound grows with K but is far too loose to catch a wrong kernel). The second term
+// is the one rounding of the result into a narrower storage type: it matters only for 16acc32
+// (half C from float sums), whose accumulation error is float-sized but whose output carries
+// half's 2^-11; for 16, 32 and 64 the arithmetic is the storage type and the first term already
+// covers it (u_store counts only when it is wider than u_acc). NaN or infinity is always wrong.
+//
+// Batched problems (batch > 1) hold `batch` independent GEMMs of one shape; each is checked by
+// the same rule. Half has a small range: outputs beyond 65504 are infinite and therefore wrong,
+// so half problems must keep K * |alpha| * 2.25 + |beta| * 1.5 below that.
 #pragma once
 
 #include <cstdint>
@@ -24,10 +32,16 @@
 namespace gemmtune {
 
 constexpr double kToleranceFactor = 8.0;
+// Margin on the one rounding of a float result into half storage (16acc32): the exact bound is
+// 1 * u_store; 2 leaves room for a device that rounds alpha * sum + beta * c in another order.
+constexpr double kStorageRoundingFactor = 2.0;
 
-// Half the distance from 1 to the next number of the precision (2^-24 for FP32).
+// Half the distance from 1 to the next number of the precision's storage (2^-24 for FP32,
+// 2^-11 for 16 and 16acc32).
 double unit_roundoff(Precision precision);
-// The allowed error relative to S(i,j) for a reduction over `k` terms.
+// The same for the precision's arithmetic: 2^-24 for 16acc32, else as unit_roundoff.
+double accumulation_roundoff(Precision precision);
+// The allowed error relative to S(i,j) for a reduction over `k` terms (the rule above).
 double relative_tolerance(Precision precision, int64_t k);
 
 // Rounds a value to the nearest number of the precision (round to nearest even).
@@ -41,7 +55,8 @@ std::vector<unsigned char> pack_elements(const std::vector<double>& values, Prec
 std::vector<double> unpack_elements(const std::vector<unsigned char>& bytes, Precision precision);
 
 // The problem's matrices as stored, densely, in the problem's order: A is M x K (K x M when
-// transposed), B is K x N (N x K), C is M x N.
+// transposed), B is K x N (N x K), C is M x N. A batch holds its matrices one after the other
+// (entry b of A starts at b * M * K), whatever the device layout will be.
 struct HostMatrices {
   std::vector<double> a, b, c;
 };
@@ -65,15 +80,19 @@ class Reference {
   // Computes Cref and S once; `inputs` must come from make_inputs(problem, ...).
   Reference(const Problem& problem, const HostMatrices& inputs);
 
-  // Checks a result C stored as the problem stores C.
+  // Checks a result C stored as the problem stores C (batch entries one after the other, as in
+  // HostMatrices).
   Verification check(const std::vector<double>& c) const;
 
-  const Eigen::MatrixXd& expected() const { return expected_; }
+  // Cref of batch entry `entry`.
+  const Eigen::MatrixXd& expected(int64_t entry = 0) const {
+    return expected_[static_cast<size_t>(entry)];
+  }
 
  private:
   Problem problem_;
-  Eigen::MatrixXd expected_;  // M x N
-  Eigen::MatrixXd scale_;     // S, M x N
+  std::vector<Eigen::MatrixXd> expected_;  // M x N per batch entry
+  std::vector<Eigen::MatrixXd> scale_;     // S, M x N per batch entry
 };
 
 }  // namespace gemmtune

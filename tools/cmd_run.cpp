@@ -21,6 +21,8 @@ struct RunOptions {
   std::string order = "row";
   double alpha = 1.0, beta = 0.0;
   std::string precision = "32";
+  int64_t batch = 1;
+  std::string batch_layout = "strided";
   std::string device;
   std::string cache_dir;
   int warmup = 1;
@@ -53,8 +55,11 @@ int exit_code_for(Status s) {
 
 void print_summary(const Problem& p, const Result& r, const std::string& device) {
   std::cout << fmt::format("kernel     {} on {}\n", p.kernel, device);
-  std::cout << fmt::format("problem    {} {}-major {} fp{} alpha={} beta={}\n", p.shape.to_string(),
-                           p.order_name(), p.layout(), to_string(p.precision), p.alpha, p.beta);
+  std::cout << fmt::format(
+      "problem    {} {}-major {} fp{} alpha={} beta={}{}\n", p.shape.to_string(), p.order_name(),
+      p.layout(), to_string(p.precision), p.alpha, p.beta,
+      p.batch == 1 ? std::string()
+                   : fmt::format(" batch={} ({})", p.batch, to_string(p.batch_layout)));
   std::cout << fmt::format("config     {}\n", to_string(r.config));
   std::cout << fmt::format("status     {}\n", to_string(r.status));
   if (r.ok()) {
@@ -96,6 +101,9 @@ int run(const GlobalOptions& global, const RunOptions& o) {
   problem.alpha = o.alpha;
   problem.beta = o.beta;
   problem.precision = parse_precision(o.precision);
+  if (o.batch < 1) throw invalid_argument("--batch must be at least 1");
+  problem.batch = o.batch;
+  problem.batch_layout = parse_batch_layout(o.batch_layout);
   if (o.min_runs < 1 || o.max_runs < 1 || o.warmup < 0) {
     throw invalid_argument("--min-runs and --max-runs must be at least 1, --warmup at least 0");
   }
@@ -160,7 +168,16 @@ void set_run_command(CLI::App& app, GlobalOptions& options) {
   cmd->add_option("--order", o->order, "row or col (storage order)")->capture_default_str();
   cmd->add_option("--alpha", o->alpha, "Scale of A*B")->capture_default_str();
   cmd->add_option("--beta", o->beta, "Scale of C (0: C is not read)")->capture_default_str();
-  cmd->add_option("--precision", o->precision, "32, 64 or 16")->capture_default_str();
+  cmd->add_option("--precision", o->precision,
+                  "32, 64, 16 (half arithmetic, needs cl_khr_fp16) or 16acc32 (half storage, "
+                  "float arithmetic)")
+      ->capture_default_str();
+  cmd->add_option("--batch", o->batch, "Independent GEMMs of this shape, computed by one launch")
+      ->capture_default_str();
+  cmd->add_option("--batch-layout", o->batch_layout,
+                  "strided (matrices a fixed stride apart) or offsets (an array of per-matrix "
+                  "offsets)")
+      ->capture_default_str();
   add_device_option(*cmd, o->device);
   cmd->add_option("--cache-dir", o->cache_dir,
                   "Binary cache folder (default $XDG_CACHE_HOME/gemmtune; none disables)");
