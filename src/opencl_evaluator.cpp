@@ -54,6 +54,18 @@ constexpr size_t kPadLocal = 16;
 // The uniform contract's argument count, and with a bias vector and a workspace appended.
 constexpr cl_uint kContractArgs = 14;
 constexpr cl_uint kContractArgsExtended = 16;
+// Arguments a batched kernel takes after those (kernel_templates/common.cl): three strides, or
+// one array of offsets.
+constexpr cl_uint kStridedBatchArgs = 3;
+constexpr cl_uint kOffsetsBatchArgs = 1;
+
+// Matrices of a batch lie this many elements apart, rounded up from their size: an awkward
+// shape then leaves gaps between them, which the check after each call finds untouched in C
+// (a kernel writing outside its matrix is wrong) and which hold NaN in A and B (a kernel reading
+// outside its matrix produces NaN).
+constexpr int64_t kBatchStrideMultiple = 16;
+// What the gaps of a batched C hold; compared bytewise after the call.
+constexpr double kGapSentinel = -4321.0;
 
 struct BuildRequest {
   std::string source, options, identity, key, label;
@@ -134,6 +146,11 @@ struct ProblemState {
   size_t elem_bytes = 4;
   cl::Buffer a, b, c;
   std::vector<unsigned char> c_initial;  // C before the call: the inputs, or NaN when beta == 0
+  // Where batch entry e of each operand starts in its buffer, in elements (all 0 for batch 1),
+  // and the distance between entries of the strided layout.
+  std::vector<int64_t> a_pos, b_pos, c_pos;
+  int64_t a_stride = 0, b_stride = 0, c_stride = 0;
+  cl::Buffer batch_offsets;  // offsets layout: (A, B, C) per entry, in the kernel's view
   // Scratch buffers grow as configurations need them.
   cl::Buffer scratch_a, scratch_b, scratch_c, workspace, bias;
   size_t cap_a = 0, cap_b = 0, cap_c = 0, cap_workspace = 0;
@@ -197,6 +214,8 @@ class OpenClEvaluator::Impl {
 
   Result evaluate(const Problem& problem, const Configuration& config);
   void prepare(const Problem& problem, const std::vector<Configuration>& upcoming);
+  OpenClEvaluator::CompileSummary compile(const Problem& problem,
+                                          const std::vector<Configuration>& configs);
 
  private:
   std::optional<Result> unsupported(const Problem& problem, const Configuration& config) const;
@@ -206,6 +225,9 @@ class OpenClEvaluator::Impl {
   BuildOutcome obtain(const BuildRequest& request);
   cl::Program& helper_program(Precision precision);
   ProblemState& state_for(const Problem& problem);
+  static std::vector<unsigned char> place_batch(const Problem& problem, int64_t size,
+                                                const std::vector<double>& dense, double gap,
+                                                std::vector<int64_t>& positions, int64_t& stride);
   void worker_loop();
   std::pair<double, double> run_call(std::vector<Step>& steps);
 
@@ -240,21 +262,20 @@ std::optional<Result> OpenClEvaluator::Impl::unsupported(const Problem& problem,
   auto fail = [&](const std::string& why) {
     return Result::failure(config, Status::kUnsupported, why);
   };
-  if (problem.batch != 1) {
-    return fail("batched GEMM (batch " + std::to_string(problem.batch) +
-                ") is not supported by the OpenCL evaluator yet");
+  if (problem.batch < 1) {
+    return fail("batch " + std::to_string(problem.batch) + " is not positive");
   }
   if (!problem.epilogue.empty()) {
     return fail("epilogue '" + problem.epilogue + "' is not supported by the OpenCL evaluator yet");
   }
-  if (problem.precision == Precision::kFP16Acc32) {
-    return fail("precision 16acc32 is not implemented by the templates yet");
-  }
+  // Refused here, before any build, so that the answer is this line and not a build log.
   if (problem.precision == Precision::kFP16 && !device_.info.has_fp16) {
-    return fail("the device has no cl_khr_fp16 (half precision)");
+    return fail(
+        "precision 16 (half arithmetic) is not supported by this device: it lacks cl_khr_fp16 "
+        "(16acc32 stores half and computes in float, and needs no extension)");
   }
   if (problem.precision == Precision::kFP64 && !device_.info.has_fp64) {
-    return fail("the device has no cl_khr_fp64 (double precision)");
+    return fail("precision 64 (double) is not supported by this device: it lacks cl_khr_fp64");
   }
   return std::nullopt;
 }
@@ -273,7 +294,8 @@ BuildRequest OpenClEvaluator::Impl::request_for(const std::string& kernel, const
     }
     r.source = it->second;
   }
-  r.options = build_options(config, problem.precision, view.trans_a, view.trans_b, extra_options_);
+  r.options = build_options(config, problem.precision, view.trans_a, view.trans_b, extra_options_,
+                            batch_layout_define(problem));
   r.identity = BinaryCache::identity(device_.info, r.options, r.source);
   r.key = BinaryCache::key(r.identity);
   r.label = kernel + " " + to_string(config);
@@ -400,6 +422,52 @@ void OpenClEvaluator::Impl::prepare(const Problem& problem,
   }
 }
 
+OpenClEvaluator::CompileSummary OpenClEvaluator::Impl::compile(
+    const Problem& problem, const std::vector<Configuration>& configs) {
+  OpenClEvaluator::CompileSummary summary;
+  if (auto why = unsupported(problem, {})) throw Error(ErrorCode::kUnsupported, why->message);
+  const KernelSpec& s = spec(problem.kernel);
+  const Context ctx{{"ELEM_BYTES", element_bytes(problem.precision)}};
+  const KernelView view = kernel_view(problem);
+  std::vector<BuildRequest> requests;
+  for (const auto& config : configs) {
+    if (s.check(config, limits_, ctx)) {
+      ++summary.invalid;
+    } else {
+      requests.push_back(request_for(problem.kernel, problem, config, view));
+    }
+  }
+  std::mutex mutex;
+  size_t next = 0;
+  auto work = [&] {
+    for (;;) {
+      size_t i;
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (next == requests.size()) return;
+        i = next++;
+      }
+      const BuildOutcome out = build(requests[i]);
+      std::lock_guard<std::mutex> lock(mutex);
+      if (!out.ok) {
+        ++summary.failed;
+      } else if (out.cached) {
+        ++summary.cached;
+      } else {
+        ++summary.built;
+      }
+    }
+  };
+  const int n = options_.compile_threads > 0
+                    ? options_.compile_threads
+                    : static_cast<int>(std::thread::hardware_concurrency());
+  std::vector<std::thread> threads;
+  for (int i = 1; i < std::max(n, 1); ++i) threads.emplace_back(work);
+  work();
+  for (auto& t : threads) t.join();
+  return summary;
+}
+
 cl::Program& OpenClEvaluator::Impl::helper_program(Precision precision) {
   const int p = precision_define(precision);
   if (auto it = helpers_.find(p); it != helpers_.end()) return it->second;
@@ -436,13 +504,26 @@ ProblemState& OpenClEvaluator::Impl::state_for(const Problem& problem) {
   st->reference = std::make_unique<Reference>(problem, st->host);
   spdlog::debug("reference for {} {} {} computed in {:.0f} ms", problem.shape.to_string(),
                 problem.order_name(), problem.layout(), ms_since(t0));
-  const auto a = pack_elements(st->host.a, problem.precision);
-  const auto b = pack_elements(st->host.b, problem.precision);
-  st->c_initial = pack_elements(
-      problem.beta == 0.0
-          ? std::vector<double>(st->host.c.size(), std::numeric_limits<double>::quiet_NaN())
-          : st->host.c,
-      problem.precision);
+  // The device images of A, B and C: batch entries at their positions, gaps filled.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const auto& sh = problem.shape;
+  const auto a = place_batch(problem, sh.m * sh.k, st->host.a, nan, st->a_pos, st->a_stride);
+  const auto b = place_batch(problem, sh.k * sh.n, st->host.b, nan, st->b_pos, st->b_stride);
+  st->c_initial =
+      place_batch(problem, sh.m * sh.n,
+                  problem.beta == 0.0 ? std::vector<double>(st->host.c.size(), nan) : st->host.c,
+                  kGapSentinel, st->c_pos, st->c_stride);
+  if (problem.batch > 1 && problem.batch_layout == BatchLayout::kOffsets) {
+    const KernelView view = kernel_view(problem);
+    const auto& ka = view.swap_ab ? st->b_pos : st->a_pos;
+    const auto& kb = view.swap_ab ? st->a_pos : st->b_pos;
+    std::vector<cl_int> offsets;
+    for (size_t e = 0; e < st->c_pos.size(); ++e) {
+      for (int64_t v : {ka[e], kb[e], st->c_pos[e]}) offsets.push_back(static_cast<cl_int>(v));
+    }
+    st->batch_offsets = cl::Buffer(context_, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                   offsets.size() * sizeof(cl_int), offsets.data());
+  }
   st->a = cl::Buffer(context_, CL_MEM_READ_ONLY, a.size());
   st->b = cl::Buffer(context_, CL_MEM_READ_ONLY, b.size());
   st->c = cl::Buffer(context_, CL_MEM_READ_WRITE, st->c_initial.size());
@@ -453,6 +534,33 @@ ProblemState& OpenClEvaluator::Impl::state_for(const Problem& problem) {
   states_.push_front(std::move(st));
   while (states_.size() > kMaxStates) states_.pop_back();
   return *states_.front();
+}
+
+// Lays the batch entries of one operand (`dense`: entries one after the other) out as the
+// device sees them, packed in the problem's precision, with `gap` between entries. Sets where
+// each entry starts and the stride of the strided layout. Batch 1 is the dense matrix itself.
+std::vector<unsigned char> OpenClEvaluator::Impl::place_batch(const Problem& problem, int64_t size,
+                                                              const std::vector<double>& dense,
+                                                              double gap,
+                                                              std::vector<int64_t>& positions,
+                                                              int64_t& stride) {
+  const int64_t batch = problem.batch;
+  stride = batch == 1
+               ? size
+               : (size + kBatchStrideMultiple - 1) / kBatchStrideMultiple * kBatchStrideMultiple;
+  positions.assign(static_cast<size_t>(batch), 0);
+  for (int64_t e = 0; e < batch; ++e) {
+    // The offsets layout stores the entries in reverse order, so that a kernel which ignored
+    // the offsets (or read them for the wrong entry) fails verification.
+    const int64_t slot = problem.batch_layout == BatchLayout::kOffsets ? batch - 1 - e : e;
+    positions[static_cast<size_t>(e)] = slot * stride;
+  }
+  std::vector<double> image(static_cast<size_t>(stride * batch), gap);
+  for (int64_t e = 0; e < batch; ++e) {
+    std::copy(dense.begin() + e * size, dense.begin() + (e + 1) * size,
+              image.begin() + positions[static_cast<size_t>(e)]);
+  }
+  return pack_elements(image, problem.precision);
 }
 
 // Runs one GEMM call; returns (all kernels, main kernel only) in milliseconds from the
@@ -485,6 +593,13 @@ Result OpenClEvaluator::Impl::evaluate(const Problem& problem, const Configurati
   if (auto why = s.check(config, limits_, ctx)) {
     return Result::failure(config, Status::kDeviceLimit, *why);
   }
+  if (problem.batch > 1 && !supports_batch(s, problem.batch_layout)) {
+    return Result::failure(config, Status::kUnsupported,
+                           "kernel " + problem.kernel +
+                               " does not support batched problems in the " +
+                               to_string(problem.batch_layout) +
+                               " layout (its launch block declares no such batch layout)");
+  }
   const KernelView view = kernel_view(problem);
   LaunchGeometry g;
   try {
@@ -501,7 +616,9 @@ Result OpenClEvaluator::Impl::evaluate(const Problem& problem, const Configurati
     }
   }
   // The contract passes sizes, offsets and leading dimensions as 32-bit ints.
-  const int64_t largest = std::max({g.m * g.k, g.k * g.n, g.m * g.n});
+  // A batch lies in one buffer per operand, addressed with int offsets too.
+  const int64_t entries = problem.batch == 1 ? 1 : problem.batch + 1;  // + 1: the stride gaps
+  const int64_t largest = std::max({g.m * g.k, g.k * g.n, g.m * g.n}) * entries;
   if (largest > std::numeric_limits<int32_t>::max()) {
     return Result::failure(config, Status::kUnsupported,
                            "matrices of more than 2^31 elements exceed the kernels' int indices");
@@ -557,8 +674,9 @@ Result OpenClEvaluator::Impl::evaluate(const Problem& problem, const Configurati
 
   ProblemState& st = state_for(problem);
   const size_t eb = st.elem_bytes;
-  auto grow = [&](cl::Buffer& buf, size_t& cap, size_t elements, bool nan_fill) {
-    const size_t bytes = std::max<size_t>(elements, 1) * eb;
+  auto grow = [&](cl::Buffer& buf, size_t& cap, size_t elements, bool nan_fill,
+                  size_t element_size = 0) {
+    const size_t bytes = std::max<size_t>(elements, 1) * (element_size ? element_size : eb);
     if (cap >= bytes) return;
     buf = cl::Buffer(context_, CL_MEM_READ_WRITE, bytes);
     cap = bytes;
@@ -622,18 +740,25 @@ Result OpenClEvaluator::Impl::evaluate(const Problem& problem, const Configurati
       k.setArg(index, static_cast<cl_float>(v));
     }
   };
+  const cl_uint batch_args = problem.batch == 1                              ? 0
+                             : problem.batch_layout == BatchLayout::kOffsets ? kOffsetsBatchArgs
+                                                                             : kStridedBatchArgs;
   const cl_uint nargs = kernel.getInfo<CL_KERNEL_NUM_ARGS>();
-  if (nargs != kContractArgs && nargs != kContractArgsExtended) {
+  const cl_uint contract_args = nargs - std::min(nargs, batch_args);
+  if (contract_args != kContractArgs && contract_args != kContractArgsExtended) {
     return Result::failure(
         config, Status::kInvalid,
         fmt::format("kernel {} takes {} arguments; the contract has {} (or {} "
-                    "with bias and workspace)",
-                    s.entry_point(), nargs, kContractArgs, kContractArgsExtended));
+                    "with bias and workspace), plus {} for this batch layout",
+                    s.entry_point(), nargs, kContractArgs, kContractArgsExtended, batch_args));
   }
+  // The workspace holds partial sums in the arithmetic's type (float for 16acc32).
+  const auto work_bytes = static_cast<size_t>(compute_bytes(problem.precision));
   if (g.split_k && g.split_k->workspace_elements > 0) {
-    grow(st.workspace, st.cap_workspace, static_cast<size_t>(g.split_k->workspace_elements), false);
+    grow(st.workspace, st.cap_workspace,
+         static_cast<size_t>(g.split_k->workspace_elements * problem.batch), false, work_bytes);
   } else {
-    grow(st.workspace, st.cap_workspace, 1, false);
+    grow(st.workspace, st.cap_workspace, 1, false, work_bytes);
   }
   kernel.setArg(0, static_cast<cl_int>(g.m));
   kernel.setArg(1, static_cast<cl_int>(g.n));
@@ -649,10 +774,21 @@ Result OpenClEvaluator::Impl::evaluate(const Problem& problem, const Configurati
   kernel.setArg(11, c_main);
   kernel.setArg(12, cl_int{0});
   kernel.setArg(13, static_cast<cl_int>(g.m));
-  if (nargs == kContractArgsExtended) {
+  if (contract_args == kContractArgsExtended) {
     kernel.setArg(14, st.bias);
     kernel.setArg(15, st.workspace);
   }
+  // The batch arguments follow the others, in the kernel view's A, B, C order.
+  auto set_batch_args = [&](cl::Kernel& k, cl_uint first) {
+    if (batch_args == kStridedBatchArgs) {
+      k.setArg(first, static_cast<cl_int>(view.swap_ab ? st.b_stride : st.a_stride));
+      k.setArg(first + 1, static_cast<cl_int>(view.swap_ab ? st.a_stride : st.b_stride));
+      k.setArg(first + 2, static_cast<cl_int>(st.c_stride));
+    } else if (batch_args == kOffsetsBatchArgs) {
+      k.setArg(first, st.batch_offsets);
+    }
+  };
+  set_batch_args(kernel, contract_args);
   steps.push_back(Step{kernel, to_range(g.global), to_range(g.local), true});
   if (g.split_k && g.split_k->factor > 1) {
     Step reduce;
@@ -672,6 +808,7 @@ Result OpenClEvaluator::Impl::evaluate(const Problem& problem, const Configurati
     reduce.kernel.setArg(6, static_cast<cl_int>(g.m));
     reduce.kernel.setArg(7, st.bias);
     reduce.kernel.setArg(8, st.workspace);
+    set_batch_args(reduce.kernel, 9);
     reduce.global = to_range(g.split_k->reduce_global);
     reduce.local = to_range(g.split_k->reduce_local);
     steps.push_back(reduce);
@@ -683,7 +820,22 @@ Result OpenClEvaluator::Impl::evaluate(const Problem& problem, const Configurati
   run_call(steps);
   std::vector<unsigned char> out(st.c_initial.size());
   queue_.enqueueReadBuffer(st.c, CL_TRUE, 0, out.size(), out.data());
-  const Verification v = st.reference->check(unpack_elements(out, problem.precision));
+  // The batch entries of C, one after the other as the reference holds them; the gaps between
+  // them must be as they were.
+  const size_t c_bytes = static_cast<size_t>(view.m * view.n) * eb;
+  std::vector<unsigned char> dense(c_bytes * st.c_pos.size());
+  std::vector<unsigned char> gaps = out;
+  for (size_t e = 0; e < st.c_pos.size(); ++e) {
+    const size_t at = static_cast<size_t>(st.c_pos[e]) * eb;
+    std::copy(out.begin() + at, out.begin() + at + c_bytes, dense.begin() + e * c_bytes);
+    std::copy(st.c_initial.begin() + at, st.c_initial.begin() + at + c_bytes, gaps.begin() + at);
+  }
+  if (gaps != st.c_initial) {
+    r.status = Status::kWrongResult;
+    r.message = "the kernel wrote into C outside the matrices of the batch";
+    return r;
+  }
+  const Verification v = st.reference->check(unpack_elements(dense, problem.precision));
   r.max_error = v.max_error;
   r.tolerance = v.tolerance;
   if (!v.ok) {
@@ -738,6 +890,11 @@ Result OpenClEvaluator::evaluate(const Problem& problem, const Configuration& co
 
 void OpenClEvaluator::prepare(const Problem& problem, const std::vector<Configuration>& upcoming) {
   impl_->prepare(problem, upcoming);
+}
+
+OpenClEvaluator::CompileSummary OpenClEvaluator::compile(
+    const Problem& problem, const std::vector<Configuration>& configs) {
+  return impl_->compile(problem, configs);
 }
 
 std::string OpenClEvaluator::description() const {

@@ -47,6 +47,13 @@ class OpenClEvaluator : public Evaluator {
   // Compiles the valid configurations among `upcoming` in background threads.
   void prepare(const Problem& problem, const std::vector<Configuration>& upcoming) override;
   std::string description() const override;
+  // Builds the valid configurations among `configs` into the binary cache on compile_threads
+  // threads and waits for all of them: warms the cache ahead of a search, e.g. from several
+  // processes at once where a driver serializes compilation within one process.
+  struct CompileSummary {
+    size_t built = 0, cached = 0, failed = 0, invalid = 0;
+  };
+  CompileSummary compile(const Problem& problem, const std::vector<Configuration>& configs);
   // The declaration of a kernel template, loaded once per name. Throws Error for an unknown
   // kernel or a broken declaration.
   const KernelSpec& spec(const std::string& kernel);
