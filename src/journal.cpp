@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include <fmt/format.h>
@@ -134,6 +135,9 @@ JournalWriter::JournalWriter(const std::string& path) : path_(path) {
   if (ends_with(path, ".gz")) {
     throw invalid_argument("journal " + path + ": journals are written uncompressed (.jsonl)");
   }
+  const auto parent = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd_ < 0)
     throw invalid_file(path, std::string("cannot open for writing: ") + std::strerror(errno));

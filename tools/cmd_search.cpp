@@ -4,7 +4,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
@@ -18,6 +20,9 @@
 #include "search/tuner.hpp"
 #include "search/worker_evaluator.hpp"
 #include "src/data_paths.hpp"
+#include "src/database.hpp"
+#include "src/refine.hpp"
+#include "src/report.hpp"
 #include "src/device.hpp"
 #include "src/error.hpp"
 #include "src/journal.hpp"
@@ -46,6 +51,8 @@ struct SearchArgs {
   std::string layout = "NN";
   std::string order = "row";
   std::string precision = "32";
+  int64_t batch = 1;
+  std::string batch_layout = "strided";
   double alpha = 1.0, beta = 0.0;
   std::string device;
   int compile_threads = 0;
@@ -59,6 +66,12 @@ struct SearchArgs {
   bool in_process = false;
   std::string cache_dir;
   bool json = false;
+  std::string db;  // "" = results/<device id>.json for a device, none for a replay
+  bool no_db = false;
+  bool replace = false;
+  bool plots = false;
+  bool refine = false;
+  int64_t refine_evals = 60;
 };
 
 // The options that a resumed search takes from its journal unless given again.
@@ -124,11 +137,16 @@ nlohmann::json settings_json(const SearchArgs& a, const std::vector<Shape>& shap
           {"layout", a.layout},
           {"order", a.order},
           {"precision", a.precision},
+          {"batch", a.batch},
+          {"batch_layout", a.batch_layout},
           {"alpha", a.alpha},
           {"beta", a.beta},
           {"device", a.device},
           {"replay", a.replay},
           {"output", a.output},
+          {"db", a.db},
+          {"no_db", a.no_db},
+          {"refine", a.refine},
           {"eval_timeout_s", a.eval_timeout_s}};
 }
 
@@ -153,11 +171,16 @@ void apply_journal_settings(SearchArgs& a, const nlohmann::json& s,
   take("layout", "layout", a.layout);
   take("order", "order", a.order);
   take("precision", "precision", a.precision);
+  take("batch", "batch", a.batch);
+  take("batch-layout", "batch_layout", a.batch_layout);
   take("alpha", "alpha", a.alpha);
   take("beta", "beta", a.beta);
   take("device", "device", a.device);
   take("replay", "replay", a.replay);
   take("output", "output", a.output);
+  take("db", "db", a.db);
+  take("no-db", "no_db", a.no_db);
+  take("refine", "refine", a.refine);
   take("eval-timeout", "eval_timeout_s", a.eval_timeout_s);
   if (unset("shapes") && unset("shapes-file") && s.contains("shapes")) {
     std::string list;
@@ -191,7 +214,79 @@ struct ShapeOutcome {
   Problem problem;
   TuneOutcome outcome;
   size_t space_size = 0;
+  std::optional<RefineResult> refined;
 };
+
+// Where the tuned database and its report go, and what the search put there.
+struct DatabaseTarget {
+  std::string path;  // "" = none
+  DatabaseDevice device;
+  std::string profile_name;
+};
+
+// The A/B refinement after a search (--refine): single changes from the search's best, within
+// the same space; the database gets the refined configuration only when re-measured faster.
+RefineResult refine_best(Evaluator& evaluator, const Problem& problem, const KernelSpec& spec,
+                         const std::string& space_name, const DeviceLimits& limits,
+                         const Configuration& best, int64_t max_evals,
+                         const std::atomic<bool>* interrupt) {
+  const ParamSpace space(spec, space_name, limits,
+                         Context{{"ELEM_BYTES", element_bytes(problem.precision)}});
+  RefineOptions ro;
+  ro.max_evals = max_evals;
+  ro.interrupt = interrupt;
+  ro.on_decision = [](const AbRecord& rec) {
+    spdlog::info("refine: {} -> {} ({})", rec.change, to_string(rec.decision),
+                 to_string(rec.reason));
+  };
+  return refine(evaluator, problem, space, best, ro);
+}
+
+// Writes <db stem>-report.md/.json beside the database (and the pictures with --plots).
+void write_report_beside(const GlobalOptions& global, const DatabaseTarget& db,
+                         const std::string& journal, bool plots) {
+  namespace fs = std::filesystem;
+  const Database loaded = Database::load(db.path);
+  const auto profiles = load_profiles(global);
+  const DeviceProfile* profile = profiles.find(loaded.device.profile);
+  const auto report = analyze_database(loaded, templates_dir(global), profile);
+  const fs::path dir = fs::path(db.path).parent_path();
+  const std::string stem = fs::path(db.path).stem().string();
+  std::string md = to_markdown(report);
+  if (plots) {
+    const fs::path pictures = dir / (stem + "-plots");
+    const std::string script = find_data_dir("scripts", "") + "/plot.py";
+    // Debian's python3 carries python3-matplotlib; another python3 earlier on PATH may not.
+    std::string python = "python3";
+    for (const char* candidate : {"python3", "/usr/bin/python3"}) {
+      const std::string probe =
+          std::string(candidate) + " -c 'import matplotlib' >/dev/null 2>&1";
+      if (std::system(probe.c_str()) == 0) {
+        python = candidate;
+        break;
+      }
+    }
+    const std::string cmd = python + " " + shell_quote(script) + " all " + shell_quote(journal) +
+                            " " + shell_quote(db.path) + " -d " + shell_quote(pictures.string());
+    if (std::system(cmd.c_str()) != 0) {
+      spdlog::warn("pictures not drawn: `{}` failed (python3 with matplotlib is needed)", cmd);
+    } else {
+      std::vector<std::string> pngs;
+      std::error_code ec;
+      for (const auto& e : fs::directory_iterator(pictures, ec)) {
+        if (e.path().extension() == ".png") pngs.push_back(e.path().filename().string());
+      }
+      std::sort(pngs.begin(), pngs.end());
+      md += "\n## Pictures\n\n";
+      for (const auto& p : pngs) {
+        md += "![" + p + "](" + stem + "-plots/" + p + ")\n";
+      }
+    }
+  }
+  const std::string md_path = (dir / (stem + "-report.md")).string();
+  write_file_atomic(md_path, md);
+  write_json_atomic((dir / (stem + "-report.json")).string(), nlohmann::json(report));
+}
 
 void print_summary(const std::vector<ShapeOutcome>& outcomes) {
   std::cout << fmt::format("{:<20} {:>7} {:>7} {:>7} {:>10} {:>10} {:>9}  {}\n", "shape", "evals",
@@ -229,12 +324,20 @@ void run_search_command(const GlobalOptions& global, SearchArgs a,
   const OptionValues options_for_strategy =
       strategy_options.count(a.strategy) ? strategy_options.at(a.strategy) : OptionValues{};
   find_strategy(a.strategy);
+  if (a.refine && a.refine_evals < 2 * AbSettings{}.min_pairs) {
+    throw invalid_argument(fmt::format("--refine-evals {} is less than one A/B comparison needs "
+                                       "({} evaluations)",
+                                       a.refine_evals, 2 * AbSettings{}.min_pairs));
+  }
 
   Problem base;
   base.kernel = a.kernel;
   set_layout(base, a.layout);
   base.order = parse_order(a.order);
   base.precision = parse_precision(a.precision);
+  if (a.batch < 1) throw invalid_argument("--batch must be at least 1");
+  base.batch = a.batch;
+  base.batch_layout = parse_batch_layout(a.batch_layout);
   base.alpha = a.alpha;
   base.beta = a.beta;
 
@@ -245,6 +348,7 @@ void run_search_command(const GlobalOptions& global, SearchArgs a,
   std::string device_id, device_type;
   std::optional<KernelSpec> spec;
   DeviceLimits limits;
+  DatabaseTarget db;
   if (!a.replay.empty()) {
     auto r = std::make_unique<ReplayEvaluator>(a.replay, a.replay_delay_ms);
     replay = r.get();
@@ -261,6 +365,14 @@ void run_search_command(const GlobalOptions& global, SearchArgs a,
                              ", not " + a.kernel);
     }
     if (a.space.empty()) a.space = h.value("space", "recorded");
+    if (device_json.is_object()) {
+      try {
+        db.device = DatabaseDevice::from(device_json.get<DeviceInfo>());
+      } catch (const std::exception&) {
+        db.device.name = device_json.value("name", "replay");  // an older header: name only
+      }
+    }
+    db.path = a.no_db ? "" : a.db;
   } else {
     const auto profiles = load_profiles(global);
     const Device device = select_device(a.device, &profiles);
@@ -271,6 +383,8 @@ void run_search_command(const GlobalOptions& global, SearchArgs a,
     device_type = device.info.type;
     spec = KernelSpec::load(templates_dir(global) + "/" + a.kernel + ".json");
     limits = device_limits(device.info, profile);
+    db.device = DatabaseDevice::from(device.info);
+    db.path = a.no_db ? "" : a.db.empty() ? Database::default_path(device.info) : a.db;
     if (a.space.empty()) a.space = device.info.type == "cpu" ? "cpu" : "gpu";
     const int threads = a.compile_threads > 0
                             ? a.compile_threads
@@ -402,6 +516,33 @@ void run_search_command(const GlobalOptions& global, SearchArgs a,
     spdlog::info("{}: {} ({} evaluations, {} measured now at {:.1f} per minute)",
                  problem.shape.to_string(), so.outcome.stop_reason, so.outcome.evaluations,
                  so.outcome.measured, so.outcome.evaluations_per_minute());
+    if (a.refine && so.outcome.best && !so.outcome.interrupted) {
+      if (!spec) spec = KernelSpec::load(templates_dir(global) + "/" + a.kernel + ".json");
+      so.refined = refine_best(*evaluator, problem, *spec, a.space, limits,
+                               so.outcome.best->config, a.refine_evals, &g_interrupted);
+      const auto& r = *so.refined;
+      spdlog::info("{}: refine {}: {} of {} changes kept", problem.shape.to_string(),
+                   r.stop_reason, r.kept, r.decisions.size());
+      if (r.best != so.outcome.best->config) {
+        // The database takes a full measurement, verified like any other.
+        const Result again = evaluator->evaluate(problem, r.best);
+        if (again.status == Status::kOk && again.gflops > so.outcome.best->gflops) {
+          so.outcome.best = again;
+        }
+      }
+    }
+    if (!db.path.empty() && so.outcome.best) {
+      Provenance found;
+      found.strategy = a.strategy + (so.refined ? "+refine" : "");
+      found.evaluations = int64_t(so.outcome.evaluations) +
+                          (so.refined ? so.refined->evaluations : 0);
+      found.seed = a.seed;
+      found.space = a.space;
+      const auto put = Database::update(
+          db.path, db.device, DatabaseEntry::from_result(problem, *so.outcome.best, found),
+          a.replace);
+      spdlog::info("{}: database {}: {}", problem.shape.to_string(), db.path, to_string(put));
+    }
     outcomes.push_back(std::move(so));
     if (outcomes.back().outcome.interrupted) {
       interrupted = true;
@@ -452,6 +593,13 @@ void run_search_command(const GlobalOptions& global, SearchArgs a,
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
   write_json_atomic(a.output, out);
 
+  const bool have_db = !db.path.empty() && std::filesystem::exists(db.path);
+  if (have_db) write_report_beside(global, db, a.journal, a.plots);
+  const std::string report_path =
+      have_db ? (std::filesystem::path(db.path).parent_path() /
+                 (std::filesystem::path(db.path).stem().string() + "-report.md"))
+                    .string()
+              : "";
   if (a.json) {
     std::cout << out.dump(2) << "\n";
   } else {
@@ -459,6 +607,9 @@ void run_search_command(const GlobalOptions& global, SearchArgs a,
     std::cout << fmt::format("{} configurations measured in {:.1f} s: {:.1f} per minute\n",
                              measured, elapsed, per_minute);
     std::cout << "Results written to " << a.output << " (journal " << a.journal << ")\n";
+    if (have_db) {
+      std::cout << "Tuned database: " << db.path << "\nReport: " << report_path << "\n";
+    }
   }
   if (interrupted) {
     spdlog::warn("search interrupted; continue it with: gemmtune search --resume {}",
@@ -507,6 +658,11 @@ void set_search_command(CLI::App& app, GlobalOptions& options) {
   g["order"] = cmd->add_option("--order", a->order, "row or col")->capture_default_str();
   g["precision"] =
       cmd->add_option("--precision", a->precision, "32, 64, 16 or 16acc32")->capture_default_str();
+  g["batch"] = cmd->add_option("--batch", a->batch, "Independent GEMMs per shape, one launch")
+                   ->capture_default_str();
+  g["batch-layout"] =
+      cmd->add_option("--batch-layout", a->batch_layout, "strided or offsets (batch > 1)")
+          ->capture_default_str();
   g["alpha"] = cmd->add_option("--alpha", a->alpha, "Scale of A*B")->capture_default_str();
   g["beta"] = cmd->add_option("--beta", a->beta, "Scale of C")->capture_default_str();
   add_device_option(*cmd, a->device);
@@ -535,6 +691,18 @@ void set_search_command(CLI::App& app, GlobalOptions& options) {
                 "Evaluate in this process (no protection against driver crashes and hangs)");
   cmd->add_option("--cache-dir", a->cache_dir, "Kernel binary cache (\"none\" disables)");
   cmd->add_flag("--json", a->json, "Print the results as JSON");
+  g["db"] = cmd->add_option("--db", a->db,
+                  "Tuned database to update (default: results/<device id>.json; a replay "
+                  "writes one only when given)");
+  g["no-db"] = cmd->add_flag("--no-db", a->no_db, "Write no tuned database or report");
+  cmd->add_flag("--replace", a->replace,
+                "Replace a database entry even when the new result is slower");
+  cmd->add_flag("--plots", a->plots,
+                "Draw PNG pictures beside the report (python3 with matplotlib)");
+  g["refine"] = cmd->add_flag("--refine", a->refine,
+                "Finish each shape with the A/B refinement (single changes from the best)");
+  cmd->add_option("--refine-evals", a->refine_evals, "Evaluations the refinement may use")
+      ->capture_default_str();
   cmd->callback([&options, a, given]() { run_search_command(options, *a, *given); });
 }
 

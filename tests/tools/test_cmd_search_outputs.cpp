@@ -1,0 +1,112 @@
+// What a search leaves behind besides its journal: the tuned database and the report beside it,
+// the refined configuration with --refine, and the binary cache warmed by `gemmtune compile`.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "src/database.hpp"
+#include "src/journal.hpp"
+#include "src/json_util.hpp"
+#include "tests/search/synthetic_space.hpp"
+#include "tests/test_support.hpp"
+
+using namespace gemmtune;
+using test::run_gemmtune;
+
+namespace {
+
+std::string write_synthetic_replay(const std::string& dir) {
+  static const KernelSpec spec = KernelSpec::load(test::source_path("kernel_templates/xgemm.json"));
+  ParamSpace space(spec, "cpu", DeviceLimits{}, Context{{"ELEM_BYTES", 4}});
+  Problem p;
+  p.shape = {256, 256, 256};
+  const Journal j = test::synthetic_gemm_journal(space, p, 5);
+  const std::string path = dir + "/replay.jsonl";
+  JournalWriter w(path);
+  w.write_header(j.headers.front());
+  for (const auto& e : j.entries) w.append(e.problem, e.result, 0);
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("search writes the tuned database and its report", "[search][cli][database]") {
+  const std::string dir = test::temp_dir("search-db");
+  const std::string replay = write_synthetic_replay(dir);
+  const std::string db_path = dir + "/tuned/db.json";
+  auto r = run_gemmtune("search --replay " + replay + " --strategy random --max-evals 20 --seed 2" +
+                        " --db " + db_path + " -o " + dir + "/a.json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("Tuned database: " + db_path));
+  CHECK_THAT(r.out, Catch::Contains("Report: " + dir + "/tuned/db-report.md"));
+  const auto db = Database::load(db_path);
+  REQUIRE(db.entries().size() == 1);
+  const auto search = read_json_file(dir + "/a.json");
+  const auto& entry = db.entries().front();
+  CHECK(entry.gflops == Approx(search["results"][0]["best"]["gflops"].get<double>()));
+  CHECK(entry.found.strategy == "random");
+  CHECK(entry.found.evaluations == 20);
+  CHECK(entry.found.seed == 2);
+  CHECK(std::filesystem::exists(dir + "/tuned/db-report.md"));
+  CHECK(std::filesystem::exists(dir + "/tuned/db-report.json"));
+
+  // A shorter search with another seed finds something no faster: the entry stays.
+  r = run_gemmtune("search --replay " + replay + " --strategy random --max-evals 3 --seed 9" +
+                   " --db " + db_path + " -o " + dir + "/b.json");
+  REQUIRE(r.exit_code == 0);
+  const auto b = read_json_file(dir + "/b.json");
+  if (b["results"][0]["best"]["gflops"].get<double>() < entry.gflops) {
+    CHECK(Database::load(db_path).entries().front().gflops == Approx(entry.gflops));
+  }
+  // --no-db leaves no database behind.
+  r = run_gemmtune("search --replay " + replay + " --max-evals 3 --no-db --db " + dir +
+                   "/none.json -o " + dir + "/c.json");
+  REQUIRE(r.exit_code == 0);
+  CHECK_FALSE(std::filesystem::exists(dir + "/none.json"));
+}
+
+TEST_CASE("search with refine ends on a configuration no single change beats",
+          "[search][cli][refine]") {
+  const std::string dir = test::temp_dir("search-refine");
+  const std::string replay = write_synthetic_replay(dir);
+  // Too small a refinement budget is refused before anything is measured.
+  auto r = run_gemmtune("search --replay " + replay + " --max-evals 5 --refine --refine-evals 4" +
+                        " --db " + dir + "/db.json -o " + dir + "/x.json");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--refine-evals"));
+  CHECK_FALSE(std::filesystem::exists(dir + "/x.journal.jsonl"));
+
+  r = run_gemmtune("search --replay " + replay + " --strategy random --max-evals 5 --seed 4" +
+                   " --refine --refine-evals 400 --db " + dir + "/db.json -o " + dir + "/r.json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto db = Database::load(dir + "/db.json");
+  REQUIRE(db.entries().size() == 1);
+  const auto& e = db.entries().front();
+  CHECK(e.found.strategy == "random+refine");
+  const auto searched = read_json_file(dir + "/r.json")["results"][0]["best"]["gflops"];
+  // The refinement starts from the search's best, so it can only end at least as fast.
+  CHECK(e.gflops >= searched.get<double>() * (1 - 1e-9));
+  CHECK(e.found.evaluations > 5);
+}
+
+TEST_CASE("compile warms the binary cache for a later run", "[cli][device]") {
+  const std::string dir = test::temp_dir("compile");
+  const std::string cache = dir + "/cache";
+  auto r = run_gemmtune("compile --kernel xgemm_direct --space cpu --shard 0/100 --cache-dir " +
+                        cache);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("built, 0 already cached, 0 failed"));
+  r = run_gemmtune("compile --kernel xgemm_direct --space cpu --shard 0/100 --cache-dir " + cache);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::StartsWith("0 built"));
+  CHECK_THAT(r.out, Catch::Contains("0 failed"));
+
+  r = run_gemmtune("compile --kernel xgemm_direct --shard 3/3 --cache-dir " + cache);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--shard '3/3'"));
+  r = run_gemmtune("compile --kernel xgemm_direct --cache-dir none");
+  CHECK(r.exit_code == 2);
+}
