@@ -58,8 +58,8 @@ TEST_CASE("strategy registry and options", "[search][strategy]") {
   CHECK_THROWS_WITH(parse_strategy_options({"nope.x=1"}), Catch::Contains("unknown strategy"));
   // A bad value is reported when the strategy reads it.
   const SearchSpace space = SearchSpace::from_configurations({{{"A", 1}}, {{"A", 2}}});
-  CHECK_THROWS_WITH(make_searcher("bayes", space, 1, {{"acquisition", "pi"}}),
-                    Catch::Contains("bayes.acquisition=pi"));
+  CHECK_THROWS_WITH(make_searcher("bayes", space, 1, {{"acquisition", "ucb"}}),
+                    Catch::Contains("bayes.acquisition=ucb"));
   CHECK_THROWS_WITH(make_searcher("anneal", space, 1, {{"cooling", "abc"}}),
                     Catch::Contains("anneal.cooling=abc"));
 }
