@@ -21,15 +21,15 @@
 #include "search/worker_evaluator.hpp"
 #include "src/data_paths.hpp"
 #include "src/database.hpp"
-#include "src/refine.hpp"
-#include "src/report.hpp"
 #include "src/device.hpp"
 #include "src/error.hpp"
 #include "src/journal.hpp"
 #include "src/json_util.hpp"
 #include "src/kernel_spec.hpp"
 #include "src/opencl_evaluator.hpp"
+#include "src/refine.hpp"
 #include "src/replay_evaluator.hpp"
+#include "src/report.hpp"
 #include "src/version.hpp"
 #include "tools/commands.hpp"
 
@@ -193,6 +193,24 @@ std::string default_output(const std::string& kernel, const std::string& device_
   return "search-" + kernel + "-" + device_id + ".json";
 }
 
+std::string spec_path(const GlobalOptions& global, const std::string& kernel) {
+  return templates_dir(global) + "/" + kernel + ".json";
+}
+
+// A journal holds the measurements of one device; continuing it on another would mix them.
+void check_same_device(const std::string& journal, const nlohmann::json& header,
+                       const std::string& device_id) {
+  const auto recorded = header.value("device", nlohmann::json::object());
+  if (!recorded.is_object() || !recorded.contains("id"))
+    return;  // an older header: nothing to check
+  const auto recorded_id = recorded.at("id").get<std::string>();
+  if (recorded_id != device_id) {
+    throw invalid_argument("journal " + journal + " was recorded on " + recorded_id +
+                           ", not on the selected device " + device_id +
+                           " (select it with --device, or start a new journal)");
+  }
+}
+
 std::string journal_beside(const std::string& output) {
   std::string base = output;
   if (base.size() > 5 && base.substr(base.size() - 5) == ".json") base.resize(base.size() - 5);
@@ -259,8 +277,7 @@ void write_report_beside(const GlobalOptions& global, const DatabaseTarget& db,
     // Debian's python3 carries python3-matplotlib; another python3 earlier on PATH may not.
     std::string python = "python3";
     for (const char* candidate : {"python3", "/usr/bin/python3"}) {
-      const std::string probe =
-          std::string(candidate) + " -c 'import matplotlib' >/dev/null 2>&1";
+      const std::string probe = std::string(candidate) + " -c 'import matplotlib' >/dev/null 2>&1";
       if (std::system(probe.c_str()) == 0) {
         python = candidate;
         break;
@@ -325,9 +342,10 @@ void run_search_command(const GlobalOptions& global, SearchArgs a,
       strategy_options.count(a.strategy) ? strategy_options.at(a.strategy) : OptionValues{};
   find_strategy(a.strategy);
   if (a.refine && a.refine_evals < 2 * AbSettings{}.min_pairs) {
-    throw invalid_argument(fmt::format("--refine-evals {} is less than one A/B comparison needs "
-                                       "({} evaluations)",
-                                       a.refine_evals, 2 * AbSettings{}.min_pairs));
+    throw invalid_argument(
+        fmt::format("--refine-evals {} is less than one A/B comparison needs "
+                    "({} evaluations)",
+                    a.refine_evals, 2 * AbSettings{}.min_pairs));
   }
 
   Problem base;
@@ -381,7 +399,7 @@ void run_search_command(const GlobalOptions& global, SearchArgs a,
     device_json["id"] = device.info.id();
     device_id = device.info.id();
     device_type = device.info.type;
-    spec = KernelSpec::load(templates_dir(global) + "/" + a.kernel + ".json");
+    spec = KernelSpec::load(spec_path(global, a.kernel));
     limits = device_limits(device.info, profile);
     db.device = DatabaseDevice::from(device.info);
     db.path = a.no_db ? "" : a.db.empty() ? Database::default_path(device.info) : a.db;
@@ -414,6 +432,8 @@ void run_search_command(const GlobalOptions& global, SearchArgs a,
       evaluator = std::make_unique<WorkerEvaluator>(std::move(w));
     }
   }
+
+  if (resumed) check_same_device(a.resume, resumed->headers.front(), device_id);
 
   // ---- shapes ----
   std::vector<Shape> shapes;
@@ -487,6 +507,14 @@ void run_search_command(const GlobalOptions& global, SearchArgs a,
                     Context{{"ELEM_BYTES", element_bytes(problem.precision)}});
       space.emplace(SearchSpace::from_param_space(ps));
     }
+    // Derived quantities (tile sizes, local memory, registers) help the model-based searchers;
+    // a replay of a kernel whose template is not here simply goes without them.
+    if (!spec && std::filesystem::exists(spec_path(global, a.kernel))) {
+      spec = KernelSpec::load(spec_path(global, a.kernel));
+    }
+    if (spec) {
+      space->add_spec_features(*spec, Context{{"ELEM_BYTES", element_bytes(problem.precision)}});
+    }
     if (space->size() == 0) {
       throw invalid_argument("space " + a.space + " of kernel " + a.kernel +
                              " has no valid configuration on this device");
@@ -511,18 +539,18 @@ void run_search_command(const GlobalOptions& global, SearchArgs a,
     ProgressReporter progress(terminal, problem.shape.to_string(), problem.flops());
     settings.on_progress = [&progress](const TuneProgress& p) { progress.update(p); };
     ShapeOutcome so{problem, run_search(*evaluator, problem, *space, *searcher, settings),
-                    space->size()};
+                    space->size(), std::nullopt};
     progress.finish();
     spdlog::info("{}: {} ({} evaluations, {} measured now at {:.1f} per minute)",
                  problem.shape.to_string(), so.outcome.stop_reason, so.outcome.evaluations,
                  so.outcome.measured, so.outcome.evaluations_per_minute());
     if (a.refine && so.outcome.best && !so.outcome.interrupted) {
-      if (!spec) spec = KernelSpec::load(templates_dir(global) + "/" + a.kernel + ".json");
-      so.refined = refine_best(*evaluator, problem, *spec, a.space, limits,
-                               so.outcome.best->config, a.refine_evals, &g_interrupted);
+      if (!spec) spec = KernelSpec::load(spec_path(global, a.kernel));
+      so.refined = refine_best(*evaluator, problem, *spec, a.space, limits, so.outcome.best->config,
+                               a.refine_evals, &g_interrupted);
       const auto& r = *so.refined;
-      spdlog::info("{}: refine {}: {} of {} changes kept", problem.shape.to_string(),
-                   r.stop_reason, r.kept, r.decisions.size());
+      spdlog::info("{}: refine {}: {} of {} changes kept", problem.shape.to_string(), r.stop_reason,
+                   r.kept, r.decisions.size());
       if (r.best != so.outcome.best->config) {
         // The database takes a full measurement, verified like any other.
         const Result again = evaluator->evaluate(problem, r.best);
@@ -534,13 +562,13 @@ void run_search_command(const GlobalOptions& global, SearchArgs a,
     if (!db.path.empty() && so.outcome.best) {
       Provenance found;
       found.strategy = a.strategy + (so.refined ? "+refine" : "");
-      found.evaluations = int64_t(so.outcome.evaluations) +
-                          (so.refined ? so.refined->evaluations : 0);
+      found.evaluations =
+          int64_t(so.outcome.evaluations) + (so.refined ? so.refined->evaluations : 0);
       found.seed = a.seed;
       found.space = a.space;
-      const auto put = Database::update(
-          db.path, db.device, DatabaseEntry::from_result(problem, *so.outcome.best, found),
-          a.replace);
+      const auto put =
+          Database::update(db.path, db.device,
+                           DatabaseEntry::from_result(problem, *so.outcome.best, found), a.replace);
       spdlog::info("{}: database {}: {}", problem.shape.to_string(), db.path, to_string(put));
     }
     outcomes.push_back(std::move(so));
@@ -692,15 +720,16 @@ void set_search_command(CLI::App& app, GlobalOptions& options) {
   cmd->add_option("--cache-dir", a->cache_dir, "Kernel binary cache (\"none\" disables)");
   cmd->add_flag("--json", a->json, "Print the results as JSON");
   g["db"] = cmd->add_option("--db", a->db,
-                  "Tuned database to update (default: results/<device id>.json; a replay "
-                  "writes one only when given)");
+                            "Tuned database to update (default: results/<device id>.json; a replay "
+                            "writes one only when given)");
   g["no-db"] = cmd->add_flag("--no-db", a->no_db, "Write no tuned database or report");
   cmd->add_flag("--replace", a->replace,
                 "Replace a database entry even when the new result is slower");
   cmd->add_flag("--plots", a->plots,
                 "Draw PNG pictures beside the report (python3 with matplotlib)");
-  g["refine"] = cmd->add_flag("--refine", a->refine,
-                "Finish each shape with the A/B refinement (single changes from the best)");
+  g["refine"] =
+      cmd->add_flag("--refine", a->refine,
+                    "Finish each shape with the A/B refinement (single changes from the best)");
   cmd->add_option("--refine-evals", a->refine_evals, "Evaluations the refinement may use")
       ->capture_default_str();
   cmd->callback([&options, a, given]() { run_search_command(options, *a, *given); });

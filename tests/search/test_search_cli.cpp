@@ -117,6 +117,34 @@ TEST_CASE("search on a replay writes the best and the journal", "[search][cli]")
   CHECK(clash.err.find("--resume") != std::string::npos);
 }
 
+TEST_CASE("a journal is resumed only on the device that recorded it", "[search][cli][resume]") {
+  const std::string dir = test::temp_dir("search-cli");
+  const std::string replay = write_replay(dir);
+  // The same recording, claimed by another device.
+  const std::string other = dir + "/other.jsonl";
+  {
+    std::ifstream in(replay);
+    std::ofstream out(other);
+    std::string line;
+    std::getline(in, line);
+    auto header = nlohmann::json::parse(line);
+    header["device"]["id"] = "other-gpu";
+    out << header.dump() << "\n" << in.rdbuf();
+  }
+  const std::string journal = dir + "/out.journal.jsonl";
+  REQUIRE(run_gemmtune("search --replay " + replay + " --max-evals 5 -o " + dir + "/out.json")
+              .exit_code == 0);
+  const auto r = run_gemmtune("search --resume " + journal + " --replay " + other);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("recorded on synthetic, not on the selected device other-gpu") !=
+        std::string::npos);
+  CHECK(count_results(journal) == 5);  // nothing appended
+  const auto same = run_gemmtune("search --resume " + journal + " --max-evals 8");
+  INFO(same.err);
+  CHECK(same.exit_code == 0);
+  CHECK(count_results(journal) == 8);
+}
+
 TEST_CASE("search rejects bad input with one line", "[search][cli]") {
   const std::string dir = test::temp_dir("search-cli");
   const std::string replay = write_replay(dir);
