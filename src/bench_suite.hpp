@@ -1,7 +1,8 @@
-// The side-by-side benchmark suite: for each shape of a suite, gemmtune's best tuned
-// configuration against CLBlast's stock Gemm on the same buffers, in the same process, with calls
-// interleaved so that both see the same clocks and temperatures. Both outputs are verified
-// against an Eigen reference once per shape. Optionally a fused bias+ReLU row per shape, and a
+// The side-by-side benchmark suite: for each shape of a suite, in each asked precision and
+// batch, gemmtune's best tuned configuration against CLBlast's stock routine (Gemm for one GEMM,
+// GemmStridedBatched or GemmBatched for a batch) on the same buffers, in the same process, with
+// calls interleaved so that both see the same clocks and temperatures. Both outputs are verified
+// against an Eigen reference once per row. Optionally a fused bias+ReLU row per FP32 shape, and a
 // cuBLAS column merged from scripts/bench-cublas.py.
 //
 // Timing: "wall" is the whole call as a user sees it, from the first enqueue to the return of
@@ -13,6 +14,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -28,12 +30,26 @@ namespace gemmtune {
 struct DeviceProfile;
 
 constexpr const char* kBenchSuiteFormat = "gemmtune-bench-suite";
-constexpr int kBenchSuiteSchemaVersion = 1;
+// 2: rows carry precision, batch and batch_layout (a version-1 reader would take every row for a
+// single FP32 GEMM). Version-1 documents still load, as FP32 single GEMMs.
+constexpr int kBenchSuiteSchemaVersion = 2;
 // The "format" field of scripts/bench-cublas.py's --json output.
 constexpr const char* kCublasBenchFormat = "gemmtune-cublas-bench";
 
-// The default suite (FP32, row-major, NN).
+// One shape of a suite and how many GEMMs of it one call computes.
+struct SuiteCase {
+  Shape shape;
+  int64_t batch = 1;
+};
+
+// The default suite (row-major, NN, single GEMMs), the "standard" suite.
 std::vector<Shape> default_suite_shapes();
+// The "batched" suite: many small GEMMs per call, where launch overhead and batch addressing
+// matter more than the tile: 1024 GEMMs of 32^3 and 64 of 256^3.
+std::vector<SuiteCase> batched_suite_cases();
+// The cases of a named suite ("standard" or "batched"); throws Error(kInvalidArgument) naming
+// the known suites for another name.
+std::vector<SuiteCase> named_suite(const std::string& name);
 // The kernels the suite draws configurations from, in order of preference on a tie.
 std::vector<std::string> default_suite_kernels();
 
@@ -57,18 +73,25 @@ struct Candidate {
   double distance = 0;  // log-space distance of tuned_shape from the benchmarked shape
 };
 
-// Candidates for one FP32 row-major NN shape among `kernels`: when any database has an entry for
-// the exact shape, only the fastest such entry (recorded GFLOPS, across databases and kernels);
-// otherwise the nearest tuned shape's entry of each kernel that has one (these were tuned for
-// another shape, so the suite measures them to choose). Empty when no database has an entry of
-// any of the kernels.
+// Candidates for one problem among `kernels`, looked up under the problem's key (precision,
+// order, layout, batch and batch layout; see EntryKey): when any database has an entry for the
+// exact shape, only the fastest such entry (recorded GFLOPS, across databases and kernels);
+// otherwise the nearest tuned shape's entry of each kernel that has one in the same family
+// (these were tuned for another shape, so the suite measures them to choose). Empty when no
+// database has an entry of any of the kernels in that family.
+std::vector<Candidate> suite_candidates(const std::vector<NamedDatabase>& databases,
+                                        const std::vector<std::string>& kernels,
+                                        const Problem& problem);
+// The same for a single FP32 row-major NN GEMM of `shape`.
 std::vector<Candidate> suite_candidates(const std::vector<NamedDatabase>& databases,
                                         const std::vector<std::string>& kernels,
                                         const Shape& shape);
 
 // One side of a comparison (gemmtune or CLBlast).
 struct SideResult {
-  bool available = false;      // false: not run ("n/a"), e.g. CLBlast not linked
+  // false: not run ("n/a"), e.g. CLBlast not linked, or a precision the device or CLBlast does
+  // not have; `message` says why. Not a failure.
+  bool available = false;
   std::string status = "n/a";  // "ok", "wrong_result", "failed" or "n/a"
   std::string message;         // why, when not ok or not available
   bool verified = false;
@@ -92,6 +115,9 @@ struct CandidateTrial {
 
 struct SuiteRow {
   Shape shape;
+  Precision precision = Precision::kFP32;
+  int64_t batch = 1;  // GEMMs of `shape` per call; GFLOPS count all of them
+  BatchLayout batch_layout = BatchLayout::kStrided;  // always kStrided for batch 1
   bool epilogue = false;            // fused bias+ReLU (gemmtune) against Gemm + a bias+ReLU kernel
   std::optional<Candidate> chosen;  // none when no configuration could be run
   std::vector<CandidateTrial> trials;
@@ -99,6 +125,11 @@ struct SuiteRow {
   std::optional<double> ratio;  // gemmtune GFLOPS / CLBlast GFLOPS, both from whole-call time
   std::optional<double> cublas_gflops;
   std::optional<double> cublas_ratio;  // gemmtune GFLOPS / cuBLAS GFLOPS
+
+  // The row's problem: row-major NN, alpha 1, beta 0, in its precision and batch.
+  Problem problem() const;
+  // "64x64x64 fp64", "32x32x32 fp32 b1024 offsets", "... bias+ReLU": names the row in messages.
+  std::string label() const;
 };
 
 struct SuiteReport {
@@ -113,19 +144,26 @@ struct SuiteReport {
   std::string cublas_source;  // the merged cuBLAS file and its device, when merged
   std::vector<SuiteRow> rows;
 
-  // Every available side of every row ran and verified.
+  // Every available side of every row ran and verified (n/a sides are not failures).
   bool all_ok() const;
 };
 
 struct BenchSuiteOptions {
-  std::vector<Shape> shapes;         // default_suite_shapes() when empty
+  std::vector<Shape> shapes;  // default_suite_shapes() when empty (and `cases` is empty)
+  int64_t batch = 1;          // GEMMs per call for each of `shapes`
+  // When not empty: the suite's shapes with their own batch counts, instead of `shapes` and
+  // `batch` (which must then be left as they are).
+  std::vector<SuiteCase> cases;
+  std::vector<Precision> precisions = {Precision::kFP32};  // rows of each shape, in this order
+  // Layouts of the batched rows (batch > 1), one row each; single GEMMs have one row.
+  std::vector<BatchLayout> batch_layouts = {BatchLayout::kStrided};
   std::vector<std::string> kernels;  // default_suite_kernels() when empty
-  bool epilogue = false;
-  bool clblast = true;  // false: the CLBlast column says n/a even when linked
-  int reps = 20;        // interleaved timed calls of each side
-  int warmup = 3;       // interleaved untimed calls of each side
-  int select_reps = 3;  // timed calls of each candidate when several are compared
-  uint64_t seed = 42;   // input data
+  bool epilogue = false;             // adds a bias+ReLU row to each FP32 single-GEMM row
+  bool clblast = true;               // false: the CLBlast column says n/a even when linked
+  int reps = 20;                     // interleaved timed calls of each side
+  int warmup = 3;                    // interleaved untimed calls of each side
+  int select_reps = 3;               // timed calls of each candidate when several are compared
+  uint64_t seed = 42;                // input data
   std::string templates_dir;
   std::string cache_dir;  // binary cache ("" default folder, "none" disables)
   // Shapes with M*N*K above this are verified on a fixed-seed sample of rows (all columns).
@@ -135,8 +173,8 @@ struct BenchSuiteOptions {
 };
 
 // Runs the suite on `device`. Failures of one row (a configuration that does not build, a
-// wrong result, a CLBlast error) are recorded in that row and the suite goes on; bad options
-// throw Error.
+// wrong result, a CLBlast error) are recorded in that row and the suite goes on; a precision the
+// device or CLBlast lacks makes that side n/a with the reason; bad options throw Error.
 SuiteReport run_bench_suite(const Device& device, const DeviceProfile* profile,
                             const std::vector<NamedDatabase>& databases,
                             const BenchSuiteOptions& options);
@@ -144,11 +182,12 @@ SuiteReport run_bench_suite(const Device& device, const DeviceProfile* profile,
 // cuBLAS timings read from scripts/bench-cublas.py's --json output.
 struct CublasResults {
   std::string source;  // the file and the device, torch and CUDA it reports
-  std::map<std::pair<Shape, bool>, double> gflops;  // by shape and epilogue
+  // By shape, epilogue, precision ("32" when a result names none) and batch (1 when none).
+  std::map<std::tuple<Shape, bool, std::string, int64_t>, double> gflops;
 };
 // Throws Error(kInvalidFile) naming `origin` for a document of another kind or a bad result.
 CublasResults read_cublas_results(const nlohmann::json& cublas, const std::string& origin);
-// Adds the cuBLAS column to the rows whose shape and epilogue were measured.
+// Adds the cuBLAS column to the rows whose shape, epilogue, precision and batch were measured.
 void merge_cublas(SuiteReport& report, const CublasResults& cublas);
 
 // A Markdown document for results/: device, driver, date and command at the top, then the table,

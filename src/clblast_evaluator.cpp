@@ -1,16 +1,17 @@
 #include "src/clblast_evaluator.hpp"
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+
 #include "src/error.hpp"
 
 #ifdef GEMMTUNE_HAVE_CLBLAST
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
-#include <iostream>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -31,9 +32,61 @@ bool is_clblast_kernel(const std::string& kernel) {
   return kernel == "clblast-xgemm" || kernel == "clblast-xgemm-direct";
 }
 
+std::string clblast_status_name(int status) {
+  // The codes of clblast.h that a GEMM call can return and a reader would want named; the
+  // numbers are CLBlast's stable API, spelled out so that this needs no CLBlast header.
+  static const std::pair<int, const char*> kNames[] = {
+      {0, "kSuccess"},
+      {-3, "kOpenCLCompilerNotAvailable"},
+      {-4, "kTempBufferAllocFailure"},
+      {-5, "kOpenCLOutOfResources"},
+      {-6, "kOpenCLOutOfHostMemory"},
+      {-11, "kOpenCLBuildProgramFailure"},
+      {-30, "kInvalidValue"},
+      {-36, "kInvalidCommandQueue"},
+      {-38, "kInvalidMemObject"},
+      {-54, "kInvalidLocalThreadsTotal"},
+      {-55, "kInvalidLocalThreadsDim"},
+      {-1024, "kNotImplemented"},
+      {-1017, "kInvalidDimension"},
+      {-1011, "kInsufficientMemoryA"},
+      {-1010, "kInsufficientMemoryB"},
+      {-1009, "kInsufficientMemoryC"},
+      {-2050, "kInsufficientMemoryTemp"},
+      {-2049, "kInvalidBatchCount"},
+      {-2046, "kInvalidLocalMemUsage"},
+      {-2045, "kNoHalfPrecision"},
+      {-2044, "kNoDoublePrecision"},
+      {-2041, "kDatabaseError"},
+      {-2040, "kUnknownError"},
+      {-2039, "kUnexpectedError"},
+  };
+  for (const auto& [code, name] : kNames) {
+    if (code == status) return std::string(name) + " (" + std::to_string(status) + ")";
+  }
+  return std::to_string(status);
+}
+
+StdoutToStderr::StdoutToStderr() {
+  std::cout.flush();
+  std::fflush(stdout);
+  saved_ = ::dup(STDOUT_FILENO);
+  if (saved_ >= 0) ::dup2(STDERR_FILENO, STDOUT_FILENO);
+}
+
+StdoutToStderr::~StdoutToStderr() {
+  std::fflush(stdout);
+  if (saved_ >= 0) {
+    ::dup2(saved_, STDOUT_FILENO);
+    ::close(saved_);
+  }
+}
+
 #ifndef GEMMTUNE_HAVE_CLBLAST
 
-bool clblast_available() { return false; }
+bool clblast_available() {
+  return false;
+}
 
 std::unique_ptr<Evaluator> make_clblast_evaluator(const Device&, const DeviceProfile*,
                                                   ClblastEvaluatorOptions) {
@@ -43,36 +96,20 @@ std::unique_ptr<Evaluator> make_clblast_evaluator(const Device&, const DevicePro
 
 #else
 
-bool clblast_available() { return true; }
+bool clblast_available() {
+  return true;
+}
+
+// clblast_status_name spells the codes out; these keep it honest against the header.
+static_assert(static_cast<int>(clblast::StatusCode::kNoHalfPrecision) == -2045);
+static_assert(static_cast<int>(clblast::StatusCode::kNoDoublePrecision) == -2044);
+static_assert(static_cast<int>(clblast::StatusCode::kInvalidBatchCount) == -2049);
+static_assert(static_cast<int>(clblast::StatusCode::kOpenCLOutOfResources) == -5);
 
 namespace {
 
-// CLBlast prints compiler logs on stdout; stdout carries gemmtune's tables and JSON, so they are
-// sent to stderr while CLBlast runs.
-class StdoutToStderr {
- public:
-  StdoutToStderr() {
-    std::cout.flush();
-    std::fflush(stdout);
-    saved_ = ::dup(STDOUT_FILENO);
-    if (saved_ >= 0) ::dup2(STDERR_FILENO, STDOUT_FILENO);
-  }
-  ~StdoutToStderr() {
-    std::fflush(stdout);
-    if (saved_ >= 0) {
-      ::dup2(saved_, STDOUT_FILENO);
-      ::close(saved_);
-    }
-  }
-  StdoutToStderr(const StdoutToStderr&) = delete;
-  StdoutToStderr& operator=(const StdoutToStderr&) = delete;
-
- private:
-  int saved_ = -1;
-};
-
 std::string status_text(clblast::StatusCode s) {
-  return "CLBlast status " + std::to_string(static_cast<int>(s));
+  return "CLBlast status " + clblast_status_name(static_cast<int>(s));
 }
 
 Status result_status(clblast::StatusCode s) {
@@ -97,9 +134,12 @@ Status result_status(clblast::StatusCode s) {
 
 clblast::Precision clblast_precision(Precision p) {
   switch (p) {
-    case Precision::kFP64: return clblast::Precision::kDouble;
-    case Precision::kFP16: return clblast::Precision::kHalf;
-    default: return clblast::Precision::kSingle;
+    case Precision::kFP64:
+      return clblast::Precision::kDouble;
+    case Precision::kFP16:
+      return clblast::Precision::kHalf;
+    default:
+      return clblast::Precision::kSingle;
   }
 }
 
@@ -110,8 +150,8 @@ TimingStats summarize(std::vector<double> ms) {
   t.runs = static_cast<int>(ms.size());
   t.min_ms = ms.front();
   t.max_ms = ms.back();
-  t.median_ms = ms.size() % 2 ? ms[ms.size() / 2]
-                              : 0.5 * (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]);
+  t.median_ms =
+      ms.size() % 2 ? ms[ms.size() / 2] : 0.5 * (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]);
   t.mean_ms = std::accumulate(ms.begin(), ms.end(), 0.0) / ms.size();
   double var = 0;
   for (double v : ms) var += (v - t.mean_ms) * (v - t.mean_ms);
@@ -131,8 +171,8 @@ class ClblastEvaluator : public Evaluator {
       context_ = cl::Context(device_.device);
       queue_ = cl::CommandQueue(context_, device_.device);
     } catch (const cl::Error& e) {
-      throw Error(ErrorCode::kDevice, "cannot open " + device_.info.name + " for CLBlast: " +
-                                          cl_error_name(e.err()));
+      throw Error(ErrorCode::kDevice,
+                  "cannot open " + device_.info.name + " for CLBlast: " + cl_error_name(e.err()));
     }
   }
 
@@ -274,9 +314,8 @@ class ClblastEvaluator : public Evaluator {
     cl_command_queue q = queue_();
     return clblast::Gemm<T>(row ? clblast::Layout::kRowMajor : clblast::Layout::kColMajor,
                             p.trans_a ? clblast::Transpose::kYes : clblast::Transpose::kNo,
-                            p.trans_b ? clblast::Transpose::kYes : clblast::Transpose::kNo, m, n,
-                            k, alpha, s.a(), 0, lda, s.b(), 0, ldb, beta, s.c(), 0, ldc, &q,
-                            nullptr);
+                            p.trans_b ? clblast::Transpose::kYes : clblast::Transpose::kNo, m, n, k,
+                            alpha, s.a(), 0, lda, s.b(), 0, ldb, beta, s.c(), 0, ldc, &q, nullptr);
   }
 
   // The temporary buffer CLBlast would allocate: zero for the direct kernel, which needs no
@@ -293,16 +332,19 @@ class ClblastEvaluator : public Evaluator {
     return clblast::GemmTempBufferSize<T>(
         row ? clblast::Layout::kRowMajor : clblast::Layout::kColMajor,
         p.trans_a ? clblast::Transpose::kYes : clblast::Transpose::kNo,
-        p.trans_b ? clblast::Transpose::kYes : clblast::Transpose::kNo, m, n, k, 0, lda, 0, ldb,
-        0, ldc, &q, *bytes);
+        p.trans_b ? clblast::Transpose::kYes : clblast::Transpose::kNo, m, n, k, 0, lda, 0, ldb, 0,
+        ldc, &q, *bytes);
   }
 
   clblast::StatusCode temp_buffer_bytes(const ProblemState& s, size_t* bytes) {
     StdoutToStderr redirect;
     switch (s.problem.precision) {
-      case Precision::kFP64: return temp_typed<double>(s, bytes);
-      case Precision::kFP16: return temp_typed<cl_half>(s, bytes);
-      default: return temp_typed<float>(s, bytes);
+      case Precision::kFP64:
+        return temp_typed<double>(s, bytes);
+      case Precision::kFP16:
+        return temp_typed<cl_half>(s, bytes);
+      default:
+        return temp_typed<float>(s, bytes);
     }
   }
 
@@ -311,7 +353,9 @@ class ClblastEvaluator : public Evaluator {
     StdoutToStderr redirect;
     clblast::StatusCode status;
     switch (p.precision) {
-      case Precision::kFP64: status = gemm_typed<double>(s, p.alpha, p.beta); break;
+      case Precision::kFP64:
+        status = gemm_typed<double>(s, p.alpha, p.beta);
+        break;
       case Precision::kFP16:
         status = gemm_typed<cl_half>(s, float_to_half(static_cast<float>(p.alpha)),
                                      float_to_half(static_cast<float>(p.beta)));
@@ -337,7 +381,8 @@ class ClblastEvaluator : public Evaluator {
     const double first_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (status != clblast::StatusCode::kSuccess) {
-      return Result::failure(config, result_status(status), "clblast::Gemm: " + status_text(status));
+      return Result::failure(config, result_status(status),
+                             "clblast::Gemm: " + status_text(status));
     }
     std::vector<unsigned char> out(s.c_bytes);
     queue_.enqueueReadBuffer(s.c, CL_TRUE, 0, s.c_bytes, out.data());
@@ -378,7 +423,8 @@ class ClblastEvaluator : public Evaluator {
       total += ms;
     }
     if (status != clblast::StatusCode::kSuccess) {
-      return Result::failure(config, result_status(status), "clblast::Gemm: " + status_text(status));
+      return Result::failure(config, result_status(status),
+                             "clblast::Gemm: " + status_text(status));
     }
     r.time = summarize(times);
     r.gflops = r.time.median_ms > 0 ? problem.flops() / (r.time.median_ms * 1e6) : 0;

@@ -29,6 +29,23 @@ bool is_clblast_kernel(const std::string& kernel);
 // Whether this build links CLBlast.
 bool clblast_available();
 
+// A CLBlast status code by name, e.g. "kNoHalfPrecision (-2045)", so that a failed call can be
+// reported in words; an unknown code is given as its number. Available without CLBlast too.
+std::string clblast_status_name(int status);
+
+// While alive, the process's stdout goes to stderr. CLBlast prints compiler logs on stdout, which
+// carries gemmtune's tables and JSON; its calls that may compile are made under one of these.
+class StdoutToStderr {
+ public:
+  StdoutToStderr();
+  ~StdoutToStderr();
+  StdoutToStderr(const StdoutToStderr&) = delete;
+  StdoutToStderr& operator=(const StdoutToStderr&) = delete;
+
+ private:
+  int saved_ = -1;
+};
+
 // The evaluator for the clblast-* kernels on `device`. Throws Error(kUnsupported) when gemmtune
 // was built without CLBlast. `profile` may be null.
 std::unique_ptr<Evaluator> make_clblast_evaluator(const Device& device,

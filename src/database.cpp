@@ -69,9 +69,13 @@ class Checker {
   std::string origin_;
 };
 
-bool key_less(const DatabaseEntry& a, const DatabaseEntry& b) { return a.key < b.key; }
+bool key_less(const DatabaseEntry& a, const DatabaseEntry& b) {
+  return a.key < b.key;
+}
 
-std::string order_name(Order o) { return o == Order::kRowMajor ? "row" : "col"; }
+std::string order_name(Order o) {
+  return o == Order::kRowMajor ? "row" : "col";
+}
 
 void create_parent_directories(const std::string& path) {
   const auto parent = std::filesystem::path(path).parent_path();
@@ -86,7 +90,8 @@ class FileLock {
  public:
   explicit FileLock(const std::string& path) : path_(path) {
     fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ < 0) throw invalid_file(path, std::string("cannot open lock file: ") + std::strerror(errno));
+    if (fd_ < 0)
+      throw invalid_file(path, std::string("cannot open lock file: ") + std::strerror(errno));
     while (::flock(fd_, LOCK_EX) != 0) {
       if (errno == EINTR) continue;
       const int err = errno;
@@ -180,6 +185,7 @@ EntryKey EntryKey::of(const Problem& p) {
   k.order = p.order;
   k.layout = p.layout();
   k.batch = p.batch;
+  k.batch_layout = p.batch > 1 ? p.batch_layout : BatchLayout::kStrided;
   k.shape = p.shape;
   return k;
 }
@@ -191,13 +197,16 @@ Problem EntryKey::problem() const {
   p.order = order;
   set_layout(p, layout);
   p.batch = batch;
+  p.batch_layout = batch_layout;
   p.shape = shape;
   return p;
 }
 
 std::string EntryKey::to_string() const {
   return kernel + " fp" + gemmtune::to_string(precision) + " " + order_name(order) + " " + layout +
-         " b" + std::to_string(batch) + " " + shape.to_string();
+         " b" + std::to_string(batch) +
+         (batch > 1 ? " " + gemmtune::to_string(batch_layout) : std::string()) + " " +
+         shape.to_string();
 }
 
 bool EntryKey::operator==(const EntryKey& o) const {
@@ -207,21 +216,28 @@ bool EntryKey::operator==(const EntryKey& o) const {
 bool EntryKey::operator<(const EntryKey& o) const {
   auto tie = [](const EntryKey& k) {
     return std::make_tuple(k.kernel, static_cast<int>(k.precision), static_cast<int>(k.order),
-                           k.layout, k.batch, k.shape.m, k.shape.n, k.shape.k);
+                           k.layout, k.batch, static_cast<int>(k.batch_layout), k.shape.m,
+                           k.shape.n, k.shape.k);
   };
   return tie(*this) < tie(o);
 }
 
 bool EntryKey::same_family(const EntryKey& o) const {
-  return kernel == o.kernel && precision == o.precision && order == o.order &&
-         layout == o.layout && batch == o.batch;
+  return kernel == o.kernel && precision == o.precision && order == o.order && layout == o.layout &&
+         batch == o.batch && batch_layout == o.batch_layout;
 }
 
 void to_json(nlohmann::json& j, const EntryKey& k) {
-  j = {{"kernel", k.kernel}, {"precision", to_string(k.precision)},
-       {"order", order_name(k.order)}, {"layout", k.layout},
-       {"batch", k.batch},   {"m", k.shape.m},
-       {"n", k.shape.n},     {"k", k.shape.k}};
+  j = {{"kernel", k.kernel},
+       {"precision", to_string(k.precision)},
+       {"order", order_name(k.order)},
+       {"layout", k.layout},
+       {"batch", k.batch},
+       {"m", k.shape.m},
+       {"n", k.shape.n},
+       {"k", k.shape.k}};
+  // Written for batches only, as Problem does, so that files of single GEMMs stay as they were.
+  if (k.batch > 1) j["batch_layout"] = to_string(k.batch_layout);
 }
 
 void from_json(const nlohmann::json& j, EntryKey& k) {
@@ -232,15 +248,17 @@ void from_json(const nlohmann::json& j, EntryKey& k) {
   Problem check;
   set_layout(check, k.layout);
   k.batch = j.value("batch", int64_t{1});
+  // Files written before the layout was part of the key hold strided batches only.
+  k.batch_layout = parse_batch_layout(j.value("batch_layout", "strided"));
+  if (k.batch <= 1) k.batch_layout = BatchLayout::kStrided;
   k.shape = Shape{j.at("m").get<int64_t>(), j.at("n").get<int64_t>(), j.at("k").get<int64_t>()};
 }
 
 // ---- Provenance / entries ----
 
 void to_json(nlohmann::json& j, const Provenance& p) {
-  j = {{"strategy", p.strategy}, {"evaluations", p.evaluations},
-       {"seed", p.seed},         {"date", p.date},
-       {"gemmtune_version", p.gemmtune_version}, {"space", p.space}};
+  j = {{"strategy", p.strategy}, {"evaluations", p.evaluations},           {"seed", p.seed},
+       {"date", p.date},         {"gemmtune_version", p.gemmtune_version}, {"space", p.space}};
 }
 
 void from_json(const nlohmann::json& j, Provenance& p) {
@@ -311,9 +329,12 @@ bool DatabaseEntry::faster_than(const DatabaseEntry& other) const {
 
 std::string to_string(PutOutcome o) {
   switch (o) {
-    case PutOutcome::kAdded: return "added";
-    case PutOutcome::kReplaced: return "replaced";
-    case PutOutcome::kKeptExisting: return "kept existing";
+    case PutOutcome::kAdded:
+      return "added";
+    case PutOutcome::kReplaced:
+      return "replaced";
+    case PutOutcome::kKeptExisting:
+      return "kept existing";
   }
   return "?";
 }
@@ -338,7 +359,8 @@ Database Database::from_json(const nlohmann::json& j, const std::string& origin)
   const auto& dj = c.object(c.member(j, "", "device"), "device");
   c.string(dj, "device", "name");
   db.device = dj.get<DatabaseDevice>();
-  if (j.contains("metadata")) db.metadata = c.object(j["metadata"], "metadata").get<DatabaseMetadata>();
+  if (j.contains("metadata"))
+    db.metadata = c.object(j["metadata"], "metadata").get<DatabaseMetadata>();
   const auto& ej = c.member(j, "", "entries");
   if (!ej.is_array()) c.fail("entries", "expected an array");
   for (size_t i = 0; i < ej.size(); ++i) {
@@ -349,6 +371,7 @@ Database Database::from_json(const nlohmann::json& j, const std::string& origin)
     c.string(kj, where + ".key", "precision");
     for (const char* dim : {"m", "n", "k"}) c.integer(kj, where + ".key", dim, 1);
     if (kj.contains("batch")) c.integer(kj, where + ".key", "batch", 1);
+    if (kj.contains("batch_layout")) c.string(kj, where + ".key", "batch_layout");
     c.object(c.member(e, where, "parameters"), where + ".parameters");
     for (const auto& [name, v] : e["parameters"].items()) {
       if (!v.is_number_integer()) c.fail(where + ".parameters." + name, "expected an integer");

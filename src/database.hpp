@@ -57,16 +57,20 @@ struct EntryKey {
   Order order = Order::kRowMajor;
   std::string layout = "NN";  // op(A), op(B): NN, NT, TN, TT
   int64_t batch = 1;
+  // Where the matrices of a batch lie. A configuration tuned for one layout is not the best
+  // (or may not even run) for the other, so the layout is part of the key; for batch 1 it means
+  // nothing and is always kStrided, so that a single GEMM has one key whatever was asked.
+  BatchLayout batch_layout = BatchLayout::kStrided;
   Shape shape;
 
   static EntryKey of(const Problem& problem);
   // A problem with this key (alpha 1, beta 0; the caller sets scaling if it has one).
   Problem problem() const;
-  // "xgemm fp32 row NN b1 1024x1024x1024"
+  // "xgemm fp32 row NN b1 1024x1024x1024"; a batch names its layout: "... b8 offsets 32x32x32"
   std::string to_string() const;
   bool operator==(const EntryKey& o) const;
   bool operator<(const EntryKey& o) const;
-  // Same kernel, precision, order, layout and batch: only the shape differs.
+  // Same kernel, precision, order, layout, batch and batch layout: only the shape differs.
   bool same_family(const EntryKey& o) const;
 };
 
@@ -125,7 +129,7 @@ class Database {
   PutOutcome put(const DatabaseEntry& entry, bool replace);
   bool erase(const EntryKey& key);
 
-  // The entry with the same kernel/precision/order/layout/batch as `key` whose shape is nearest
+  // The entry of the same family as `key` (EntryKey::same_family) whose shape is nearest
   // in log space (exact match first). Entries with a failed status are ignored.
   struct Match {
     const DatabaseEntry* entry = nullptr;
@@ -151,7 +155,8 @@ class Database {
 
 // Keeps the fastest entry per key of all `inputs` (the first one on a tie). All inputs must
 // describe the same hardware; the result takes the device of the first input.
-Database merge_databases(const std::vector<Database>& inputs, const std::vector<std::string>& names);
+Database merge_databases(const std::vector<Database>& inputs,
+                         const std::vector<std::string>& names);
 
 // The current time as ISO 8601 UTC ("2026-01-31T12:00:00Z").
 std::string iso_utc_now();

@@ -1,5 +1,7 @@
 // gemmtune bench-suite: gemmtune's tuned configurations against CLBlast (and optionally a merged
-// cuBLAS column) over a suite of shapes, as a table, JSON or a Markdown document for results/.
+// cuBLAS column) over a suite of shapes, in one or more precisions and batch layouts, as a table,
+// JSON or a Markdown document for results/.
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -20,7 +22,11 @@ namespace {
 struct BenchSuiteCliOptions {
   std::string device;
   std::vector<std::string> databases;
+  std::string suite;
   std::string shapes;
+  std::string precisions = "32";
+  int64_t batch = 1;
+  std::string batch_layouts;
   std::string kernels;
   bool epilogue = false;
   int reps = 20;
@@ -49,7 +55,11 @@ std::string command_line(const GlobalOptions& g, const BenchSuiteCliOptions& o) 
   s += " bench-suite";
   if (!o.device.empty()) s += " --device " + quoted(o.device);
   for (const auto& d : o.databases) s += " --db " + quoted(d);
+  if (!o.suite.empty()) s += " --suite " + quoted(o.suite);
   if (!o.shapes.empty()) s += " --shapes " + quoted(o.shapes);
+  if (o.precisions != "32") s += " --precision " + quoted(o.precisions);
+  if (o.batch != 1) s += " --batch " + std::to_string(o.batch);
+  if (!o.batch_layouts.empty()) s += " --batch-layout " + quoted(o.batch_layouts);
   if (!o.kernels.empty()) s += " --kernels " + quoted(o.kernels);
   if (o.epilogue) s += " --epilogue";
   s += " --reps " + std::to_string(o.reps) + " --warmup " + std::to_string(o.warmup);
@@ -77,9 +87,53 @@ std::vector<std::string> split_list(const std::string& text) {
   return out;
 }
 
+// Each item of a comma list parsed once, in the order given; an empty list is refused.
+template <typename T, typename Parse>
+std::vector<T> parse_list(const std::string& text, const std::string& flag, Parse parse) {
+  std::vector<T> out;
+  for (const auto& item : split_list(text)) {
+    T v;
+    try {
+      v = parse(item);
+    } catch (const Error& e) {
+      throw invalid_argument(flag + ": " + e.what());
+    }
+    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  }
+  if (out.empty()) throw invalid_argument(flag + " names nothing");
+  return out;
+}
+
 int run(const GlobalOptions& global, const BenchSuiteCliOptions& o) {
   BenchSuiteOptions options;
-  if (!o.shapes.empty()) options.shapes = parse_shape_list(o.shapes);
+  if (o.batch < 1) throw invalid_argument("--batch must be at least 1");
+  options.precisions = parse_list<Precision>(o.precisions, "--precision", parse_precision);
+  if (!o.suite.empty()) {
+    // A named suite fixes its shapes and their batch counts.
+    if (!o.shapes.empty()) throw invalid_argument("--suite and --shapes exclude each other");
+    if (o.batch != 1 && o.suite == "batched") {
+      throw invalid_argument("--suite batched fixes its batch counts; leave out --batch");
+    }
+    for (auto c : named_suite(o.suite)) {
+      if (c.batch == 1) c.batch = o.batch;
+      options.cases.push_back(c);
+    }
+  } else {
+    if (!o.shapes.empty()) options.shapes = parse_shape_list(o.shapes);
+    options.batch = o.batch;
+  }
+  const bool batched = o.batch > 1 || o.suite == "batched";
+  if (!o.batch_layouts.empty()) {
+    if (!batched) {
+      throw invalid_argument(
+          "--batch-layout applies to batches: give --batch above 1 or "
+          "--suite batched");
+    }
+    options.batch_layouts =
+        parse_list<BatchLayout>(o.batch_layouts, "--batch-layout", parse_batch_layout);
+  } else if (o.suite == "batched") {
+    options.batch_layouts = {BatchLayout::kStrided, BatchLayout::kOffsets};
+  }
   if (!o.kernels.empty()) {
     options.kernels = split_list(o.kernels);
     if (options.kernels.empty()) throw invalid_argument("--kernels names no kernel");
@@ -145,17 +199,32 @@ void set_bench_suite_command(CLI::App& app, GlobalOptions& options) {
   auto o = std::make_shared<BenchSuiteCliOptions>();
   auto* cmd = app.add_subcommand(
       "bench-suite",
-      "Run a shape suite with the tuned database(s) against CLBlast's stock Gemm, side by side");
+      "Run a shape suite with the tuned database(s) against CLBlast's stock GEMM routines, side "
+      "by side, in each asked precision and batch layout");
   add_device_option(*cmd, o->device);
   cmd->add_option("--db", o->databases,
                   "Tuned database (repeatable); default: results/<device id>.json");
+  cmd->add_option("--suite", o->suite,
+                  "Named suite: standard (the default: 256^3 to 8192^3, single GEMMs) or batched "
+                  "(1024 GEMMs of 32^3 and 64 of 256^3, strided and offsets)");
   cmd->add_option("--shapes", o->shapes,
-                  "Comma-separated MxNxK shapes (default: the standard suite, 256^3 to 8192^3)");
+                  "Comma-separated MxNxK shapes instead of a suite (default: the standard suite)");
+  cmd->add_option("--precision", o->precisions,
+                  "Comma-separated precisions, one row each: 32, 64, 16 (half arithmetic, needs "
+                  "cl_khr_fp16) or 16acc32 (half storage, float arithmetic; CLBlast n/a)")
+      ->capture_default_str();
+  cmd->add_option("--batch", o->batch,
+                  "GEMMs of each shape per call (CLBlast: GemmStridedBatched or GemmBatched)")
+      ->capture_default_str();
+  cmd->add_option("--batch-layout", o->batch_layouts,
+                  "Comma-separated layouts of a batch, one row each: strided, offsets (default: "
+                  "strided; both for --suite batched)");
   cmd->add_option("--kernels", o->kernels,
                   "Comma-separated kernels to draw configurations from (default: xgemm, "
                   "xgemm_direct, xgemm_fast)");
   cmd->add_flag("--epilogue", o->epilogue,
-                "Add a fused bias+ReLU row per shape (CLBlast: Gemm + a bias+ReLU kernel)");
+                "Add a fused bias+ReLU row per FP32 single-GEMM shape (CLBlast: Gemm + a "
+                "bias+ReLU kernel)");
   cmd->add_option("--reps", o->reps, "Timed calls of each side, interleaved")
       ->capture_default_str();
   cmd->add_option("--warmup", o->warmup, "Untimed calls of each side first")->capture_default_str();

@@ -205,8 +205,8 @@ TEST_CASE("database refuses corrupt, truncated and foreign files", "[database]")
   SECTION("another tool's JSON") {
     const auto why = error_of(
         [&] { Database::load(source_path("tests/data/clblast_tuner_xgemm_reference.json")); });
-    CHECK_THAT(why, Catch::Contains("not a gemmtune database") &&
-                        Catch::Contains("gemmtune-database"));
+    CHECK_THAT(why,
+               Catch::Contains("not a gemmtune database") && Catch::Contains("gemmtune-database"));
   }
   SECTION("unsupported schema version") {
     auto j = nlohmann::json::parse(good);
@@ -307,4 +307,59 @@ TEST_CASE("database refuses an entry with a non-finite time", "[database]") {
   auto e = make_entry("xgemm", 64, 0.0);  // a zero rate gives an infinite time
   CHECK_THAT(error_of([&] { db.put(e, false); }), Catch::Contains("non-finite"));
   CHECK(db.entries().empty());
+}
+
+TEST_CASE("the batch layout is part of the key, and files without it load as strided",
+          "[database]") {
+  Problem p;
+  p.shape = Shape{32, 32, 32};
+  p.batch = 8;
+  p.batch_layout = BatchLayout::kOffsets;
+  CHECK(EntryKey::of(p).batch_layout == BatchLayout::kOffsets);
+  CHECK(EntryKey::of(p).problem().batch_layout == BatchLayout::kOffsets);
+  CHECK_THAT(EntryKey::of(p).to_string(), Catch::Contains("b8 offsets 32x32x32"));
+  // One GEMM has no layout: whatever was asked, it has a single key.
+  p.batch = 1;
+  CHECK(EntryKey::of(p).batch_layout == BatchLayout::kStrided);
+  CHECK(EntryKey::of(p).to_string() == "xgemm fp32 row NN b1 32x32x32");
+
+  // The same problem in both layouts: two entries, each found under its own key only.
+  Database db;
+  auto strided = make_entry("xgemm_direct", 32, 10);
+  strided.key.batch = 8;
+  auto offsets = strided;
+  offsets.key.batch_layout = BatchLayout::kOffsets;
+  offsets.gflops = 5;
+  REQUIRE(db.put(strided, false) == PutOutcome::kAdded);
+  REQUIRE(db.put(offsets, false) == PutOutcome::kAdded);
+  CHECK(db.entries().size() == 2);
+  CHECK(db.find(strided.key)->gflops == 10);
+  CHECK(db.find(offsets.key)->gflops == 5);
+  CHECK_FALSE(strided.key.same_family(offsets.key));
+  EntryKey near = offsets.key;
+  near.shape = Shape{40, 40, 40};
+  REQUIRE(db.nearest(near).entry);
+  CHECK(db.nearest(near).entry->gflops == 5);
+
+  // Written for batches only (single GEMMs serialise as before), and read back.
+  const nlohmann::json j = db.to_json();
+  CHECK(j["entries"][0]["key"]["batch_layout"] == "strided");
+  CHECK(j["entries"][1]["key"]["batch_layout"] == "offsets");
+  CHECK_FALSE(nlohmann::json(make_entry("xgemm", 64, 1).key).contains("batch_layout"));
+  const Database back = Database::from_json(j, "db.json");
+  CHECK(back.find(offsets.key)->gflops == 5);
+
+  // A file from before the layout was keyed: its batches are strided.
+  auto old = j;
+  old["entries"].erase(1);
+  old["entries"][0]["key"].erase("batch_layout");
+  const Database loaded = Database::from_json(old, "old.json");
+  REQUIRE(loaded.find(strided.key));
+  CHECK_FALSE(loaded.find(offsets.key));
+
+  auto bad = j;
+  bad["entries"][1]["key"]["batch_layout"] = "pointers";
+  CHECK_THAT(error_of([&] { Database::from_json(bad, "bad.json"); }),
+             Catch::Contains("bad.json") && Catch::Contains("entries[1]") &&
+                 Catch::Contains("strided or offsets"));
 }

@@ -109,7 +109,10 @@ TEST_CASE("bench-suite compares tiny shapes and writes JSON and Markdown", "[cli
   REQUIRE(ratio_col < static_cast<long>(table[0].size()));
   CHECK(table[2][0] == "64x64x64");
   CHECK(table[5][0] == "33x17x65");
-  CHECK(table[5][1] == "bias+ReLU");
+  const auto epilogue_col =
+      std::find(table[0].begin(), table[0].end(), "Epilogue") - table[0].begin();
+  REQUIRE(epilogue_col < static_cast<long>(table[0].size()));
+  CHECK(table[5][epilogue_col] == "bias+ReLU");
   for (size_t i = 2; i < table.size(); ++i) {
     if (gemmtune::clblast_linked()) {
       CHECK(std::stod(table[i][ratio_col]) > 0);
@@ -197,6 +200,111 @@ TEST_CASE("bench-suite refuses bad input with one line and exit 2", "[cli][bench
     auto r = run_gemmtune(base_args() + " --shapes 64 --cublas " + fixture());
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("bench_suite_db.json") && Catch::Contains("bench-cublas"));
+    CHECK(lines(r.err) == 1);
+  }
+}
+
+TEST_CASE("bench-suite runs FP64 and 16acc32 rows, and FP16 only where the device has it",
+          "[cli][bench_suite][precision]") {
+  // The fixture holds FP32 entries only, so these rows run the template defaults (untuned).
+  auto r = run_gemmtune(base_args() + " --shapes 33x17x65 --precision 64,16acc32,16 --json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const auto report = j.get<gemmtune::SuiteReport>();
+  REQUIRE(report.rows.size() == 3);
+  CHECK(j["rows"][0]["precision"] == "64");
+  CHECK(j["rows"][1]["precision"] == "16acc32");
+  CHECK(j["rows"][2]["precision"] == "16");
+
+  const auto& fp64 = report.rows[0];
+  if (report.device.has_fp64) {
+    CHECK(fp64.gemmtune.ok());
+    CHECK(fp64.gemmtune.verified);
+    REQUIRE(fp64.chosen);
+    CHECK(fp64.chosen->origin == "defaults");
+    if (gemmtune::clblast_linked()) CHECK(fp64.clblast.ok());
+  } else {
+    CHECK(fp64.gemmtune.status == "n/a");
+    CHECK_THAT(fp64.gemmtune.message, Catch::Contains("cl_khr_fp64"));
+  }
+
+  const auto& mixed = report.rows[1];
+  CHECK(mixed.gemmtune.ok());  // half storage needs no extension
+  CHECK(mixed.gemmtune.verified);
+  CHECK(mixed.gemmtune.tolerance > 0);
+  CHECK(mixed.clblast.status == "n/a");  // CLBlast has no half-storage, float-accumulate GEMM
+  CHECK_FALSE(mixed.ratio);
+
+  const auto& half = report.rows[2];
+  if (report.device.has_fp16) {
+    CHECK(half.gemmtune.ok());
+  } else {
+    // Refused with the reason, not a build log; not a failure of the run.
+    CHECK(half.gemmtune.status == "n/a");
+    CHECK_THAT(half.gemmtune.message, Catch::Contains("cl_khr_fp16"));
+    CHECK(half.gemmtune.message.find('\n') == std::string::npos);
+  }
+}
+
+TEST_CASE("bench-suite runs awkward batches in both layouts against CLBlast's batched routines",
+          "[cli][bench_suite][batched]") {
+  const std::string dir = gemmtune::test::temp_dir("bench-suite-batched");
+  auto r = run_gemmtune(base_args() + " --shapes 17x9x33,1x1x1 --batch 5 --batch-layout " +
+                        "strided,offsets --json -o " + dir + "/suite.md");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const auto report = j.get<gemmtune::SuiteReport>();
+  REQUIRE(report.rows.size() == 4);
+  const std::vector<std::string> layouts = {"strided", "offsets", "strided", "offsets"};
+  for (size_t i = 0; i < report.rows.size(); ++i) {
+    const auto& row = report.rows[i];
+    INFO(row.label());
+    CHECK(j["rows"][i]["batch"] == 5);
+    CHECK(j["rows"][i]["batch_layout"] == layouts[i]);
+    CHECK(row.gemmtune.ok());
+    CHECK(row.gemmtune.verified);
+    if (gemmtune::clblast_linked()) {
+      CHECK(row.clblast.ok());
+      CHECK(row.clblast.verified);
+    }
+  }
+  CHECK(report.rows[3].shape == gemmtune::Shape{1, 1, 1});
+  const std::string md = slurp(dir + "/suite.md");
+  CHECK_THAT(md, Catch::Contains("offsets") && Catch::Contains("GemmStridedBatched"));
+}
+
+TEST_CASE("the batched suite is 1024 GEMMs of 32^3 and 64 of 256^3", "[bench_suite][batched]") {
+  const auto cases = gemmtune::named_suite("batched");
+  REQUIRE(cases.size() == 2);
+  CHECK(cases[0].shape == gemmtune::Shape{32, 32, 32});
+  CHECK(cases[0].batch == 1024);
+  CHECK(cases[1].shape == gemmtune::Shape{256, 256, 256});
+  CHECK(cases[1].batch == 64);
+  CHECK(gemmtune::named_suite("standard").size() == gemmtune::default_suite_shapes().size());
+}
+
+TEST_CASE("bench-suite refuses bad precision and batch options with one line and exit 2",
+          "[cli][bench_suite]") {
+  struct Case {
+    std::string args, names;
+  };
+  const std::vector<Case> cases = {
+      {"--shapes 64 --precision 8", "--precision"},
+      {"--shapes 64 --precision ,", "--precision"},
+      {"--shapes 64 --batch 0", "--batch"},
+      {"--shapes 64 --batch-layout offsets", "--batch-layout"},
+      {"--shapes 64 --batch 4 --batch-layout pointers", "pointers"},
+      {"--suite nosuch", "nosuch"},
+      {"--suite batched --shapes 64", "--suite"},
+      {"--suite batched --batch 4", "--batch"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.args);
+    auto r = run_gemmtune(base_args() + " " + c.args);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains(c.names));
     CHECK(lines(r.err) == 1);
   }
 }
