@@ -19,7 +19,7 @@ void print_entries(const Database& db) {
                            db.metadata.gemmtune_version);
   std::cout << fmt::format("entries  {}\n\n", db.entries().size());
   if (db.entries().empty()) return;
-  std::cout << fmt::format("{:<16} {:>7} {:>4} {:>3} {:>5} {:>16} {:>10} {:>10} {:>6} {:>9} {:<12} {}\n",
+  std::cout << fmt::format("{:<16} {:>7} {:>4} {:>3} {:>12} {:>16} {:>10} {:>10} {:>6} {:>9} {:<12} {}\n",
                            "kernel", "prec", "ord", "op", "batch", "MxNxK", "GFLOPS",
                            "median ms", "cv %", "error", "found by", "parameters");
   for (const auto& e : db.entries()) {
@@ -27,9 +27,13 @@ void print_entries(const Database& db) {
     std::string gflops = e.status == Status::kOk ? fmt::format("{:.1f}", e.gflops)
                                                  : to_string(e.status);
     std::cout << fmt::format(
-        "{:<16} {:>7} {:>4} {:>3} {:>5} {:>16} {:>10} {:>10.4f} {:>6.2f} {:>9.2e} {:<12} {}\n",
+        "{:<16} {:>7} {:>4} {:>3} {:>12} {:>16} {:>10} {:>10.4f} {:>6.2f} {:>9.2e} {:<12} {}\n",
         k.kernel, "fp" + to_string(k.precision), k.order == Order::kRowMajor ? "row" : "col",
-        k.layout, k.batch, k.shape.to_string(), gflops, e.time.median_ms, e.time.cv * 100,
+        k.layout,
+        // A batch names where its matrices lie: two entries may differ only there.
+        k.batch > 1 ? std::to_string(k.batch) + " " + to_string(k.batch_layout)
+                    : std::to_string(k.batch),
+        k.shape.to_string(), gflops, e.time.median_ms, e.time.cv * 100,
         e.max_error, e.found.strategy, to_string(e.parameters));
   }
 }
@@ -73,7 +77,8 @@ void set_lookup(CLI::App& db_cmd) {
   auto* cmd = db_cmd.add_subcommand(
       "lookup", "Find the tuned parameters of a problem: the exact shape, else the nearest one");
   struct Args {
-    std::string path, kernel = "xgemm", precision = "32", layout = "NN", order = "row";
+    std::string path, kernel = "xgemm", precision = "32", layout = "NN", order = "row",
+                batch_layout = "strided";
     int64_t m = 0, n = 0, k = 0, batch = 1;
     bool json = false;
   };
@@ -87,6 +92,8 @@ void set_lookup(CLI::App& db_cmd) {
   cmd->add_option("--layout", a->layout, "NN, NT, TN or TT")->capture_default_str();
   cmd->add_option("--order", a->order, "row or col")->capture_default_str();
   cmd->add_option("--batch", a->batch, "Batch count")->capture_default_str();
+  cmd->add_option("--batch-layout", a->batch_layout, "strided or offsets (batch > 1)")
+      ->capture_default_str();
   cmd->add_flag("--json", a->json, "Print JSON");
   cmd->callback([a]() {
     EntryKey key;
@@ -97,13 +104,16 @@ void set_lookup(CLI::App& db_cmd) {
     set_layout(check, a->layout);
     key.layout = a->layout;
     key.batch = a->batch;
+    key.batch_layout =
+        a->batch > 1 ? parse_batch_layout(a->batch_layout) : BatchLayout::kStrided;
     key.shape = Shape{a->m, a->n, a->k};
     const auto db = Database::load(a->path);
     const auto match = db.nearest(key);
     if (!match.entry) {
       throw invalid_argument(a->path + " has no entry for " + key.kernel + " fp" +
                              to_string(key.precision) + " " + a->order + " " + key.layout +
-                             " batch " + std::to_string(key.batch));
+                             " batch " + std::to_string(key.batch) +
+                             (key.batch > 1 ? " " + to_string(key.batch_layout) : std::string()));
     }
     const auto& e = *match.entry;
     if (a->json) {

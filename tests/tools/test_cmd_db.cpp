@@ -88,3 +88,33 @@ TEST_CASE("db commands refuse corrupt and foreign files", "[cli][database]") {
   // The error is one line.
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
 }
+
+TEST_CASE("db show and lookup tell the two layouts of a batch apart", "[cli][database]") {
+  const auto dir = temp_dir("db-batch-layout");
+  auto db = Database::load(kDb);
+  auto strided = db.entries().at(0);
+  strided.key.batch = 64;
+  strided.key.shape = Shape{256, 256, 256};
+  strided.gflops = 111;
+  auto offsets = strided;
+  offsets.key.batch_layout = BatchLayout::kOffsets;
+  offsets.gflops = 222;
+  REQUIRE(db.put(strided, false) == PutOutcome::kAdded);
+  REQUIRE(db.put(offsets, false) == PutOutcome::kAdded);
+  db.save(dir + "/db.json");
+
+  auto r = run_gemmtune("db show " + dir + "/db.json");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("64 strided") && Catch::Contains("64 offsets"));
+  const std::string lookup = "db lookup " + dir + "/db.json -m 256 -n 256 -k 256 --batch 64 --json";
+  r = run_gemmtune(lookup + " --kernel " + strided.key.kernel + " --batch-layout offsets");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(nlohmann::json::parse(r.out)["entry"]["gflops"] == 222);
+  r = run_gemmtune(lookup + " --kernel " + strided.key.kernel);
+  REQUIRE(r.exit_code == 0);
+  CHECK(nlohmann::json::parse(r.out)["entry"]["gflops"] == 111);
+  r = run_gemmtune(lookup + " --batch-layout pointers");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("pointers"));
+}
