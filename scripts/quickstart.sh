@@ -12,7 +12,9 @@ mkdir -p "$out_dir"
 "$gemmtune" devices
 "$gemmtune" search --shapes "${GEMMTUNE_QUICKSTART_SHAPE:-256x256x256}" --strategy bayes \
   --max-evals "${GEMMTUNE_QUICKSTART_EVALS:-24}" --seed 1 \
-  --output "$out_dir/search.json" --journal "$out_dir/journal.jsonl"
+  --output "$out_dir/search.json" --journal "$out_dir/journal.jsonl" --db "$out_dir/tuned.json"
 echo
+echo "Tuned database:               $out_dir/tuned.json"
+echo "Bottleneck report:            $out_dir/tuned-report.md (and .json)"
 echo "Best configuration per shape: $out_dir/search.json"
 echo "Every evaluation (journal):   $out_dir/journal.jsonl"

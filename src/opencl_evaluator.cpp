@@ -21,6 +21,7 @@
 #include "src/binary_cache.hpp"
 #include "src/error.hpp"
 #include "src/gemm_view.hpp"
+#include "src/kernel_resources.hpp"
 #include "src/kernel_source.hpp"
 #include "src/opencl.hpp"
 #include "src/reference.hpp"
@@ -105,16 +106,6 @@ TimingStats summarize(const std::vector<double>& totals, const std::vector<doubl
   var /= static_cast<double>(totals.size());
   t.cv = t.mean_ms > 0 ? std::sqrt(var) / t.mean_ms : 0;
   return t;
-}
-
-// Registers and spills from NVIDIA's ptxas lines in a build log built with -cl-nv-verbose.
-void parse_ptxas(const std::string& log, ResourceUsage& usage) {
-  static const std::regex kRegisters(R"(Used (\d+) registers)");
-  static const std::regex kSpills(R"((\d+) bytes spill stores)");
-  std::smatch m;
-  if (std::regex_search(log, m, kRegisters)) usage.registers = std::stoll(m[1].str());
-  if (std::regex_search(log, m, kSpills)) usage.spills = std::stoll(m[1].str());
-  if (usage.registers) usage.source += ", ptxas";
 }
 
 // One kernel launch of a GEMM call.
@@ -650,7 +641,13 @@ Result OpenClEvaluator::Impl::evaluate(const Problem& problem, const Configurati
   r.usage.private_mem_bytes =
       static_cast<int64_t>(kernel.getWorkGroupInfo<CL_KERNEL_PRIVATE_MEM_SIZE>(dev));
   r.usage.source = "CL_KERNEL_*";
-  parse_ptxas(built.log, r.usage);
+  // The log holds one block per entry function (the split-K reduce kernel comes first on NVIDIA):
+  // only the main kernel's figures count.
+  if (const auto ptxas = parse_ptxas_log(built.log, s.entry_point())) {
+    r.usage.registers = ptxas->registers;
+    r.usage.spills = (ptxas->spill_store_bytes + 3) / 4;  // 32-bit words, as AMD counts them
+    r.usage.source += ", ptxas";
+  }
   size_t wg = 1;
   for (auto l : g.local) wg *= l;
   const size_t kernel_max_wg = kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(dev);

@@ -225,3 +225,28 @@ TEST_CASE("kernel resources from the OpenCL driver", "[resources][pocl]") {
   CHECK(u.private_mem_bytes);
   CHECK_THAT(u.source, Catch::Contains("CL_KERNEL_*"));
 }
+
+TEST_CASE("ptxas figures of the main kernel when the reduce kernel is listed first",
+          "[resources]") {
+  // The layout of a build log of xgemm_fast from NVIDIA's OpenCL driver (-cl-nv-verbose): the
+  // split-K reduce kernel's block comes first and must not be taken for the GEMM kernel's.
+  const std::string log =
+      "ptxas info    : 0 bytes gmem\n"
+      "ptxas info    : Compiling entry function 'XgemmFastReduce' for 'sm_90a'\n"
+      "ptxas info    : Function properties for XgemmFastReduce\n"
+      "ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+      "ptxas info    : Used 12 registers, used 0 barriers\n"
+      "ptxas info    : Compile time = 6.043 ms\n"
+      "ptxas info    : Compiling entry function 'XgemmFast' for 'sm_90a'\n"
+      "ptxas info    : Function properties for XgemmFast\n"
+      "ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+      "ptxas info    : Used 240 registers, used 1 barriers, 12352 bytes smem\n"
+      "ptxas info    : Compile time = 372.672 ms\n";
+  auto f = parse_ptxas_log(log, "XgemmFast");
+  REQUIRE(f);
+  CHECK(f->registers == 240);
+  CHECK(f->shared_bytes == 12352);
+  f = parse_ptxas_log(log, "XgemmFastReduce");
+  REQUIRE(f);
+  CHECK(f->registers == 12);
+}
