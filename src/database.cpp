@@ -187,6 +187,7 @@ EntryKey EntryKey::of(const Problem& p) {
   k.batch = p.batch;
   k.batch_layout = p.batch > 1 ? p.batch_layout : BatchLayout::kStrided;
   k.shape = p.shape;
+  k.epilogue = canonical_epilogue(p.epilogue);
   return k;
 }
 
@@ -199,6 +200,7 @@ Problem EntryKey::problem() const {
   p.batch = batch;
   p.batch_layout = batch_layout;
   p.shape = shape;
+  p.epilogue = epilogue;
   return p;
 }
 
@@ -206,7 +208,7 @@ std::string EntryKey::to_string() const {
   return kernel + " fp" + gemmtune::to_string(precision) + " " + order_name(order) + " " + layout +
          " b" + std::to_string(batch) +
          (batch > 1 ? " " + gemmtune::to_string(batch_layout) : std::string()) + " " +
-         shape.to_string();
+         shape.to_string() + (epilogue.empty() ? std::string() : " " + epilogue);
 }
 
 bool EntryKey::operator==(const EntryKey& o) const {
@@ -216,15 +218,15 @@ bool EntryKey::operator==(const EntryKey& o) const {
 bool EntryKey::operator<(const EntryKey& o) const {
   auto tie = [](const EntryKey& k) {
     return std::make_tuple(k.kernel, static_cast<int>(k.precision), static_cast<int>(k.order),
-                           k.layout, k.batch, static_cast<int>(k.batch_layout), k.shape.m,
-                           k.shape.n, k.shape.k);
+                           k.layout, k.batch, static_cast<int>(k.batch_layout), k.epilogue,
+                           k.shape.m, k.shape.n, k.shape.k);
   };
   return tie(*this) < tie(o);
 }
 
 bool EntryKey::same_family(const EntryKey& o) const {
   return kernel == o.kernel && precision == o.precision && order == o.order && layout == o.layout &&
-         batch == o.batch && batch_layout == o.batch_layout;
+         batch == o.batch && batch_layout == o.batch_layout && epilogue == o.epilogue;
 }
 
 void to_json(nlohmann::json& j, const EntryKey& k) {
@@ -238,6 +240,7 @@ void to_json(nlohmann::json& j, const EntryKey& k) {
        {"k", k.shape.k}};
   // Written for batches only, as Problem does, so that files of single GEMMs stay as they were.
   if (k.batch > 1) j["batch_layout"] = to_string(k.batch_layout);
+  if (!k.epilogue.empty()) j["epilogue"] = k.epilogue;
 }
 
 void from_json(const nlohmann::json& j, EntryKey& k) {
@@ -252,6 +255,7 @@ void from_json(const nlohmann::json& j, EntryKey& k) {
   k.batch_layout = parse_batch_layout(j.value("batch_layout", "strided"));
   if (k.batch <= 1) k.batch_layout = BatchLayout::kStrided;
   k.shape = Shape{j.at("m").get<int64_t>(), j.at("n").get<int64_t>(), j.at("k").get<int64_t>()};
+  k.epilogue = canonical_epilogue(j.value("epilogue", ""));
 }
 
 // ---- Provenance / entries ----
@@ -372,6 +376,7 @@ Database Database::from_json(const nlohmann::json& j, const std::string& origin)
     for (const char* dim : {"m", "n", "k"}) c.integer(kj, where + ".key", dim, 1);
     if (kj.contains("batch")) c.integer(kj, where + ".key", "batch", 1);
     if (kj.contains("batch_layout")) c.string(kj, where + ".key", "batch_layout");
+    if (kj.contains("epilogue")) c.string(kj, where + ".key", "epilogue");
     c.object(c.member(e, where, "parameters"), where + ".parameters");
     for (const auto& [name, v] : e["parameters"].items()) {
       if (!v.is_number_integer()) c.fail(where + ".parameters." + name, "expected an integer");

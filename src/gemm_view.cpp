@@ -25,6 +25,20 @@ KernelView kernel_view(const Problem& problem) {
   return v;
 }
 
+bool supports_epilogue(const KernelSpec& spec, const Epilogue& epilogue) {
+  if (epilogue.none()) return true;
+  const nlohmann::json& raw = spec.raw();
+  if (!raw.contains("epilogue") || !raw["epilogue"].is_array()) return false;
+  auto declares = [&](const std::string& item) {
+    for (const auto& v : raw["epilogue"]) {
+      if (v.is_string() && v.get<std::string>() == item) return true;
+    }
+    return false;
+  };
+  if (epilogue.bias && !declares("bias")) return false;
+  return epilogue.activation == Activation::kNone || declares(to_string(epilogue.activation));
+}
+
 bool supports_batch(const KernelSpec& spec, BatchLayout layout) {
   const nlohmann::json& launch = spec.launch();
   if (!launch.contains("batch") || !launch["batch"].is_object()) return false;

@@ -59,6 +59,11 @@ struct LaunchGeometry {
 // index in dimension 2.
 bool supports_batch(const KernelSpec& spec, BatchLayout layout);
 
+// Whether the template declares every item of `epilogue`: "epilogue": ["bias", "relu", "gelu"]
+// at the top of its json. Such a template takes the BIAS and ACTIVATION defines and a bias
+// argument (kernel_templates/xgemm_fast.cl). An empty epilogue is always supported.
+bool supports_epilogue(const KernelSpec& spec, const Epilogue& epilogue);
+
 // Evaluates the launch block for a configuration: expressions over the parameters, derived
 // values, ELEM_BYTES and the kernel-view sizes M, N, K (padded ones when "pad" is declared).
 // A batched view (batch > 1) runs as one launch: dimension 2 of the declared geometry is

@@ -77,6 +77,16 @@ int batch_layout_define(const Problem& problem) {
   return problem.batch_layout == BatchLayout::kOffsets ? 2 : 1;
 }
 
+std::string epilogue_defines(const Problem& problem) {
+  const Epilogue e = parse_epilogue(problem.epilogue);
+  if (e.none()) return "";
+  const int bias = !e.bias ? 0 : problem.order == Order::kRowMajor ? 1 : 2;
+  const int activation = e.activation == Activation::kRelu   ? 1
+                         : e.activation == Activation::kGelu ? 2
+                                                             : 0;
+  return "-DBIAS=" + std::to_string(bias) + " -DACTIVATION=" + std::to_string(activation);
+}
+
 std::string build_options(const Configuration& config, Precision precision, bool trans_a,
                           bool trans_b, const std::string& extra, int batch_layout) {
   std::ostringstream out;

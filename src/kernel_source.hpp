@@ -23,6 +23,11 @@ int precision_define(Precision precision);
 // 1 for a strided batch, 2 for an offsets batch.
 int batch_layout_define(const Problem& problem);
 
+// "-DBIAS=b -DACTIVATION=a" for the problem's epilogue, "" for none. BIAS counts in the kernel's
+// view: the user's bias per column of C is per view row (1) for a row-major problem, whose view
+// swaps M and N, and per view column (2) for a column-major one.
+std::string epilogue_defines(const Problem& problem);
+
 // "-DNAME=VALUE ..." for every parameter (sorted by name), then PRECISION, TRANSA, TRANSB,
 // BATCH_LAYOUT when not 0 (so single GEMMs build exactly as before batching existed) and any
 // `extra` options (the device profile's build_options, vendor flags).

@@ -210,6 +210,8 @@ class OpenClEvaluator::Impl {
 
  private:
   std::optional<Result> unsupported(const Problem& problem, const Configuration& config) const;
+  static std::optional<Result> no_epilogue(const KernelSpec& s, const Problem& problem,
+                                           const Configuration& config);
   BuildRequest request_for(const std::string& kernel, const Problem& problem,
                            const Configuration& config, const KernelView& view);
   BuildOutcome build(const BuildRequest& request);
@@ -256,8 +258,10 @@ std::optional<Result> OpenClEvaluator::Impl::unsupported(const Problem& problem,
   if (problem.batch < 1) {
     return fail("batch " + std::to_string(problem.batch) + " is not positive");
   }
-  if (!problem.epilogue.empty()) {
-    return fail("epilogue '" + problem.epilogue + "' is not supported by the OpenCL evaluator yet");
+  try {
+    parse_epilogue(problem.epilogue);
+  } catch (const Error& e) {
+    return Result::failure(config, Status::kInvalid, e.what());
   }
   // Refused here, before any build, so that the answer is this line and not a build log.
   if (problem.precision == Precision::kFP16 && !device_.info.has_fp16) {
@@ -269,6 +273,17 @@ std::optional<Result> OpenClEvaluator::Impl::unsupported(const Problem& problem,
     return fail("precision 64 (double) is not supported by this device: it lacks cl_khr_fp64");
   }
   return std::nullopt;
+}
+
+std::optional<Result> OpenClEvaluator::Impl::no_epilogue(const KernelSpec& s,
+                                                         const Problem& problem,
+                                                         const Configuration& config) {
+  if (supports_epilogue(s, parse_epilogue(problem.epilogue))) return std::nullopt;
+  return Result::failure(config, Status::kUnsupported,
+                         "kernel " + problem.kernel + " has no fused epilogue '" +
+                             problem.epilogue +
+                             "' (its declaration lists no such \"epilogue\" item; xgemm_fast "
+                             "has bias, relu and gelu)");
 }
 
 BuildRequest OpenClEvaluator::Impl::request_for(const std::string& kernel, const Problem& problem,
@@ -285,7 +300,11 @@ BuildRequest OpenClEvaluator::Impl::request_for(const std::string& kernel, const
     }
     r.source = it->second;
   }
-  r.options = build_options(config, problem.precision, view.trans_a, view.trans_b, extra_options_,
+  // The epilogue's defines go before the profile's options, and a problem without one builds
+  // exactly as before (same binary cache keys).
+  const std::string epilogue = epilogue_defines(problem);
+  r.options = build_options(config, problem.precision, view.trans_a, view.trans_b,
+                            epilogue.empty() ? extra_options_ : epilogue + " " + extra_options_,
                             batch_layout_define(problem));
   r.identity = BinaryCache::identity(device_.info, r.options, r.source);
   r.key = BinaryCache::key(r.identity);
@@ -388,6 +407,7 @@ void OpenClEvaluator::Impl::prepare(const Problem& problem,
   try {
     if (unsupported(problem, {})) return;
     const KernelSpec& s = spec(problem.kernel);
+    if (!supports_epilogue(s, parse_epilogue(problem.epilogue))) return;
     const Context ctx{{"ELEM_BYTES", element_bytes(problem.precision)}};
     const KernelView view = kernel_view(problem);
     for (const auto& config : upcoming) {
@@ -418,6 +438,7 @@ OpenClEvaluator::CompileSummary OpenClEvaluator::Impl::compile(
   OpenClEvaluator::CompileSummary summary;
   if (auto why = unsupported(problem, {})) throw Error(ErrorCode::kUnsupported, why->message);
   const KernelSpec& s = spec(problem.kernel);
+  if (auto why = no_epilogue(s, problem, {})) throw Error(ErrorCode::kUnsupported, why->message);
   const Context ctx{{"ELEM_BYTES", element_bytes(problem.precision)}};
   const KernelView view = kernel_view(problem);
   std::vector<BuildRequest> requests;
@@ -520,8 +541,14 @@ ProblemState& OpenClEvaluator::Impl::state_for(const Problem& problem) {
   st->c = cl::Buffer(context_, CL_MEM_READ_WRITE, st->c_initial.size());
   queue_.enqueueWriteBuffer(st->a, CL_TRUE, 0, a.size(), a.data());
   queue_.enqueueWriteBuffer(st->b, CL_TRUE, 0, b.size(), b.data());
-  // A one-element bias for kernels that take one: no epilogue reads it.
-  st->bias = cl::Buffer(context_, CL_MEM_READ_ONLY, st->elem_bytes);
+  // The epilogue's bias (one vector for the whole batch), or one element that nothing reads.
+  if (st->host.bias.empty()) {
+    st->bias = cl::Buffer(context_, CL_MEM_READ_ONLY, st->elem_bytes);
+  } else {
+    const auto bias = pack_elements(st->host.bias, problem.precision);
+    st->bias = cl::Buffer(context_, CL_MEM_READ_ONLY, bias.size());
+    queue_.enqueueWriteBuffer(st->bias, CL_TRUE, 0, bias.size(), bias.data());
+  }
   states_.push_front(std::move(st));
   while (states_.size() > kMaxStates) states_.pop_back();
   return *states_.front();
@@ -584,6 +611,7 @@ Result OpenClEvaluator::Impl::evaluate(const Problem& problem, const Configurati
   if (auto why = s.check(config, limits_, ctx)) {
     return Result::failure(config, Status::kDeviceLimit, *why);
   }
+  if (auto r = no_epilogue(s, problem, config)) return *r;
   if (problem.batch > 1 && !supports_batch(s, problem.batch_layout)) {
     return Result::failure(config, Status::kUnsupported,
                            "kernel " + problem.kernel +
@@ -748,6 +776,12 @@ Result OpenClEvaluator::Impl::evaluate(const Problem& problem, const Configurati
         fmt::format("kernel {} takes {} arguments; the contract has {} (or {} "
                     "with bias and workspace), plus {} for this batch layout",
                     s.entry_point(), nargs, kContractArgs, kContractArgsExtended, batch_args));
+  }
+  if (!problem.epilogue.empty() && contract_args != kContractArgsExtended) {
+    return Result::failure(config, Status::kUnsupported,
+                           "kernel " + s.entry_point() +
+                               " takes no bias argument, so it cannot apply the epilogue '" +
+                               problem.epilogue + "'");
   }
   // The workspace holds partial sums in the arithmetic's type (float for 16acc32).
   const auto work_bytes = static_cast<size_t>(compute_bytes(problem.precision));

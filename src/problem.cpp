@@ -56,6 +56,56 @@ BatchLayout parse_batch_layout(const std::string& s) {
   throw invalid_argument("batch layout '" + s + "' must be strided or offsets");
 }
 
+std::string to_string(Activation a) {
+  switch (a) {
+    case Activation::kRelu:
+      return "relu";
+    case Activation::kGelu:
+      return "gelu";
+    default:
+      return "";
+  }
+}
+
+Epilogue parse_epilogue(const std::string& spec) {
+  Epilogue e;
+  if (spec.find_first_not_of(" \t") == std::string::npos) return e;
+  std::string activation_item;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = spec.find(',', start);
+    const std::string raw =
+        spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    start = comma + 1;
+    std::string item;
+    for (char c : raw) {
+      if (!std::isspace(static_cast<unsigned char>(c))) item += static_cast<char>(std::tolower(c));
+    }
+    if (item.empty()) throw invalid_argument("epilogue '" + spec + "' has an empty item");
+    if (item == "bias") {
+      if (e.bias) throw invalid_argument("epilogue '" + spec + "' names 'bias' twice");
+      e.bias = true;
+    } else if (item == "relu" || item == "gelu") {
+      if (e.activation != Activation::kNone) {
+        throw invalid_argument("epilogue '" + spec + "' has two activations ('" + activation_item +
+                               "' and '" + item + "'); at most one is allowed");
+      }
+      e.activation = item == "relu" ? Activation::kRelu : Activation::kGelu;
+      activation_item = item;
+    } else {
+      throw invalid_argument("epilogue item '" + item + "' is not bias, relu or gelu");
+    }
+    if (comma == std::string::npos) break;
+  }
+  return e;
+}
+
+std::string to_string(const Epilogue& e) {
+  const std::string act = to_string(e.activation);
+  if (!e.bias) return act;
+  return act.empty() ? "bias" : "bias," + act;
+}
+
 std::string Shape::to_string() const {
   return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
 }

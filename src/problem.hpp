@@ -43,6 +43,26 @@ enum class BatchLayout { kStrided, kOffsets };
 std::string to_string(BatchLayout layout);             // "strided", "offsets"
 BatchLayout parse_batch_layout(const std::string& s);  // throws Error on an unknown name
 
+// The fused epilogue: C = act(alpha·op(A)·op(B) + beta·C + bias), bias one value per column of
+// the user's C (length N, shared by every GEMM of a batch, stored in the storage type).
+enum class Activation { kNone, kRelu, kGelu };  // GELU in its tanh form
+
+struct Epilogue {
+  bool bias = false;
+  Activation activation = Activation::kNone;
+  bool none() const { return !bias && activation == Activation::kNone; }
+};
+
+std::string to_string(Activation a);  // "", "relu", "gelu"
+// "" (none) or comma-separated items bias, relu, gelu in any order, at most one activation.
+// Throws Error (invalid argument) naming the bad item.
+Epilogue parse_epilogue(const std::string& spec);
+// Canonical spelling: "", "bias", "relu", "gelu", "bias,relu", "bias,gelu".
+std::string to_string(const Epilogue& e);
+inline std::string canonical_epilogue(const std::string& spec) {
+  return to_string(parse_epilogue(spec));
+}
+
 struct Problem {
   std::string kernel = "xgemm";
   Shape shape;
@@ -54,7 +74,7 @@ struct Problem {
   Precision precision = Precision::kFP32;
   int64_t batch = 1;  // independent GEMMs of the same shape, computed by one launch
   BatchLayout batch_layout = BatchLayout::kStrided;
-  std::string epilogue;  // "" or a comma list such as "bias,relu"
+  std::string epilogue;  // "" or a comma list such as "bias,relu" (see parse_epilogue)
 
   // "NN", "NT", "TN", "TT" (op(A), op(B)).
   std::string layout() const;

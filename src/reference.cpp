@@ -36,6 +36,17 @@ double relative_tolerance(Precision precision, int64_t k) {
   return accumulation + (u_store > u_acc ? kStorageRoundingFactor * u_store : 0.0);
 }
 
+double activate(double x, Activation activation) {
+  switch (activation) {
+    case Activation::kRelu:
+      return std::max(x, 0.0);
+    case Activation::kGelu:
+      return 0.5 * x * (1.0 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+    default:
+      return x;
+  }
+}
+
 uint16_t float_to_half(float value) {
   uint32_t x;
   std::memcpy(&x, &value, sizeof x);
@@ -185,6 +196,14 @@ HostMatrices make_inputs(const Problem& problem, uint64_t seed) {
   h.a = random_matrix(s.m * s.k * problem.batch, seed, 0, problem.precision);
   h.b = random_matrix(s.k * s.n * problem.batch, seed, 1, problem.precision);
   h.c = random_matrix(s.m * s.n * problem.batch, seed, 2, problem.precision);
+  if (parse_epilogue(problem.epilogue).bias) {
+    // Products are near alpha·K and C0 near 1: a bias of -(0.5 to 1.5) times their sum puts
+    // about half of the outputs below zero.
+    double centre = problem.alpha * static_cast<double>(s.k) + problem.beta;
+    if (centre == 0.0) centre = 1.0;
+    h.bias = random_matrix(s.n, seed, 3, Precision::kFP64);
+    for (auto& v : h.bias) v = round_to_precision(-centre * v, problem.precision);
+  }
   return h;
 }
 
@@ -196,6 +215,14 @@ Reference::Reference(const Problem& problem, const HostMatrices& inputs) : probl
       inputs.c.size() != batch * static_cast<size_t>(s.m * s.n)) {
     throw invalid_argument("the reference's inputs do not match the problem's shape and batch");
   }
+  const Epilogue epilogue = parse_epilogue(problem.epilogue);
+  if (epilogue.bias && inputs.bias.size() != static_cast<size_t>(s.n)) {
+    throw invalid_argument("the reference's bias does not have N elements");
+  }
+  tolerance_ = relative_tolerance(problem.precision, s.k) +
+               (epilogue.activation == Activation::kGelu
+                    ? kActivationFactor * accumulation_roundoff(problem.precision)
+                    : 0.0);
   expected_.resize(batch);
   scale_.resize(batch);
   auto slice = [](const std::vector<double>& all, size_t entry, int64_t size) {
@@ -216,6 +243,17 @@ Reference::Reference(const Problem& problem, const HostMatrices& inputs) : probl
       expected_[e] += problem.beta * c0;
       scale_[e] += std::abs(problem.beta) * c0.cwiseAbs();
     }
+    if (epilogue.bias) {
+      for (int64_t j = 0; j < s.n; ++j) {
+        expected_[e].col(j).array() += inputs.bias[static_cast<size_t>(j)];
+        scale_[e].col(j).array() += std::abs(inputs.bias[static_cast<size_t>(j)]);
+      }
+    }
+    if (epilogue.activation != Activation::kNone) {
+      expected_[e] =
+          expected_[e].unaryExpr([&](double x) { return activate(x, epilogue.activation); });
+      if (epilogue.activation == Activation::kGelu) scale_[e] *= kGeluSlopeBound;
+    }
   }
 }
 
@@ -224,7 +262,7 @@ Verification Reference::check(const std::vector<double>& c) const {
   const int64_t per = s.m * s.n;
   const int64_t total = per * problem_.batch;
   Verification v;
-  v.tolerance = relative_tolerance(problem_.precision, s.k);
+  v.tolerance = tolerance_;
   if (static_cast<int64_t>(c.size()) != total) {
     v.message = fmt::format("result has {} elements, expected {}", c.size(), total);
     return v;
@@ -277,10 +315,11 @@ Verification Reference::check(const std::vector<double>& c) const {
   v.ok = v.wrong == 0;
   if (!v.ok) {
     v.message = fmt::format(
-        "{} of {} outputs wrong: max error {:.3g} (relative to |alpha||A||B|+|beta||C|) exceeds "
+        "{} of {} outputs wrong: max error {:.3g} (relative to |alpha||A||B|+|beta||C|{}) exceeds "
         "tolerance {:.3g}; {} = {:.9g}, expected {:.9g}",
-        v.wrong, total, v.max_error, v.tolerance, where(worst_e, worst_i, worst_j),
-        at(worst_e, worst_i, worst_j), expected_[static_cast<size_t>(worst_e)](worst_i, worst_j));
+        v.wrong, total, v.max_error, parse_epilogue(problem_.epilogue).bias ? "+|bias|" : "",
+        v.tolerance, where(worst_e, worst_i, worst_j), at(worst_e, worst_i, worst_j),
+        expected_[static_cast<size_t>(worst_e)](worst_i, worst_j));
   }
   return v;
 }

@@ -16,6 +16,12 @@
 // half's 2^-11; for 16, 32 and 64 the arithmetic is the storage type and the first term already
 // covers it (u_store counts only when it is wider than u_acc). NaN or infinity is always wrong.
 //
+// Epilogue (Problem::epilogue): Cref = act(alpha·op(A)·op(B) + beta·C0 + bias[j]) in double, and
+// the rule's S(i,j) gains |bias[j]|, since the bias is one more rounded addend. An activation is
+// applied to a value already off by at most tol * S: ReLU does not enlarge that error, GELU by at
+// most its largest slope (kGeluSlopeBound), which multiplies S; GELU's own evaluation on the
+// device (tanh, within a few ulp of its arithmetic) adds kActivationFactor * u_acc to tol.
+//
 // Batched problems (batch > 1) hold `batch` independent GEMMs of one shape; each is checked by
 // the same rule. Half has a small range: outputs beyond 65504 are infinite and therefore wrong,
 // so half problems must keep K * |alpha| * 2.25 + |beta| * 1.5 below that.
@@ -35,6 +41,14 @@ constexpr double kToleranceFactor = 8.0;
 // Margin on the one rounding of a float result into half storage (16acc32): the exact bound is
 // 1 * u_store; 2 leaves room for a device that rounds alpha * sum + beta * c in another order.
 constexpr double kStorageRoundingFactor = 2.0;
+
+// max |d/dx GELU(x)| is 1.1289 (at x ≈ 1.5); rounded up.
+constexpr double kGeluSlopeBound = 1.13;
+// Room for the device's tanh (OpenCL allows several ulp) and the few operations around it.
+constexpr double kActivationFactor = 16.0;
+
+// The activations of the epilogue, in double (GELU in the tanh form the kernels use).
+double activate(double x, Activation activation);
 
 // Half the distance from 1 to the next number of the precision's storage (2^-24 for FP32,
 // 2^-11 for 16 and 16acc32).
@@ -57,8 +71,11 @@ std::vector<double> unpack_elements(const std::vector<unsigned char>& bytes, Pre
 // The problem's matrices as stored, densely, in the problem's order: A is M x K (K x M when
 // transposed), B is K x N (N x K), C is M x N. A batch holds its matrices one after the other
 // (entry b of A starts at b * M * K), whatever the device layout will be.
+// With a bias in the epilogue, `bias` holds N values (one per column of C, shared by the batch),
+// spread around -(alpha·K + beta) so that about half of the outputs are negative before the
+// activation and both of its branches are checked; else it is empty.
 struct HostMatrices {
-  std::vector<double> a, b, c;
+  std::vector<double> a, b, c, bias;
 };
 HostMatrices make_inputs(const Problem& problem, uint64_t seed);
 
@@ -93,6 +110,7 @@ class Reference {
   Problem problem_;
   std::vector<Eigen::MatrixXd> expected_;  // M x N per batch entry
   std::vector<Eigen::MatrixXd> scale_;     // S, M x N per batch entry
+  double tolerance_ = 0;
 };
 
 }  // namespace gemmtune

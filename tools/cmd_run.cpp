@@ -23,6 +23,7 @@ struct RunOptions {
   std::string precision = "32";
   int64_t batch = 1;
   std::string batch_layout = "strided";
+  std::string epilogue;
   std::string device;
   std::string cache_dir;
   int warmup = 1;
@@ -56,10 +57,11 @@ int exit_code_for(Status s) {
 void print_summary(const Problem& p, const Result& r, const std::string& device) {
   std::cout << fmt::format("kernel     {} on {}\n", p.kernel, device);
   std::cout << fmt::format(
-      "problem    {} {}-major {} fp{} alpha={} beta={}{}\n", p.shape.to_string(), p.order_name(),
+      "problem    {} {}-major {} fp{} alpha={} beta={}{}{}\n", p.shape.to_string(), p.order_name(),
       p.layout(), to_string(p.precision), p.alpha, p.beta,
       p.batch == 1 ? std::string()
-                   : fmt::format(" batch={} ({})", p.batch, to_string(p.batch_layout)));
+                   : fmt::format(" batch={} ({})", p.batch, to_string(p.batch_layout)),
+      p.epilogue.empty() ? std::string() : " epilogue=" + p.epilogue);
   std::cout << fmt::format("config     {}\n", to_string(r.config));
   std::cout << fmt::format("status     {}\n", to_string(r.status));
   if (r.ok()) {
@@ -104,6 +106,7 @@ int run(const GlobalOptions& global, const RunOptions& o) {
   if (o.batch < 1) throw invalid_argument("--batch must be at least 1");
   problem.batch = o.batch;
   problem.batch_layout = parse_batch_layout(o.batch_layout);
+  problem.epilogue = canonical_epilogue(o.epilogue);
   if (o.min_runs < 1 || o.max_runs < 1 || o.warmup < 0) {
     throw invalid_argument("--min-runs and --max-runs must be at least 1, --warmup at least 0");
   }
@@ -178,6 +181,9 @@ void set_run_command(CLI::App& app, GlobalOptions& options) {
                   "strided (matrices a fixed stride apart) or offsets (an array of per-matrix "
                   "offsets)")
       ->capture_default_str();
+  cmd->add_option("--epilogue", o->epilogue,
+                  "Fused epilogue C = act(alpha*A*B + beta*C + bias): \"\" (none), bias, relu, "
+                  "gelu, bias,relu or bias,gelu (bias: one value per column of C)");
   add_device_option(*cmd, o->device);
   cmd->add_option("--cache-dir", o->cache_dir,
                   "Binary cache folder (default $XDG_CACHE_HOME/gemmtune; none disables)");

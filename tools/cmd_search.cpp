@@ -53,6 +53,7 @@ struct SearchArgs {
   std::string precision = "32";
   int64_t batch = 1;
   std::string batch_layout = "strided";
+  std::string epilogue;
   double alpha = 1.0, beta = 0.0;
   std::string device;
   int compile_threads = 0;
@@ -139,6 +140,7 @@ nlohmann::json settings_json(const SearchArgs& a, const std::vector<Shape>& shap
           {"precision", a.precision},
           {"batch", a.batch},
           {"batch_layout", a.batch_layout},
+          {"epilogue", a.epilogue},
           {"alpha", a.alpha},
           {"beta", a.beta},
           {"device", a.device},
@@ -173,6 +175,7 @@ void apply_journal_settings(SearchArgs& a, const nlohmann::json& s,
   take("precision", "precision", a.precision);
   take("batch", "batch", a.batch);
   take("batch-layout", "batch_layout", a.batch_layout);
+  take("epilogue", "epilogue", a.epilogue);
   take("alpha", "alpha", a.alpha);
   take("beta", "beta", a.beta);
   take("device", "device", a.device);
@@ -356,6 +359,8 @@ void run_search_command(const GlobalOptions& global, SearchArgs a,
   if (a.batch < 1) throw invalid_argument("--batch must be at least 1");
   base.batch = a.batch;
   base.batch_layout = parse_batch_layout(a.batch_layout);
+  a.epilogue = canonical_epilogue(a.epilogue);  // also as the journal records it
+  base.epilogue = a.epilogue;
   base.alpha = a.alpha;
   base.beta = a.beta;
 
@@ -691,6 +696,9 @@ void set_search_command(CLI::App& app, GlobalOptions& options) {
   g["batch-layout"] =
       cmd->add_option("--batch-layout", a->batch_layout, "strided or offsets (batch > 1)")
           ->capture_default_str();
+  g["epilogue"] = cmd->add_option("--epilogue", a->epilogue,
+                                  "Fused epilogue: \"\" (none), bias, relu, gelu, bias,relu or "
+                                  "bias,gelu (bias: one value per column of C)");
   g["alpha"] = cmd->add_option("--alpha", a->alpha, "Scale of A*B")->capture_default_str();
   g["beta"] = cmd->add_option("--beta", a->beta, "Scale of C")->capture_default_str();
   add_device_option(*cmd, a->device);
