@@ -231,10 +231,10 @@ TEST_CASE("search-eval compares strategies on a replay", "[search][cli]") {
 
 TEST_CASE("a search survives kernels that hang and crash", "[search][cli][device]") {
   const std::string dir = test::temp_dir("search-faulty");
-  const auto r =
-      run_gemmtune("--templates " + test::source_path("tests/data") +
-                   " search --kernel faulty --space ci --strategy exhaustive " +
-                   "-s 16x16x16 --eval-timeout 15 --cache-dir none -o " + dir + "/out.json");
+  const auto r = run_gemmtune("--templates " + test::source_path("tests/data") +
+                              " search --kernel faulty --space ci --strategy exhaustive " +
+                              "-s 16x16x16 --eval-timeout 15 --cache-dir none --no-db -o " + dir +
+                              "/out.json");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   std::map<int64_t, std::set<std::string>> status_by_fault;
