@@ -26,12 +26,24 @@ std::string slurp(const std::string& path) {
 std::string temp_dir(const std::string& tag) {
   namespace fs = std::filesystem;
   static int counter = 0;
-  fs::path dir = fs::temp_directory_path() /
-                 ("gemmtune-test-" + tag + "-" + std::to_string(::getpid()) + "-" +
-                  std::to_string(counter++));
+  fs::path dir =
+      fs::temp_directory_path() /
+      ("gemmtune-test-" + tag + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir.string();
+}
+
+const TestDevice& test_device() {
+  static const TestDevice d = [] {
+    TestDevice x;
+    x.profiles = ProfileSet::load_dir(source_path("devices"));
+    const auto devices = list_devices(&x.profiles);
+    if (!devices.empty()) x.device = select_device_from(devices, "");
+    x.cache_dir = temp_dir("binary-cache");
+    return x;
+  }();
+  return d;
 }
 
 CommandResult run_gemmtune(const std::string& args) {

@@ -26,20 +26,8 @@ namespace {
 constexpr int64_t kSmallBatch = 3;
 constexpr int64_t kLargeBatch = 256;
 
-struct Bench {
-  ProfileSet profiles;
-  std::optional<Device> device;
-};
-
-Bench& bench() {
-  static Bench b = [] {
-    Bench x;
-    x.profiles = ProfileSet::load_dir(test::source_path("devices"));
-    const auto devices = list_devices(&x.profiles);
-    if (!devices.empty()) x.device = select_device_from(devices, "");
-    return x;
-  }();
-  return b;
+const test::TestDevice& bench() {
+  return test::test_device();
 }
 
 // Binaries go to the default cache ($XDG_CACHE_HOME/gemmtune under ctest), shared by the test

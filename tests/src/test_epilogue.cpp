@@ -33,22 +33,8 @@ Configuration fast_config(int64_t split_k = 1) {
                         {"SPLITK", split_k}});
 }
 
-struct Bench {
-  ProfileSet profiles;
-  std::optional<Device> device;
-  std::string cache_dir;
-};
-
-Bench& bench() {
-  static Bench b = [] {
-    Bench x;
-    x.profiles = ProfileSet::load_dir(test::source_path("devices"));
-    const auto devices = list_devices(&x.profiles);
-    if (!devices.empty()) x.device = select_device_from(devices, "");
-    x.cache_dir = test::temp_dir("epilogue-cache");
-    return x;
-  }();
-  return b;
+const test::TestDevice& bench() {
+  return test::test_device();
 }
 
 // `extra_build_options` lets a test build the kernel with an epilogue other than the problem's.

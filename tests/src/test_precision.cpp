@@ -22,20 +22,8 @@ namespace {
 // below 1; a result that needs the whole tolerance would point at a wrong rounding.
 constexpr double kHalfStorageErrorShare = 0.75;
 
-struct Bench {
-  ProfileSet profiles;
-  std::optional<Device> device;
-};
-
-Bench& bench() {
-  static Bench b = [] {
-    Bench x;
-    x.profiles = ProfileSet::load_dir(test::source_path("devices"));
-    const auto devices = list_devices(&x.profiles);
-    if (!devices.empty()) x.device = select_device_from(devices, "");
-    return x;
-  }();
-  return b;
+const test::TestDevice& bench() {
+  return test::test_device();
 }
 
 // Binaries go to the default cache ($XDG_CACHE_HOME/gemmtune under ctest), so that the test

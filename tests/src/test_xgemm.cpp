@@ -19,24 +19,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// One device and one binary cache for the whole test process, so that each kernel variant is
-// compiled once however many tests use it.
-struct Bench {
-  ProfileSet profiles;
-  std::optional<Device> device;
-  std::string cache_dir;
-};
-
-Bench& bench() {
-  static Bench b = [] {
-    Bench x;
-    x.profiles = ProfileSet::load_dir(test::source_path("devices"));
-    const auto devices = list_devices(&x.profiles);
-    if (!devices.empty()) x.device = select_device_from(devices, "");
-    x.cache_dir = test::temp_dir("xgemm-cache");
-    return x;
-  }();
-  return b;
+const test::TestDevice& bench() {
+  return test::test_device();
 }
 
 OpenClEvaluatorOptions quick_options(const std::string& templates) {
