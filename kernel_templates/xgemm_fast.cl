@@ -69,6 +69,9 @@
 #ifndef SPLITK
 #define SPLITK 1  // K split across work-groups; partial sums reduced by XgemmFastReduce
 #endif
+#ifndef DOT2
+#define DOT2 0  // 1: half pairs along K accumulated into float (dot2); half storage only
+#endif
 
 // Problem-level options set by the host, not tuned.
 #ifndef BIAS
@@ -131,6 +134,69 @@ typedef real8 realN;
 #define STORE_N(v, p) vstore8((v), 0, (p))
 #endif
 
+#if DOT2
+// DOT2: why. AMD GPUs from gfx906 on (and gfx1011/gfx1012) multiply two half pairs and add them
+// to a float in one instruction (v_dot2_f32_f16); a compiler can use it only where the kernel
+// itself presents the operands as half pairs along K. So the local tiles hold half with k and
+// k+1 of each row/column interleaved (one 2*VW-wide half load yields VW pairs), and the inner
+// loop adds a(k)*b(k) + a(k+1)*b(k+1) to float accumulators, for PRECISION 1632 and 16 alike.
+// The tiles are zero-filled beyond K, so an odd K or a partial last tile pairs with zeros.
+// Everything DOT2 adds sits under #if DOT2: with DOT2=0 the kernel is the one without it.
+#if PRECISION != 16 && PRECISION != 1632
+#error "DOT2 pairs half values: it needs half storage (PRECISION 16 or 1632)"
+#endif
+#if !LDS
+#error "DOT2 forms its pairs in local memory: it needs LDS=1"
+#endif
+// 2*VWM and 2*VWN: the width of one pair-interleaved chunk (a vector load of at most 16 halves).
+#if VWM == 1
+#define D2_AW 2
+#elif VWM == 2
+#define D2_AW 4
+#elif VWM == 4
+#define D2_AW 8
+#elif VWM == 8
+#define D2_AW 16
+#else
+#error "DOT2 needs VWM <= 8"
+#endif
+#if VWN == 1
+#define D2_BW 2
+#elif VWN == 2
+#define D2_BW 4
+#elif VWN == 4
+#define D2_BW 8
+#elif VWN == 8
+#define D2_BW 16
+#else
+#error "DOT2 needs VWN <= 8"
+#endif
+typedef GT_CAT(float, D2_AW) d2A;  // VWM pairs (k, k+1) of consecutive rows, in float
+typedef GT_CAT(float, D2_BW) d2B;
+#if VWM == 1
+typedef float accM;  // float accumulators also for PRECISION 16
+#else
+typedef GT_CAT(float, VWM) accM;
+#endif
+#define ACC_STORE_M(v, p) GT_CAT(GT_VSTORE_, VWM)(v, p)
+#if GT_HALF_MEMORY
+#define D2_LOAD_A(p) GT_CAT(GT_MLOADA_, D2_AW)(p)
+#define D2_LOAD_B(p) GT_CAT(GT_MLOADA_, D2_BW)(p)
+#else
+#define D2_LOAD_A(p) GT_CAT(convert_float, D2_AW)(*((__local const GT_CAT(half, D2_AW)*)(p)))
+#define D2_LOAD_B(p) GT_CAT(convert_float, D2_BW)(*((__local const GT_CAT(half, D2_BW)*)(p)))
+#endif
+// Unroll of the pair loop: KWI/2 pairs (KWI values of k), at least 1.
+#if KWI >= 2
+#define D2_UNROLL_8 4
+#define D2_UNROLL_4 2
+#define D2_UNROLL_2 1
+#define D2_UNROLL GT_CAT(D2_UNROLL_, KWI)
+#else
+#define D2_UNROLL 1
+#endif
+#endif
+
 // Element access of the operands in global memory (column-major, leading dimensions lda/ldb):
 // addresses, and values of the arithmetic type.
 #if TRANSA
@@ -163,8 +229,18 @@ typedef real8 realN;
 #else
 #define SWIZZLE(k, x, VW, CHUNKS) (x)
 #endif
+#if DOT2
+// Rows k and k+1 interleaved: the pair of element x sits at 2x, 2x+1 of double row k/2.
+#define AS_INDEX(buf, k, m)                                                   \
+  ((buf) * (KWG * ASTRIDE) + ((k) >> 1) * (2 * ASTRIDE) +                    \
+   2 * SWIZZLE((k) >> 1, m, VWM, MCHUNKS) + ((k)&1))
+#define BS_INDEX(buf, k, n)                                                   \
+  ((buf) * (KWG * BSTRIDE) + ((k) >> 1) * (2 * BSTRIDE) +                    \
+   2 * SWIZZLE((k) >> 1, n, VWN, NCHUNKS) + ((k)&1))
+#else
 #define AS_INDEX(buf, k, m) ((buf) * (KWG * ASTRIDE) + (k) * ASTRIDE + SWIZZLE(k, m, VWM, MCHUNKS))
 #define BS_INDEX(buf, k, n) ((buf) * (KWG * BSTRIDE) + (k) * BSTRIDE + SWIZZLE(k, n, VWN, NCHUNKS))
+#endif
 
 // First element of the i-th VWM-wide chunk of this thread's M fragment.
 #if STRM
@@ -305,12 +381,21 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
 
   // Accumulators are VWM-wide vectors along M: explicit vector math for CPUs, and the same
   // scalar FMAs on GPUs.
+#if DOT2
+  accM acc[MWI / VWM][NWI];
+#pragma unroll
+  for (int i = 0; i < MWI / VWM; ++i) {
+#pragma unroll
+    for (int j = 0; j < NWI; ++j) acc[i][j] = (accM)(0.0f);
+  }
+#else
   realM acc[MWI / VWM][NWI];
 #pragma unroll
   for (int i = 0; i < MWI / VWM; ++i) {
 #pragma unroll
     for (int j = 0; j < NWI; ++j) acc[i][j] = (realM)(ZERO);
   }
+#endif
 
 #if LDS
   real ra[A_LOADS], rb[B_LOADS];
@@ -327,6 +412,29 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
     if (more) load_tile(A, lda, B, ldb, M, N, kend, m0, n0, kbegin + (t + 1) * KWG, tid, ra, rb);
 #endif
 
+#if DOT2
+#pragma unroll D2_UNROLL
+    for (int k = 0; k < KWG; k += 2) {
+      accM a0[MWI / VWM], a1[MWI / VWM];  // A at k and k+1, VWM rows each
+      float b[2 * NWI];                   // B pairs: b[2j] at k, b[2j+1] at k+1, column j
+#pragma unroll
+      for (int i = 0; i < MWI / VWM; ++i) {
+        const d2A v = D2_LOAD_A(As + AS_INDEX(cur, k, M_CHUNK(tx, i)));
+        a0[i] = v.even;
+        a1[i] = v.odd;
+      }
+#pragma unroll
+      for (int j = 0; j < NWI / VWN; ++j) {
+        const d2B v = D2_LOAD_B(Bs + BS_INDEX(cur, k, N_CHUNK(ty, j)));
+        GT_CAT(GT_VSTORE_, D2_BW)(v, b + 2 * j * VWN);
+      }
+#pragma unroll
+      for (int i = 0; i < MWI / VWM; ++i) {
+#pragma unroll
+        for (int j = 0; j < NWI; ++j) acc[i][j] += a0[i] * b[2 * j] + a1[i] * b[2 * j + 1];
+      }
+    }
+#else
 #pragma unroll KWI
     for (int k = 0; k < KWG; ++k) {
       realM a[MWI / VWM];
@@ -346,6 +454,7 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
         for (int j = 0; j < NWI; ++j) acc[i][j] += a[i] * b[j];
       }
     }
+#endif
 
 #if STAGES == 2
     // The other buffer was last read before the previous barrier: refill it without waiting.
@@ -409,8 +518,13 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
     const int gn = n0 + N_CHUNK(ty, j / VWN) + j % VWN;
 #pragma unroll
     for (int i = 0; i < MWI / VWM; ++i) {
+#if DOT2
+      float out[VWM];  // converted to real (half for PRECISION 16) by the uses below
+      ACC_STORE_M(acc[i][j], out);
+#else
       real out[VWM];
       STORE_M(acc[i][j], out);
+#endif
 #pragma unroll
       for (int w = 0; w < VWM; ++w) {
         const int gm = m0 + M_CHUNK(tx, i) + w;
