@@ -11,7 +11,8 @@ namespace gemmtune {
 
 namespace {
 
-Expression parse_field(const nlohmann::json& j, const std::string& field, const std::string& origin) {
+Expression parse_field(const nlohmann::json& j, const std::string& field,
+                       const std::string& origin) {
   if (!j.contains(field)) return {};
   if (!j[field].is_string()) throw invalid_file(origin, "field '" + field + "' must be a string");
   try {
@@ -60,8 +61,8 @@ KernelSpec KernelSpec::from_json(const nlohmann::json& j, const std::string& ori
     }
     p.default_value = pj["default"].get<int64_t>();
     if (std::find(p.values.begin(), p.values.end(), p.default_value) == p.values.end()) {
-      throw invalid_file(origin, where + ": default " + std::to_string(p.default_value) +
-                                     " of " + p.name + " is not among its values");
+      throw invalid_file(origin, where + ": default " + std::to_string(p.default_value) + " of " +
+                                     p.name + " is not among its values");
     }
     p.help = pj.value("help", "");
     if (!names.insert(p.name).second) throw invalid_file(origin, "parameter " + p.name + " twice");
@@ -134,6 +135,8 @@ std::optional<int64_t> KernelSpec::value_of(const std::string& name, const Confi
                                             const Context& context) const {
   if (auto it = config.find(name); it != config.end()) return it->second;
   if (auto it = context.find(name); it != context.end()) return it->second;
+  // A configuration recorded before a parameter existed ran with that parameter's default.
+  if (const Parameter* p = find_parameter(name)) return p->default_value;
   for (const auto& d : derived_) {
     if (d.name == name) return evaluate(d.expr, config, context);
   }
@@ -183,7 +186,8 @@ std::optional<std::string> KernelSpec::check(const Configuration& config,
   for (const auto& c : constraints_) {
     auto v = evaluate(c.expr, config, context);
     if (!v || *v == 0) {
-      return "constraint " + c.expr.text() + " fails" + (c.reason.empty() ? "" : " (" + c.reason + ")");
+      return "constraint " + c.expr.text() + " fails" +
+             (c.reason.empty() ? "" : " (" + c.reason + ")");
     }
   }
   if (limits.local_mem_bytes > 0) {
@@ -203,7 +207,8 @@ std::optional<std::string> KernelSpec::check(const Configuration& config,
   if (limits.max_registers_per_thread > 0) {
     auto regs = registers(config, context);
     if (regs && *regs > limits.max_registers_per_thread) {
-      return "estimated " + std::to_string(*regs) + " registers per work-item exceed the profile's " +
+      return "estimated " + std::to_string(*regs) +
+             " registers per work-item exceed the profile's " +
              std::to_string(limits.max_registers_per_thread);
     }
   }
@@ -256,8 +261,7 @@ ParamSpace::ParamSpace(const KernelSpec& spec, const std::string& space_name, De
   };
   checks_at_.resize(std::max<size_t>(parameters_.size(), 1));
   for (const auto& c : spec.constraints()) {
-    checks_at_[last_input(c.expr)].push_back(
-        {&c.expr, c.reason, Check::Kind::kConstraint});
+    checks_at_[last_input(c.expr)].push_back({&c.expr, c.reason, Check::Kind::kConstraint});
   }
   auto add_limit = [&](const char* field, Check::Kind kind) {
     // The resource formulas are re-parsed here only to learn their inputs.

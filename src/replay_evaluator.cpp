@@ -21,6 +21,7 @@ ReplayEvaluator::ReplayEvaluator(const Journal& journal, double delay_ms)
     // A configuration recorded twice (a resumed recording) keeps its first measurement.
     if (t.by_config.emplace(to_string(e.result.config), t.results.size()).second) {
       t.results.push_back(e.result);
+      for (const auto& [name, value] : e.result.config) t.names.insert(name);
     }
   }
   if (tables_.empty()) throw invalid_file(journal.path, "records no evaluation to replay");
@@ -54,10 +55,21 @@ Result ReplayEvaluator::evaluate(const Problem& problem, const Configuration& co
 Result ReplayEvaluator::lookup(const Problem& problem, const Configuration& config) const {
   const Table& t = table(problem);
   auto it = t.by_config.find(to_string(config));
+  if (it != t.by_config.end()) return t.results[it->second];
+  Configuration recorded_form;
+  for (const auto& [name, value] : config) {
+    const auto d = defaults_.find(name);
+    const bool newer_at_default =
+        !t.names.count(name) && d != defaults_.end() && d->second == value;
+    if (!newer_at_default) recorded_form[name] = value;
+  }
+  if (recorded_form.size() < config.size()) it = t.by_config.find(to_string(recorded_form));
   if (it == t.by_config.end()) {
     return Result::failure(config, Status::kInvalid, "not in the recorded space");
   }
-  return t.results[it->second];
+  Result r = t.results[it->second];
+  r.config = config;
+  return r;
 }
 
 std::string ReplayEvaluator::description() const {

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -40,10 +41,16 @@ class ReplayEvaluator : public Evaluator {
   std::optional<Result> best(const Problem& problem) const;
   size_t evaluations() const { return evaluations_; }
 
+  // The template's parameter defaults. A recording made before a parameter existed lacks it, and
+  // its configurations ran with that parameter's default: with the defaults known, a query that
+  // sets such a parameter to its default finds them (answered under the query's configuration).
+  void set_defaults(const Configuration& defaults) { defaults_ = defaults; }
+
  private:
   struct Table {
     std::vector<Result> results;  // recording order
     std::unordered_map<std::string, size_t> by_config;
+    std::set<std::string> names;  // parameter names of the recorded configurations
   };
   const Table& table(const Problem& p) const;
 
@@ -53,6 +60,7 @@ class ReplayEvaluator : public Evaluator {
   std::vector<Problem> problems_;
   std::map<std::string, Table> tables_;
   size_t evaluations_ = 0;
+  Configuration defaults_;
 };
 
 }  // namespace gemmtune

@@ -250,6 +250,7 @@ AbSession open_ab_session(const GlobalOptions& global, const AbCommandOptions& o
     s.owned_spec_ = std::make_unique<KernelSpec>(
         KernelSpec::load(templates_dir(global) + "/" + s.problem.kernel + ".json"));
     s.spec = s.owned_spec_.get();
+    replay->set_defaults(s.spec->defaults());
     const nlohmann::json& h = replay->header();
     std::string device = header_string(h, "device", "name");
     if (device.empty() && h.contains("device") && h["device"].is_string()) {

@@ -519,6 +519,7 @@ void run_search_command(const GlobalOptions& global, SearchArgs a,
     }
     if (spec) {
       space->add_spec_features(*spec, Context{{"ELEM_BYTES", element_bytes(problem.precision)}});
+      if (replay) replay->set_defaults(spec->defaults());
     }
     if (space->size() == 0) {
       throw invalid_argument("space " + a.space + " of kernel " + a.kernel +

@@ -121,3 +121,26 @@ TEST_CASE("replay answers from a journal, gzip-compressed too", "[search][journa
                       Catch::Contains("no recording of 32x32x32"));
   }
 }
+
+TEST_CASE("replay of a recording older than a parameter answers it at its default",
+          "[search][journal][replay]") {
+  const std::string dir = test::temp_dir("replay-newer-parameter");
+  {
+    JournalWriter w(dir + "/r.jsonl");
+    w.write_header({{"kernel", "xgemm"}, {"space", "ci"}});
+    w.append(problem_of(64), ok_result(1, 2.0), 0);  // recorded before B existed
+  }
+  ReplayEvaluator replay(dir + "/r.jsonl");
+  const Configuration with_default = {{"A", 1}, {"B", 0}};
+  // Without the template's defaults nothing can be assumed about B.
+  CHECK(replay.evaluate(problem_of(64), with_default).status == Status::kInvalid);
+  replay.set_defaults({{"A", 4}, {"B", 0}});
+  const Result r = replay.evaluate(problem_of(64), with_default);
+  CHECK(r.ok());
+  CHECK(r.time.median_ms == 2.0);
+  CHECK(r.config == with_default);  // answered under the query's configuration
+  // B at another value was never measured; A at its default is still matched exactly.
+  CHECK(replay.evaluate(problem_of(64), {{"A", 1}, {"B", 1}}).status == Status::kInvalid);
+  CHECK(replay.evaluate(problem_of(64), {{"A", 4}, {"B", 0}}).status == Status::kInvalid);
+  CHECK(replay.evaluate(problem_of(64), {{"A", 1}}).ok());
+}
