@@ -62,9 +62,15 @@ std::string c_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           out += fmt::format("\\{:03o}", static_cast<unsigned char>(c));
@@ -134,9 +140,9 @@ std::string header_comment_lines(const Database& db, const std::string& source,
   out += prefix + fmt::format("Tuned GEMM parameters for {} ({}), profile {}.\n",
                               comment_safe(db.device.name), comment_safe(db.device.vendor),
                               comment_safe(db.device.profile));
-  out += prefix + fmt::format("Driver {}. Exported by gemmtune {} from {}.\n",
-                              comment_safe(db.device.driver_version), version(),
-                              comment_safe(source));
+  out +=
+      prefix + fmt::format("Driver {}. Exported by gemmtune {} from {}.\n",
+                           comment_safe(db.device.driver_version), version(), comment_safe(source));
   return out;
 }
 
@@ -157,8 +163,9 @@ ExportResult export_clblast_json(const Database& db) {
       r.notes.push_back(e.key.to_string() + ": left out " + join(p->left_out, ", ") +
                         " (no CLBlast equivalent)");
     }
-    const std::string name = fmt::format("clblast_{}_1_{}_{}.json", p->family, p->precision,
-                                         lower(ident(e.key.layout + "_" + e.key.shape.to_string())));
+    const std::string name =
+        fmt::format("clblast_{}_1_{}_{}.json", p->family, p->precision,
+                    lower(ident(e.key.layout + "_" + e.key.shape.to_string())));
     r.files.push_back({name, clblast_tuner_json(db.device, e, *p).dump(2) + "\n"});
   }
   return r;
@@ -168,7 +175,8 @@ ExportResult export_clblast_override(const Database& db, const std::string& sour
   ExportResult r;
   std::ostringstream out;
   out << header_comment_lines(db, source, "// ");
-  out << "// CLBlast keeps one parameter set per device, kernel and precision, whatever the shape:\n"
+  out << "// CLBlast keeps one parameter set per device, kernel and precision, whatever the "
+         "shape:\n"
          "// call the function of the shape that matters most before the first clblast::Gemm of\n"
          "// that precision. CLBlast runs XgemmDirect below its GemmRoutine parameter\n"
          "// XGEMM_MIN_INDIRECT_SIZE and Xgemm above it.\n"
@@ -182,8 +190,9 @@ ExportResult export_clblast_override(const Database& db, const std::string& sour
                         (p ? "status " + to_string(e.status) : why) + ")");
       continue;
     }
-    out << "\n" << fmt::format("// {}: {:.1f} GFLOPS, {:.4f} ms", e.key.to_string(), e.gflops,
-                               entry_time_ms(e));
+    out << "\n"
+        << fmt::format("// {}: {:.1f} GFLOPS, {:.4f} ms", e.key.to_string(), e.gflops,
+                       entry_time_ms(e));
     out << "\n";
     if (!p->left_out.empty()) {
       out << "// Left out (no CLBlast equivalent): " << join(p->left_out, ", ") << "\n";
@@ -231,6 +240,8 @@ ExportResult export_c_header(const Database& db, const std::string& source) {
          "  const char* order;     /* \"row\" or \"col\" */\n"
          "  const char* layout;    /* op(A) op(B): \"NN\", \"NT\", \"TN\", \"TT\" */\n"
          "  long long batch, m, n, k;\n"
+         "  const char* batch_layout; /* \"strided\" or \"offsets\" (batch > 1) */\n"
+         "  const char* epilogue;     /* \"\" or e.g. \"bias,relu\" */\n"
          "  double gflops;\n"
          "  double median_ms;\n"
          "  const char* defines;   /* the parameters as OpenCL build options */\n"
@@ -265,20 +276,21 @@ ExportResult export_c_header(const Database& db, const std::string& source) {
       defines += (defines.empty() ? "" : " ") + fmt::format("-D{}={}", name, value);
     }
     out << fmt::format(
-        "    {{\"{}\", \"{}\", \"{}\", \"{}\", {}LL, {}LL, {}LL, {}LL, {:.17g}, {:.17g},\n"
-        "     \"{}\", {}, gemmtune_params_{}}},\n",
+        "    {{\"{}\", \"{}\", \"{}\", \"{}\", {}LL, {}LL, {}LL, {}LL, \"{}\", \"{}\", {:.17g},\n"
+        "     {:.17g}, \"{}\", {}, gemmtune_params_{}}},\n",
         c_escape(e.key.kernel), to_string(e.key.precision),
-        e.key.order == Order::kRowMajor ? "row" : "col", e.key.layout, e.key.batch,
-        e.key.shape.m, e.key.shape.n, e.key.shape.k, e.gflops, e.time.median_ms,
-        c_escape(defines), e.parameters.size(), i);
+        e.key.order == Order::kRowMajor ? "row" : "col", e.key.layout, e.key.batch, e.key.shape.m,
+        e.key.shape.n, e.key.shape.k, to_string(e.key.batch_layout), c_escape(e.key.epilogue),
+        e.gflops, e.time.median_ms, c_escape(defines), e.parameters.size(), i);
   }
-  if (ok.empty()) out << "    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},\n";
+  if (ok.empty()) out << "    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},\n";
   out << "};\n\n";
   // A lookup helper with no dependency on <string.h>.
   out << "static int gemmtune_streq_(const char* a, const char* b) {\n"
          "  while (*a && *a == *b) { ++a; ++b; }\n"
          "  return *a == *b;\n}\n\n"
-         "/* The entry of exactly this problem, or 0. */\n"
+         "/* The entry of exactly this problem as a plain GEMM (no epilogue; batches strided), or\n"
+         "   0. Entries of other batch layouts and epilogues are in gemmtune_tuned_entries. */\n"
          "static const gemmtune_tuned* gemmtune_find(const char* kernel, const char* precision,\n"
          "                                           const char* order, const char* layout,\n"
          "                                           long long batch, long long m, long long n,\n"
@@ -286,9 +298,11 @@ ExportResult export_c_header(const Database& db, const std::string& source) {
          "  int i;\n"
          "  for (i = 0; i < GEMMTUNE_NUM_TUNED; ++i) {\n"
          "    const gemmtune_tuned* t = &gemmtune_tuned_entries[i];\n"
-         "    if (gemmtune_streq_(t->kernel, kernel) && gemmtune_streq_(t->precision, precision) &&\n"
+         "    if (gemmtune_streq_(t->kernel, kernel) && gemmtune_streq_(t->precision, precision) "
+         "&&\n"
          "        gemmtune_streq_(t->order, order) && gemmtune_streq_(t->layout, layout) &&\n"
-         "        t->batch == batch && t->m == m && t->n == n && t->k == k) {\n"
+         "        t->batch == batch && t->m == m && t->n == n && t->k == k &&\n"
+         "        gemmtune_streq_(t->batch_layout, \"strided\") && !*t->epilogue) {\n"
          "      return t;\n"
          "    }\n"
          "  }\n"
@@ -305,18 +319,19 @@ ExportResult export_csv(const Database& db) {
     for (const auto& [n, v] : e.parameters) names.insert(n);
   }
   std::ostringstream out;
-  out << "device,kernel,precision,order,layout,batch,m,n,k,status,gflops,median_ms,min_ms,cv,runs,"
+  out << "device,kernel,precision,order,layout,batch,batch_layout,epilogue,m,n,k,status,gflops,"
+         "median_ms,min_ms,cv,runs,"
          "max_error,strategy,evaluations,seed,space,date";
   for (const auto& n : names) out << "," << csv_field(n);
   out << "\n";
   for (const auto& e : db.entries()) {
     const auto& k = e.key;
     out << csv_field(db.device.name) << "," << csv_field(k.kernel) << "," << to_string(k.precision)
-        << "," << (k.order == Order::kRowMajor ? "row" : "col") << "," << k.layout << ","
-        << k.batch << "," << k.shape.m << "," << k.shape.n << "," << k.shape.k << ","
-        << to_string(e.status) << ","
-        << fmt::format("{:.17g},{:.17g},{:.17g},{:.17g}", e.gflops, e.time.median_ms,
-                       e.time.min_ms, e.time.cv)
+        << "," << (k.order == Order::kRowMajor ? "row" : "col") << "," << k.layout << "," << k.batch
+        << "," << to_string(k.batch_layout) << "," << csv_field(k.epilogue) << "," << k.shape.m
+        << "," << k.shape.n << "," << k.shape.k << "," << to_string(e.status) << ","
+        << fmt::format("{:.17g},{:.17g},{:.17g},{:.17g}", e.gflops, e.time.median_ms, e.time.min_ms,
+                       e.time.cv)
         << "," << e.time.runs << "," << fmt::format("{:.17g}", e.max_error) << ","
         << csv_field(e.found.strategy) << "," << e.found.evaluations << "," << e.found.seed << ","
         << csv_field(e.found.space) << "," << csv_field(e.found.date);
@@ -344,19 +359,23 @@ ExportFormat parse_export_format(const std::string& name) {
 
 std::string to_string(ExportFormat f) {
   switch (f) {
-    case ExportFormat::kClblastJson: return "clblast-json";
-    case ExportFormat::kClblastOverride: return "clblast-override";
-    case ExportFormat::kCHeader: return "c-header";
-    case ExportFormat::kCsv: return "csv";
+    case ExportFormat::kClblastJson:
+      return "clblast-json";
+    case ExportFormat::kClblastOverride:
+      return "clblast-override";
+    case ExportFormat::kCHeader:
+      return "c-header";
+    case ExportFormat::kCsv:
+      return "csv";
   }
   return "?";
 }
 
 const std::vector<std::string>& clblast_parameter_names(const std::string& clblast_kernel) {
   // The names CLBlast 1.5's OverrideParameters requires for each kernel.
-  static const std::vector<std::string> kXgemm = {"GEMMK", "KREG", "KWG",  "KWI",  "MDIMA", "MDIMC",
-                                                  "MWG",   "NDIMB", "NDIMC", "NWG", "SA",    "SB",
-                                                  "STRM",  "STRN", "VWM",  "VWN"};
+  static const std::vector<std::string> kXgemm = {
+      "GEMMK", "KREG", "KWG", "KWI", "MDIMA", "MDIMC", "MWG", "NDIMB",
+      "NDIMC", "NWG",  "SA",  "SB",  "STRM",  "STRN",  "VWM", "VWN"};
   static const std::vector<std::string> kDirect = {"KWID", "MDIMAD", "MDIMCD", "NDIMBD", "NDIMCD",
                                                    "PADA", "PADB",   "VWMD",   "VWND",   "WGD"};
   static const std::vector<std::string> kNone;
@@ -379,9 +398,15 @@ std::optional<ClblastParameters> to_clblast(const DatabaseEntry& entry, std::str
   p.kernel = mapping->clblast_kernel;
   p.family = mapping->family;
   switch (entry.key.precision) {
-    case Precision::kFP32: p.precision = "32", p.precision_enum = "kSingle"; break;
-    case Precision::kFP64: p.precision = "64", p.precision_enum = "kDouble"; break;
-    case Precision::kFP16: p.precision = "16", p.precision_enum = "kHalf"; break;
+    case Precision::kFP32:
+      p.precision = "32", p.precision_enum = "kSingle";
+      break;
+    case Precision::kFP64:
+      p.precision = "64", p.precision_enum = "kDouble";
+      break;
+    case Precision::kFP16:
+      p.precision = "16", p.precision_enum = "kHalf";
+      break;
     case Precision::kFP16Acc32:
       return fail("CLBlast has no fp16 GEMM with fp32 accumulation");
   }
@@ -461,10 +486,14 @@ nlohmann::ordered_json clblast_tuner_json(const DatabaseDevice& device, const Da
 
 ExportResult export_database(const Database& db, ExportFormat format, const std::string& source) {
   switch (format) {
-    case ExportFormat::kClblastJson: return export_clblast_json(db);
-    case ExportFormat::kClblastOverride: return export_clblast_override(db, source);
-    case ExportFormat::kCHeader: return export_c_header(db, source);
-    case ExportFormat::kCsv: return export_csv(db);
+    case ExportFormat::kClblastJson:
+      return export_clblast_json(db);
+    case ExportFormat::kClblastOverride:
+      return export_clblast_override(db, source);
+    case ExportFormat::kCHeader:
+      return export_c_header(db, source);
+    case ExportFormat::kCsv:
+      return export_csv(db);
   }
   throw Error(ErrorCode::kInternal, "unhandled export format");
 }

@@ -4,8 +4,8 @@
 #include <set>
 #include <sstream>
 
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <catch2/catch.hpp>
 
 #include "src/database.hpp"
 #include "src/export.hpp"
@@ -18,7 +18,9 @@ using gemmtune::test::temp_dir;
 
 namespace {
 
-Database fixture() { return Database::load(source_path("tests/data/db_gfx1012.json")); }
+Database fixture() {
+  return Database::load(source_path("tests/data/db_gfx1012.json"));
+}
 
 const DatabaseEntry& entry_of(const Database& db, const std::string& kernel, int64_t m) {
   for (const auto& e : db.entries()) {
@@ -217,9 +219,10 @@ TEST_CASE("clblast-override is a call to OverrideParameters per entry", "[export
     for (const auto& e : db.entries()) {
       std::string why;
       auto c = to_clblast(e, &why);
-      std::string ident = e.key.kernel + "_fp32_row_" + e.key.layout + "_b1_" +
-                          e.key.shape.to_string();
-      for (auto& ch : ident) ch = std::isalnum(static_cast<unsigned char>(ch)) ? std::tolower(ch) : '_';
+      std::string ident =
+          e.key.kernel + "_fp32_row_" + e.key.layout + "_b1_" + e.key.shape.to_string();
+      for (auto& ch : ident)
+        ch = std::isalnum(static_cast<unsigned char>(ch)) ? std::tolower(ch) : '_';
       if (!c || (*it)[1] != ident) continue;
       matched = true;
       CHECK(c->kernel == kernel);
@@ -309,4 +312,45 @@ TEST_CASE("export format names", "[export]") {
   CHECK(parse_export_format("csv") == ExportFormat::kCsv);
   CHECK(to_string(parse_export_format("clblast-override")) == "clblast-override");
   CHECK_THROWS_WITH(parse_export_format("xml"), Catch::Contains("clblast-json"));
+}
+
+TEST_CASE("csv and c-header tell batch layouts and epilogues apart", "[export]") {
+  auto db = fixture();
+  DatabaseEntry plain = entry_of(db, "xgemm", 4096);
+  plain.key.batch = 8;
+  plain.gflops = 100;
+  DatabaseEntry offsets = plain;
+  offsets.key.batch_layout = BatchLayout::kOffsets;
+  offsets.gflops = 200;
+  DatabaseEntry fused = plain;
+  fused.key.epilogue = "bias,relu";
+  fused.gflops = 300;
+  for (const auto* e : {&plain, &offsets, &fused}) REQUIRE(db.put(*e, false) == PutOutcome::kAdded);
+
+  const std::string csv = export_database(db, ExportFormat::kCsv, "db.json").files.front().content;
+  CHECK_THAT(csv, Catch::StartsWith("device,kernel,precision,order,layout,batch,batch_layout,"
+                                    "epilogue,m,n,k,"));
+  CHECK_THAT(csv, Catch::Contains(",8,offsets,,4096,"));
+  CHECK_THAT(csv, Catch::Contains(",8,strided,\"bias,relu\",4096,"));
+
+  const std::string h =
+      export_database(db, ExportFormat::kCHeader, "db.json").files.front().content;
+  CHECK_THAT(h,
+             Catch::Contains("\"offsets\", \"\"") && Catch::Contains("\"strided\", \"bias,relu\""));
+  if (std::system("cc --version >/dev/null 2>&1") != 0) {
+    WARN("no C compiler: the header was checked textually only");
+    return;
+  }
+  const auto dir = temp_dir("cheader-variants");
+  std::ofstream(dir + "/tuned.h") << h;
+  // gemmtune_find answers the plain strided batch; the other two stay in the table.
+  std::ofstream(dir + "/main.c")
+      << "#include \"tuned.h\"\n"
+         "int main(void) {\n"
+         "  const gemmtune_tuned* t = gemmtune_find(\"xgemm\", \"32\", \"row\", \"NN\", 8, 4096, "
+         "4096, 4096);\n"
+         "  return t && t->gflops == 100.0 && GEMMTUNE_NUM_TUNED == 7 ? 0 : 1;\n}\n";
+  const std::string cmd = "cc -std=c99 -pedantic -Wall -Werror -o " + dir + "/main " + dir +
+                          "/main.c 2>" + dir + "/cc.log && " + dir + "/main";
+  CHECK(std::system(cmd.c_str()) == 0);
 }
