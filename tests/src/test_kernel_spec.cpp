@@ -156,3 +156,15 @@ TEST_CASE("build logs are trimmed for messages", "[kernel_spec]") {
   CHECK_THAT(t, Catch::Contains("45 more lines"));
   CHECK(trim_build_log("  \n\nerror: x\n") == "error: x");
 }
+
+TEST_CASE("a parameter missing from a configuration takes its default in expressions",
+          "[kernel_spec]") {
+  // Recordings made before a parameter existed lack it; they ran with its default.
+  const KernelSpec spec = load_template("xgemm_fast");
+  Configuration recorded = spec.defaults();
+  recorded.erase("DOT2");
+  const Context ctx{{"ELEM_BYTES", 4}};
+  CHECK(spec.value_of("DOT2", recorded, ctx) == 0);
+  CHECK(spec.registers(recorded, ctx) == spec.registers(spec.defaults(), ctx));
+  CHECK_THROWS_WITH(spec.value_of("NOPE", recorded, ctx), Catch::Contains("unknown name 'NOPE'"));
+}
