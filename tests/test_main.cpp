@@ -46,6 +46,33 @@ const TestDevice& test_device() {
   return d;
 }
 
+OpenClEvaluatorOptions quick_evaluator_options() {
+  OpenClEvaluatorOptions o;
+  o.templates_dir = source_path("kernel_templates");
+  o.warmup_runs = 0;
+  o.min_runs = 1;
+  o.min_time_ms = 0;
+  o.compile_threads = 1;
+  return o;
+}
+
+std::unique_ptr<OpenClEvaluator> make_test_evaluator(const OpenClEvaluatorOptions& options,
+                                                     const DeviceProfile* profile) {
+  const TestDevice& d = test_device();
+  if (!d.device) return nullptr;
+  if (!profile) profile = d.profiles.find(d.device->info.profile);
+  return std::make_unique<OpenClEvaluator>(*d.device, profile, options);
+}
+
+std::string describe(const Problem& p, const Result& r) {
+  std::string s = p.kernel + " fp" + to_string(p.precision);
+  if (p.batch > 1) s += " batch " + std::to_string(p.batch) + " " + to_string(p.batch_layout);
+  s += " " + p.shape.to_string() + " " + p.order_name() + " " + p.layout() +
+       " alpha=" + std::to_string(p.alpha) + " beta=" + std::to_string(p.beta);
+  if (!p.epilogue.empty()) s += " epilogue " + p.epilogue;
+  return s + " " + to_string(r.config) + ": " + to_string(r.status) + " " + r.message;
+}
+
 CommandResult run_gemmtune(const std::string& args) {
   const std::string dir = temp_dir("cmd");
   const std::string out = dir + "/out", err = dir + "/err";

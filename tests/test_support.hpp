@@ -1,11 +1,13 @@
 // Helpers shared by the tests: paths of the source tree and running the gemmtune binary.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "src/device.hpp"
 #include "src/device_profile.hpp"
+#include "src/opencl_evaluator.hpp"
 
 namespace gemmtune::test {
 
@@ -35,5 +37,16 @@ struct TestDevice {
   std::string cache_dir;
 };
 const TestDevice& test_device();
+
+// Options that measure a configuration once, quickly: the source tree's templates, no warm-up, one
+// timed run, one compile thread; binaries in the default cache ($XDG_CACHE_HOME under ctest).
+OpenClEvaluatorOptions quick_evaluator_options();
+// An evaluator on test_device() with the profile it matched (`profile` instead, when given); null
+// where OpenCL lists no device.
+// A one-line account of an evaluation for INFO: the whole problem, the configuration, the status.
+std::string describe(const Problem& p, const Result& r);
+
+std::unique_ptr<OpenClEvaluator> make_test_evaluator(const OpenClEvaluatorOptions& options,
+                                                     const DeviceProfile* profile = nullptr);
 
 }  // namespace gemmtune::test

@@ -19,6 +19,8 @@
 
 using namespace gemmtune;
 
+using test::describe;
+
 namespace {
 
 // Batch sizes of the device tests: enough entries that a wrong entry index or stride shows,
@@ -33,22 +35,7 @@ const test::TestDevice& bench() {
 // Binaries go to the default cache ($XDG_CACHE_HOME/gemmtune under ctest), shared by the test
 // processes.
 std::unique_ptr<OpenClEvaluator> make_evaluator() {
-  auto& b = bench();
-  if (!b.device) return nullptr;
-  OpenClEvaluatorOptions o;
-  o.templates_dir = test::source_path("kernel_templates");
-  o.warmup_runs = 0;
-  o.min_runs = 1;
-  o.min_time_ms = 0;
-  o.compile_threads = 1;
-  return std::make_unique<OpenClEvaluator>(*b.device, b.profiles.find(b.device->info.profile), o);
-}
-
-std::string describe(const Problem& p, const Result& r) {
-  return p.kernel + " fp" + to_string(p.precision) + " batch " + std::to_string(p.batch) + " " +
-         to_string(p.batch_layout) + " " + p.shape.to_string() + " " + p.order_name() + " " +
-         p.layout() + " beta=" + std::to_string(p.beta) + " " + to_string(r.config) + ": " +
-         to_string(r.status) + " " + r.message;
+  return test::make_test_evaluator(test::quick_evaluator_options());
 }
 
 Configuration small_config(OpenClEvaluator& ev, const std::string& kernel) {

@@ -19,24 +19,12 @@
 
 using namespace gemmtune;
 
+using test::describe;
+
 namespace {
 
 std::unique_ptr<OpenClEvaluator> make_evaluator() {
-  auto& b = test::test_device();
-  if (!b.device) return nullptr;
-  OpenClEvaluatorOptions o;
-  o.templates_dir = test::source_path("kernel_templates");
-  o.warmup_runs = 0;
-  o.min_runs = 1;
-  o.min_time_ms = 0;
-  o.compile_threads = 1;
-  return std::make_unique<OpenClEvaluator>(*b.device, b.profiles.find(b.device->info.profile), o);
-}
-
-std::string describe(const Problem& p, const Result& r) {
-  return "fp" + to_string(p.precision) + " " + p.shape.to_string() + " " + p.order_name() + " " +
-         p.layout() + " beta=" + std::to_string(p.beta) + " " + to_string(r.config) + ": " +
-         to_string(r.status) + " " + r.message;
+  return test::make_test_evaluator(test::quick_evaluator_options());
 }
 
 // Tiles that the awkward shapes cross at every edge; KWG 8 so that K = 9 and 65 leave a one-k

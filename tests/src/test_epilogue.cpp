@@ -16,6 +16,8 @@
 
 using namespace gemmtune;
 
+using test::describe;
+
 namespace {
 
 constexpr uint64_t kSeed = 42;
@@ -41,20 +43,15 @@ const test::TestDevice& bench() {
 std::unique_ptr<OpenClEvaluator> make_evaluator(const std::string& extra_build_options = "") {
   auto& b = bench();
   if (!b.device) return nullptr;
-  OpenClEvaluatorOptions o;
-  o.templates_dir = test::source_path("kernel_templates");
+  OpenClEvaluatorOptions o = test::quick_evaluator_options();
   o.cache_dir = b.cache_dir;
-  o.warmup_runs = 0;
-  o.min_runs = 1;
-  o.min_time_ms = 0;
-  o.compile_threads = 1;
   o.data_seed = kSeed;
   DeviceProfile profile;
   if (const DeviceProfile* found = b.profiles.find(b.device->info.profile)) profile = *found;
   if (!extra_build_options.empty()) {
     profile.build_options += (profile.build_options.empty() ? "" : " ") + extra_build_options;
   }
-  return std::make_unique<OpenClEvaluator>(*b.device, &profile, o);
+  return test::make_test_evaluator(o, &profile);
 }
 
 Problem fast_problem(Shape shape, Order order, const std::string& layout,
@@ -66,11 +63,6 @@ Problem fast_problem(Shape shape, Order order, const std::string& layout,
   set_layout(p, layout);
   p.epilogue = epilogue;
   return p;
-}
-
-std::string describe(const Problem& p, const Result& r) {
-  return p.shape.to_string() + " " + p.order_name() + " " + p.layout() + " '" + p.epilogue + "' " +
-         to_string(r.config) + ": " + to_string(r.status) + " " + r.message;
 }
 
 // C as the problem stores it, from a reference's expected values.

@@ -16,6 +16,8 @@
 
 using namespace gemmtune;
 
+using test::describe;
+
 namespace {
 
 // The largest max_error / tolerance a correct 16acc32 kernel shows on these small shapes is far
@@ -29,22 +31,7 @@ const test::TestDevice& bench() {
 // Binaries go to the default cache ($XDG_CACHE_HOME/gemmtune under ctest), so that the test
 // processes share each compiled configuration.
 std::unique_ptr<OpenClEvaluator> make_evaluator() {
-  auto& b = bench();
-  if (!b.device) return nullptr;
-  OpenClEvaluatorOptions o;
-  o.templates_dir = test::source_path("kernel_templates");
-  o.warmup_runs = 0;
-  o.min_runs = 1;
-  o.min_time_ms = 0;
-  o.compile_threads = 1;
-  return std::make_unique<OpenClEvaluator>(*b.device, b.profiles.find(b.device->info.profile), o);
-}
-
-std::string describe(const Problem& p, const Result& r) {
-  return p.kernel + " fp" + to_string(p.precision) + " " + p.shape.to_string() + " " +
-         p.order_name() + " " + p.layout() + " alpha=" + std::to_string(p.alpha) +
-         " beta=" + std::to_string(p.beta) + " " + to_string(r.config) + ": " +
-         to_string(r.status) + " " + r.message;
+  return test::make_test_evaluator(test::quick_evaluator_options());
 }
 
 // Small tiles: little padding for xgemm, edges crossed for the others, vectors of 2.

@@ -17,6 +17,8 @@
 using namespace gemmtune;
 namespace fs = std::filesystem;
 
+using test::describe;
+
 namespace {
 
 const test::TestDevice& bench() {
@@ -24,21 +26,14 @@ const test::TestDevice& bench() {
 }
 
 OpenClEvaluatorOptions quick_options(const std::string& templates) {
-  OpenClEvaluatorOptions o;
+  OpenClEvaluatorOptions o = test::quick_evaluator_options();
   o.templates_dir = templates;
   o.cache_dir = bench().cache_dir;
-  o.warmup_runs = 0;
-  o.min_runs = 1;
-  o.min_time_ms = 0;
-  o.compile_threads = 1;
   return o;
 }
 
 std::unique_ptr<OpenClEvaluator> make_evaluator(const std::string& templates = "") {
-  auto& b = bench();
-  if (!b.device) return nullptr;
-  return std::make_unique<OpenClEvaluator>(
-      *b.device, b.profiles.find(b.device->info.profile),
+  return test::make_test_evaluator(
       quick_options(templates.empty() ? test::source_path("kernel_templates") : templates));
 }
 
@@ -52,11 +47,6 @@ Problem problem(const std::string& kernel, Shape shape, Order order, const std::
   p.alpha = alpha;
   p.beta = beta;
   return p;
-}
-
-std::string describe(const Problem& p, const Result& r) {
-  return p.kernel + " " + p.shape.to_string() + " " + p.order_name() + " " + p.layout() + " " +
-         to_string(r.config) + ": " + to_string(r.status) + " " + r.message;
 }
 
 // A copy of the templates folder whose xgemm declaration gains the test-only TEST_PERTURB
