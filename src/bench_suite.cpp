@@ -84,8 +84,8 @@ std::string SuiteRow::label() const {
 
 namespace {
 
-// Templates whose kernels fuse the bias+ReLU epilogue (BIAS/ACTIVATION defines, bias argument).
-const std::vector<std::string> kEpilogueKernels = {"xgemm_fast"};
+// The epilogue of the suite's epilogue rows, in Problem::epilogue's form.
+constexpr const char* kSuiteEpilogue = "bias,relu";
 
 EntryKey suite_key(const std::string& kernel, const Problem& problem) {
   Problem p = problem;
@@ -351,6 +351,16 @@ class ClEnv {
   std::map<int, cl::Program> pad_programs_;
 };
 
+// The suite's kernels whose templates declare the epilogue rows' epilogue (their "epilogue" field).
+std::vector<std::string> epilogue_kernels(ClEnv& env) {
+  const Epilogue wanted = parse_epilogue(kSuiteEpilogue);
+  std::vector<std::string> out;
+  for (const auto& k : default_suite_kernels()) {
+    if (supports_epilogue(env.spec(k), wanted)) out.push_back(k);
+  }
+  return out;
+}
+
 // Matrices of a batch lie this many elements apart, rounded up from their size: an awkward shape
 // then leaves gaps between them, NaN in A and B (a kernel that reads outside its matrix produces
 // NaN) and the fill of C in C (a kernel that writes outside its matrix is caught).
@@ -483,7 +493,7 @@ class SampledReference {
           double expected = product(ri, j);
           double scale = scale_of(ri, j);
           if (bias) {
-            expected = std::max(expected + (*bias)[static_cast<size_t>(j)], 0.0);
+            expected = activate(expected + (*bias)[static_cast<size_t>(j)], Activation::kRelu);
             scale += std::abs((*bias)[static_cast<size_t>(j)]);
           }
           const double got =
@@ -663,7 +673,11 @@ class TunedCall {
     }
     std::string options = build_options(config, problem.precision, view.trans_a, view.trans_b,
                                         env.extra_options(), batch_layout_define(problem));
-    if (epilogue) options += " -DBIAS=1 -DACTIVATION=1";  // bias per row of the kernel's view
+    if (epilogue) {
+      Problem fused = problem;
+      fused.epilogue = kSuiteEpilogue;
+      options += " " + epilogue_defines(fused);
+    }
     const cl::Program program = env.build(env.source(candidate.kernel), options,
                                           candidate.kernel + " " + to_string(config));
     cl::Kernel kernel(program, spec.entry_point().c_str());
@@ -1144,7 +1158,7 @@ class SuiteRunner {
   // The kernels a row may draw from: the fused-epilogue ones for an epilogue row, else the
   // suite's, less those whose launch block declares no batch in the row's layout.
   std::vector<std::string> kernels_for(const Problem& p, bool epilogue) {
-    if (epilogue) return kEpilogueKernels;
+    if (epilogue) return epilogue_kernels(env_);
     std::vector<std::string> out;
     for (const auto& k : options_.kernels) {
       if (p.batch == 1 || supports_batch(env_.spec(k), p.batch_layout)) out.push_back(k);
@@ -1296,9 +1310,7 @@ SuiteReport run_bench_suite(const Device& device, const DeviceProfile* profile,
   ClEnv env(device, profile, options);
   // Unknown kernels are bad input: refuse them before measuring anything.
   for (const auto& k : options.kernels) env.spec(k);
-  if (options.epilogue) {
-    for (const auto& k : kEpilogueKernels) env.spec(k);
-  }
+  if (options.epilogue) epilogue_kernels(env);
   // So is a batch layout that none of the kernels computes: every such row would fail.
   for (BatchLayout layout : options.batch_layouts) {
     if (!batched) break;
