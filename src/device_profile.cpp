@@ -36,17 +36,25 @@ std::vector<std::string> string_list(const nlohmann::json& j, const std::string&
 }  // namespace
 
 const std::vector<std::string>& DeviceProfile::required_figures() {
-  static const std::vector<std::string> kRequired = {
-      "simds_per_cu",           "registers_per_simd_lane", "register_granularity",
-      "max_registers_per_thread", "max_waves_per_simd",    "lds_per_cu_bytes",
-      "lds_per_workgroup_bytes", "lds_banks",              "cache_line_bytes",
-      "peak_fp32_gflops",        "peak_fp16_gflops",       "memory_bandwidth_gbs"};
+  static const std::vector<std::string> kRequired = {"simds_per_cu",
+                                                     "registers_per_simd_lane",
+                                                     "register_granularity",
+                                                     "max_registers_per_thread",
+                                                     "max_waves_per_simd",
+                                                     "lds_per_cu_bytes",
+                                                     "lds_per_workgroup_bytes",
+                                                     "lds_banks",
+                                                     "cache_line_bytes",
+                                                     "peak_fp32_gflops",
+                                                     "peak_fp16_gflops",
+                                                     "memory_bandwidth_gbs"};
   return kRequired;
 }
 
 double DeviceProfile::figure(const std::string& key) const {
   auto it = figures.find(key);
-  if (it == figures.end()) throw invalid_file(file, "profile " + name + " has no figure '" + key + "'");
+  if (it == figures.end())
+    throw invalid_file(file, "profile " + name + " has no figure '" + key + "'");
   return it->second.value;
 }
 
@@ -74,12 +82,14 @@ bool DeviceProfile::matches(const DeviceInfo& device) const {
 void to_json(nlohmann::json& j, const DeviceProfile& p) {
   j = nlohmann::json{{"name", p.name},
                      {"description", p.description},
-                     {"match", {{"type", p.match_type},
-                                {"name_contains", p.name_contains},
-                                {"vendor_contains", p.vendor_contains},
-                                {"priority", p.priority}}},
+                     {"match",
+                      {{"type", p.match_type},
+                       {"name_contains", p.name_contains},
+                       {"vendor_contains", p.vendor_contains},
+                       {"priority", p.priority}}},
                      {"wavefront_sizes", p.wavefront_sizes},
-                     {"build_options", p.build_options}};
+                     {"build_options", p.build_options},
+                     {"register_cap_option", p.register_cap_option}};
   for (const auto& [k, f] : p.figures) j["figures"][k] = {{"value", f.value}, {"source", f.source}};
 }
 
@@ -127,7 +137,8 @@ DeviceProfile profile_from_json(const nlohmann::json& j, const std::string& orig
         fj["source"].get<std::string>().empty()) {
       throw invalid_file(origin, "field '" + field + ".source' must name a public source");
     }
-    if (fj["value"].get<double>() < 0) throw invalid_file(origin, "field '" + field + "' is negative");
+    if (fj["value"].get<double>() < 0)
+      throw invalid_file(origin, "field '" + field + "' is negative");
     p.figures[key] = Figure{fj["value"].get<double>(), fj["source"].get<std::string>()};
   }
   for (const auto& key : DeviceProfile::required_figures()) {
@@ -138,6 +149,15 @@ DeviceProfile profile_from_json(const nlohmann::json& j, const std::string& orig
       throw invalid_file(origin, "field 'build_options' must be a string");
     }
     p.build_options = j["build_options"].get<std::string>();
+  }
+  if (j.contains("register_cap_option")) {
+    const auto& o = j["register_cap_option"];
+    if (!o.is_string() || o.get<std::string>().empty() || o.get<std::string>().front() != '-') {
+      throw invalid_file(origin,
+                         "field 'register_cap_option' must be a compiler option such as "
+                         "\"-cl-nv-maxrregcount=\" (the cap is appended to it)");
+    }
+    p.register_cap_option = o.get<std::string>();
   }
   return p;
 }
@@ -183,10 +203,14 @@ DeviceLimits device_limits(const DeviceInfo& device, const DeviceProfile* profil
   DeviceLimits limits;
   limits.max_work_group_size = static_cast<int64_t>(device.max_work_group_size);
   limits.local_mem_bytes = static_cast<int64_t>(device.local_mem_bytes);
-  for (auto s : device.max_work_item_sizes) limits.max_work_item_sizes.push_back(static_cast<int64_t>(s));
+  for (auto s : device.max_work_item_sizes)
+    limits.max_work_item_sizes.push_back(static_cast<int64_t>(s));
+  // Without a profile nothing is known of a register-cap option: caps are refused then.
+  limits.register_cap_known = true;
   if (profile) {
     limits.max_registers_per_thread =
         static_cast<int64_t>(profile->figure_if("max_registers_per_thread").value_or(0));
+    limits.register_cap_option = profile->register_cap_option;
   }
   return limits;
 }

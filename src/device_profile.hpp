@@ -32,6 +32,9 @@ struct DeviceProfile {
   std::vector<int64_t> wavefront_sizes;
   std::map<std::string, Figure> figures;
   std::string build_options;
+  // The compiler option that caps registers per work-item, the value appended (NVIDIA:
+  // "-cl-nv-maxrregcount="); empty where the driver has none, and then kernels run uncapped.
+  std::string register_cap_option;
 
   // The figure `key`, or throws Error naming the profile file and the field.
   double figure(const std::string& key) const;
@@ -62,7 +65,8 @@ class ProfileSet {
 };
 
 // The limits a configuration must respect on this device: the driver's work-group size and local
-// memory, and the profile's register budget per work-item (none without a profile).
+// memory, and the profile's register budget per work-item and register-cap option (none without a
+// profile).
 DeviceLimits device_limits(const DeviceInfo& device, const DeviceProfile* profile);
 
 }  // namespace gemmtune

@@ -33,6 +33,19 @@ std::vector<int64_t> int_list(const nlohmann::json& j, const std::string& where,
   return out;
 }
 
+// Why `config`'s register cap cannot be applied on a device with `limits`, or nullopt.
+std::optional<std::string> register_cap_refusal(const KernelSpec& spec, const Configuration& config,
+                                                const DeviceLimits& limits) {
+  const std::string& name = spec.register_cap_parameter();
+  if (name.empty() || !limits.register_cap_known || !limits.register_cap_option.empty()) {
+    return std::nullopt;
+  }
+  auto it = config.find(name);
+  if (it == config.end() || it->second == 0) return std::nullopt;
+  return name + "=" + std::to_string(it->second) +
+         " caps registers, and the device profile names no register-cap build option";
+}
+
 }  // namespace
 
 KernelSpec KernelSpec::load(const std::string& path) {
@@ -85,6 +98,22 @@ KernelSpec KernelSpec::from_json(const nlohmann::json& j, const std::string& ori
   s.work_group_expr_ = parse_field(j, "work_group_size", origin);
   s.registers_expr_ = parse_field(j, "registers", origin);
   s.launch_ = j.value("launch", nlohmann::json::object());
+  if (j.contains("register_cap")) {
+    if (!j["register_cap"].is_string()) {
+      throw invalid_file(origin, "field 'register_cap' must name a parameter");
+    }
+    s.register_cap_parameter_ = j["register_cap"].get<std::string>();
+    const Parameter* cap = s.find_parameter(s.register_cap_parameter_);
+    if (!cap) {
+      throw invalid_file(
+          origin, "field 'register_cap' names unknown parameter " + s.register_cap_parameter_);
+    }
+    if (std::any_of(cap->values.begin(), cap->values.end(), [](int64_t v) { return v < 0; }) ||
+        cap->default_value != 0) {
+      throw invalid_file(
+          origin, "register cap " + cap->name + " needs values >= 0 and the default 0 (no cap)");
+    }
+  }
   // value() returns a temporary: keep it alive for the loops over items().
   const nlohmann::json spaces = j.value("spaces", nlohmann::json::object());
   for (const auto& [space_name, sj] : spaces.items()) {
@@ -212,7 +241,16 @@ std::optional<std::string> KernelSpec::check(const Configuration& config,
              std::to_string(limits.max_registers_per_thread);
     }
   }
+  if (auto why = register_cap_refusal(*this, config, limits)) return why;
   return std::nullopt;
+}
+
+std::string KernelSpec::register_cap_option(const Configuration& config,
+                                            const DeviceLimits& limits) const {
+  if (register_cap_parameter_.empty() || limits.register_cap_option.empty()) return "";
+  auto it = config.find(register_cap_parameter_);
+  if (it == config.end() || it->second <= 0) return "";
+  return limits.register_cap_option + std::to_string(it->second);
 }
 
 // ---- ParamSpace ----
@@ -273,6 +311,11 @@ ParamSpace::ParamSpace(const KernelSpec& spec, const std::string& space_name, De
   add_limit("local_memory_bytes", Check::Kind::kLocalMem);
   add_limit("work_group_size", Check::Kind::kWorkGroup);
   add_limit("registers", Check::Kind::kRegisters);
+  if (!spec.register_cap_parameter().empty()) {
+    auto e = std::make_shared<Expression>(Expression::parse(spec.register_cap_parameter()));
+    owned_.push_back(e);
+    checks_at_[last_input(*e)].push_back({e.get(), "register_cap", Check::Kind::kRegisterCap});
+  }
 }
 
 bool ParamSpace::passes(const Check& check, const Configuration& config) const {
@@ -287,6 +330,8 @@ bool ParamSpace::passes(const Check& check, const Configuration& config) const {
       return limits_.max_work_group_size <= 0 || *v <= limits_.max_work_group_size;
     case Check::Kind::kRegisters:
       return limits_.max_registers_per_thread <= 0 || *v <= limits_.max_registers_per_thread;
+    case Check::Kind::kRegisterCap:
+      return *v == 0 || !limits_.register_cap_known || !limits_.register_cap_option.empty();
   }
   return false;
 }

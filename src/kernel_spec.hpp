@@ -41,6 +41,11 @@ struct DeviceLimits {
   int64_t local_mem_bytes = 0;
   int64_t max_registers_per_thread = 0;
   std::vector<int64_t> max_work_item_sizes;
+  // The compiler option that caps registers per work-item (the value is appended to it), from
+  // the device profile. With `register_cap_known` and no option, a kernel's register-cap
+  // parameter must stay 0; without it (no device) nothing is refused on that ground.
+  std::string register_cap_option;
+  bool register_cap_known = false;
 };
 
 // Values that are not parameters but enter the formulas (e.g. ELEM_BYTES of the precision).
@@ -70,6 +75,11 @@ class KernelSpec {
   const nlohmann::json& launch() const { return launch_; }
   const nlohmann::json& raw() const { return raw_; }
   const Parameter* find_parameter(const std::string& name) const;
+  // The parameter whose value (registers per work-item, 0 = the compiler's choice) is handed to
+  // the compiler through the device's register-cap option; empty when the kernel has none.
+  const std::string& register_cap_parameter() const { return register_cap_parameter_; }
+  // The build option that applies `config`'s register cap on a device with `limits`, or "".
+  std::string register_cap_option(const Configuration& config, const DeviceLimits& limits) const;
 
   Configuration defaults() const;
   // Fills parameters missing from `partial` with defaults; unknown names are an error.
@@ -91,6 +101,7 @@ class KernelSpec {
 
  private:
   std::string name_, description_, source_file_, entry_point_;
+  std::string register_cap_parameter_;
   std::vector<Parameter> parameters_;
   std::vector<DerivedValue> derived_;
   std::vector<Constraint> constraints_;
@@ -130,7 +141,7 @@ class ParamSpace {
   struct Check {
     const Expression* expr;
     std::string reason;
-    enum class Kind { kConstraint, kLocalMem, kWorkGroup, kRegisters } kind;
+    enum class Kind { kConstraint, kLocalMem, kWorkGroup, kRegisters, kRegisterCap } kind;
   };
   bool passes(const Check& check, const Configuration& config) const;
 

@@ -303,8 +303,11 @@ BuildRequest OpenClEvaluator::Impl::request_for(const std::string& kernel, const
   // The epilogue's defines go before the profile's options, and a problem without one builds
   // exactly as before (same binary cache keys).
   const std::string epilogue = epilogue_defines(problem);
-  r.options = build_options(config, problem.precision, view.trans_a, view.trans_b,
-                            epilogue.empty() ? extra_options_ : epilogue + " " + extra_options_,
+  std::string extra = epilogue.empty() ? extra_options_ : epilogue + " " + extra_options_;
+  if (const std::string cap = s.register_cap_option(config, limits_); !cap.empty()) {
+    extra += " " + cap;
+  }
+  r.options = build_options(config, problem.precision, view.trans_a, view.trans_b, extra,
                             batch_layout_define(problem));
   r.identity = BinaryCache::identity(device_.info, r.options, r.source);
   r.key = BinaryCache::key(r.identity);

@@ -43,10 +43,10 @@ const TestDevice& test_device();
 OpenClEvaluatorOptions quick_evaluator_options();
 // An evaluator on test_device() with the profile it matched (`profile` instead, when given); null
 // where OpenCL lists no device.
-// A one-line account of an evaluation for INFO: the whole problem, the configuration, the status.
-std::string describe(const Problem& p, const Result& r);
-
 std::unique_ptr<OpenClEvaluator> make_test_evaluator(const OpenClEvaluatorOptions& options,
                                                      const DeviceProfile* profile = nullptr);
+
+// A one-line account of an evaluation for INFO: the whole problem, the configuration, the status.
+std::string describe(const Problem& p, const Result& r);
 
 }  // namespace gemmtune::test
