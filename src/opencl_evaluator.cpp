@@ -519,6 +519,10 @@ ProblemState& OpenClEvaluator::Impl::state_for(const Problem& problem) {
   st->reference = std::make_unique<Reference>(problem, st->host);
   spdlog::debug("reference for {} {} {} computed in {:.0f} ms", problem.shape.to_string(),
                 problem.order_name(), problem.layout(), ms_since(t0));
+  if (st->reference->sampled()) {
+    spdlog::info("{}: results are checked on {} of {} rows (all columns), every output for NaN",
+                 problem.shape.to_string(), st->reference->rows().size(), problem.shape.m);
+  }
   // The device images of A, B and C: batch entries at their positions, gaps filled.
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const auto& sh = problem.shape;

@@ -38,6 +38,14 @@
 namespace gemmtune {
 
 constexpr double kToleranceFactor = 8.0;
+
+// Problems with M·N·K·batch above this are checked on a sample of rows: computing the whole
+// reference in double on the host would take minutes at 8192³, longer than a search's first
+// evaluations. The sample holds the two first and two last rows and one row of every band of
+// kSampleBand rows (all N columns each), so every work-group tile of at least kSampleBand rows
+// has a checked row across its whole width; NaN and infinity are looked for in every output.
+constexpr int64_t kFullCheckLimit = int64_t{1} << 31;
+constexpr int64_t kSampleBand = 32;
 // Margin on the one rounding of a float result into half storage (16acc32): the exact bound is
 // 1 * u_store; 2 leaves room for a device that rounds alpha * sum + beta * c in another order.
 constexpr double kStorageRoundingFactor = 2.0;
@@ -89,6 +97,7 @@ struct Verification {
   double max_error = 0;  // max |C - Cref| / S over the outputs
   double tolerance = 0;  // relative_tolerance(precision, K)
   int64_t wrong = 0;     // outputs beyond tolerance
+  int64_t checked = 0;   // outputs compared with the reference (all, unless rows were sampled)
   std::string message;   // empty when ok
 };
 
@@ -101,13 +110,16 @@ class Reference {
   // HostMatrices).
   Verification check(const std::vector<double>& c) const;
 
-  // Cref of batch entry `entry`.
+  // Cref of batch entry `entry`: its row r is row rows()[r] of C (all rows unless sampled).
   const Eigen::MatrixXd& expected(int64_t entry = 0) const {
     return expected_[static_cast<size_t>(entry)];
   }
+  const std::vector<int64_t>& rows() const { return rows_; }
+  bool sampled() const { return static_cast<int64_t>(rows_.size()) < problem_.shape.m; }
 
  private:
   Problem problem_;
+  std::vector<int64_t> rows_;              // the rows of C compared with the reference, ascending
   std::vector<Eigen::MatrixXd> expected_;  // M x N per batch entry
   std::vector<Eigen::MatrixXd> scale_;     // S, M x N per batch entry
   double tolerance_ = 0;

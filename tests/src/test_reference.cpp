@@ -1,8 +1,10 @@
 // Test data, precision conversions and the Eigen reference with its tolerance rule.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include "src/reference.hpp"
 
@@ -129,4 +131,64 @@ TEST_CASE("a dropped term in a long reduction is caught", "[reference]") {
   CHECK(ref.check(c).ok);
   c[3] -= in.a[1 + 2 * 4095] * in.b[4095 + 4096 * 1];  // drop the last term of C(1,1)
   CHECK_FALSE(ref.check(c).ok);
+}
+
+TEST_CASE("large problems are checked on a sample of rows, every output for NaN", "[reference]") {
+  Problem p;
+  p.shape = Shape{2050, 300, 4096};  // 2.5e9 multiply-adds: above kFullCheckLimit
+  p.order = Order::kColMajor;
+  p.beta = 0.5;
+  const auto in = make_inputs(p, 5);
+  const Reference ref(p, in);
+  REQUIRE(ref.sampled());
+  const auto& rows = ref.rows();
+  CHECK(std::is_sorted(rows.begin(), rows.end()));
+  for (int64_t edge : {int64_t{0}, int64_t{1}, p.shape.m - 2, p.shape.m - 1}) {
+    CHECK(std::binary_search(rows.begin(), rows.end(), edge));
+  }
+  // One checked row in every band, the last (partial) band included.
+  for (int64_t first = 0; first < p.shape.m; first += kSampleBand) {
+    INFO("band starting at row " << first);
+    CHECK(std::lower_bound(rows.begin(), rows.end(), first) !=
+          std::lower_bound(rows.begin(), rows.end(), first + kSampleBand));
+  }
+  CHECK(static_cast<int64_t>(rows.size()) <= p.shape.m / kSampleBand + 5);
+  // The same rows for the same problem, whatever the data.
+  CHECK(Reference(p, make_inputs(p, 6)).rows() == rows);
+
+  // C with the reference's values in the checked rows and finite filler elsewhere passes.
+  const int64_t m = p.shape.m, n = p.shape.n;
+  std::vector<double> c(static_cast<size_t>(m * n), 1.0);
+  for (size_t r = 0; r < rows.size(); ++r) {
+    for (int64_t j = 0; j < n; ++j) {
+      c[static_cast<size_t>(rows[r] + j * m)] = ref.expected()(static_cast<Eigen::Index>(r), j);
+    }
+  }
+  const Verification ok = ref.check(c);
+  CHECK(ok.ok);
+  CHECK(ok.checked == static_cast<int64_t>(rows.size()) * n);
+
+  // A wrong value in a checked row fails, naming the row; NaN fails anywhere.
+  auto wrong = c;
+  wrong[static_cast<size_t>(rows[7] + 9 * m)] *= 1.001;
+  const Verification bad = ref.check(wrong);
+  CHECK_FALSE(bad.ok);
+  CHECK_THAT(bad.message, Catch::Contains("checked outputs") &&
+                              Catch::Contains("C(" + std::to_string(rows[7]) + ",9)"));
+  int64_t unchecked = 0;
+  while (std::binary_search(rows.begin(), rows.end(), unchecked)) ++unchecked;
+  auto nan = c;
+  nan[static_cast<size_t>(unchecked + 3 * m)] = std::numeric_limits<double>::quiet_NaN();
+  const Verification with_nan = ref.check(nan);
+  CHECK_FALSE(with_nan.ok);
+  CHECK_THAT(with_nan.message, Catch::Contains("NaN"));
+}
+
+TEST_CASE("problems up to the limit are checked whole", "[reference]") {
+  Problem p;
+  p.shape = Shape{200, 3, 5};
+  const auto in = make_inputs(p, 1);
+  const Reference ref(p, in);
+  CHECK_FALSE(ref.sampled());
+  CHECK(static_cast<int64_t>(ref.rows().size()) == p.shape.m);
 }
