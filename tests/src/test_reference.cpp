@@ -10,6 +10,16 @@
 
 using namespace gemmtune;
 
+namespace {
+// `c` with a NaN at `index` must fail the check, and the message must say so.
+void check_nan_caught(const Reference& ref, std::vector<double> c, int64_t index) {
+  c[static_cast<size_t>(index)] = std::numeric_limits<double>::quiet_NaN();
+  const Verification v = ref.check(c);
+  CHECK_FALSE(v.ok);
+  CHECK_THAT(v.message, Catch::Contains("NaN"));
+}
+}  // namespace
+
 TEST_CASE("half conversions round to nearest even", "[reference]") {
   CHECK(float_to_half(1.0f) == 0x3c00);
   CHECK(float_to_half(-2.0f) == 0xc000);
@@ -92,10 +102,7 @@ TEST_CASE("the reference matches a hand loop in every order and layout", "[refer
       CHECK_FALSE(bad.ok);
       CHECK(bad.wrong == 1);
       CHECK_THAT(bad.message, Catch::Contains("exceeds tolerance"));
-      rounded[5] = std::numeric_limits<double>::quiet_NaN();
-      const auto nan = ref.check(rounded);
-      CHECK_FALSE(nan.ok);
-      CHECK_THAT(nan.message, Catch::Contains("NaN"));
+      check_nan_caught(ref, rounded, 5);
     }
   }
 }
@@ -177,11 +184,7 @@ TEST_CASE("large problems are checked on a sample of rows, every output for NaN"
                               Catch::Contains("C(" + std::to_string(rows[7]) + ",9)"));
   int64_t unchecked = 0;
   while (std::binary_search(rows.begin(), rows.end(), unchecked)) ++unchecked;
-  auto nan = c;
-  nan[static_cast<size_t>(unchecked + 3 * m)] = std::numeric_limits<double>::quiet_NaN();
-  const Verification with_nan = ref.check(nan);
-  CHECK_FALSE(with_nan.ok);
-  CHECK_THAT(with_nan.message, Catch::Contains("NaN"));
+  check_nan_caught(ref, c, unchecked + 3 * m);
 }
 
 TEST_CASE("problems up to the limit are checked whole", "[reference]") {
