@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
+#include <memory>
 #include <set>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "src/error.hpp"
+#include "src/kernel_spec.hpp"
 #include "src/version.hpp"
 
 namespace gemmtune {
@@ -224,7 +227,8 @@ ExportResult export_clblast_override(const Database& db, const std::string& sour
   return r;
 }
 
-ExportResult export_c_header(const Database& db, const std::string& source) {
+ExportResult export_c_header(const Database& db, const std::string& source,
+                             const CompilerOptions& compiler_options) {
   ExportResult r;
   const std::string guard = "GEMMTUNE_TUNED_" + upper(ident(db.device.id)) + "_H_";
   std::ostringstream out;
@@ -244,7 +248,8 @@ ExportResult export_c_header(const Database& db, const std::string& source) {
          "  const char* epilogue;     /* \"\" or e.g. \"bias,relu\" */\n"
          "  double gflops;\n"
          "  double median_ms;\n"
-         "  const char* defines;   /* the parameters as OpenCL build options */\n"
+         "  const char* defines;   /* the parameters as OpenCL build options, then the compiler\n"
+         "                            options the tuning used (e.g. a register cap) */\n"
          "  int num_params;\n"
          "  const gemmtune_param* params;\n"
          "} gemmtune_tuned;\n#endif\n\n";
@@ -274,6 +279,9 @@ ExportResult export_c_header(const Database& db, const std::string& source) {
     std::string defines;
     for (const auto& [name, value] : e.parameters) {
       defines += (defines.empty() ? "" : " ") + fmt::format("-D{}={}", name, value);
+    }
+    if (const std::string more = compiler_options ? compiler_options(e) : ""; !more.empty()) {
+      defines += " " + more;
     }
     out << fmt::format(
         "    {{\"{}\", \"{}\", \"{}\", \"{}\", {}LL, {}LL, {}LL, {}LL, \"{}\", \"{}\", {:.17g},\n"
@@ -312,7 +320,7 @@ ExportResult export_c_header(const Database& db, const std::string& source) {
   return r;
 }
 
-ExportResult export_csv(const Database& db) {
+ExportResult export_csv(const Database& db, const CompilerOptions& compiler_options) {
   ExportResult r;
   std::set<std::string> names;
   for (const auto& e : db.entries()) {
@@ -321,7 +329,7 @@ ExportResult export_csv(const Database& db) {
   std::ostringstream out;
   out << "device,kernel,precision,order,layout,batch,batch_layout,epilogue,m,n,k,status,gflops,"
          "median_ms,min_ms,cv,runs,"
-         "max_error,strategy,evaluations,seed,space,date";
+         "max_error,strategy,evaluations,seed,space,date,compiler_options";
   for (const auto& n : names) out << "," << csv_field(n);
   out << "\n";
   for (const auto& e : db.entries()) {
@@ -334,7 +342,8 @@ ExportResult export_csv(const Database& db) {
                        e.time.cv)
         << "," << e.time.runs << "," << fmt::format("{:.17g}", e.max_error) << ","
         << csv_field(e.found.strategy) << "," << e.found.evaluations << "," << e.found.seed << ","
-        << csv_field(e.found.space) << "," << csv_field(e.found.date);
+        << csv_field(e.found.space) << "," << csv_field(e.found.date) << ","
+        << csv_field(compiler_options ? compiler_options(e) : "");
     for (const auto& n : names) {
       auto it = e.parameters.find(n);
       out << ",";
@@ -484,16 +493,38 @@ nlohmann::ordered_json clblast_tuner_json(const DatabaseDevice& device, const Da
   return j;
 }
 
-ExportResult export_database(const Database& db, ExportFormat format, const std::string& source) {
+CompilerOptions register_cap_options(const std::string& templates_dir,
+                                     const DeviceProfile* profile) {
+  if (!profile || profile->register_cap_option.empty()) return {};
+  DeviceLimits limits;
+  limits.register_cap_known = true;
+  limits.register_cap_option = profile->register_cap_option;
+  // Declarations are read once per kernel; a kernel without one exports no options.
+  auto specs = std::make_shared<std::map<std::string, std::optional<KernelSpec>>>();
+  return [templates_dir, limits, specs](const DatabaseEntry& e) -> std::string {
+    auto it = specs->find(e.key.kernel);
+    if (it == specs->end()) {
+      const auto path = std::filesystem::path(templates_dir) / (e.key.kernel + ".json");
+      std::error_code ec;
+      std::optional<KernelSpec> spec;
+      if (std::filesystem::exists(path, ec)) spec = KernelSpec::load(path.string());
+      it = specs->emplace(e.key.kernel, std::move(spec)).first;
+    }
+    return it->second ? it->second->register_cap_option(e.parameters, limits) : "";
+  };
+}
+
+ExportResult export_database(const Database& db, ExportFormat format, const std::string& source,
+                             const CompilerOptions& compiler_options) {
   switch (format) {
     case ExportFormat::kClblastJson:
       return export_clblast_json(db);
     case ExportFormat::kClblastOverride:
       return export_clblast_override(db, source);
     case ExportFormat::kCHeader:
-      return export_c_header(db, source);
+      return export_c_header(db, source, compiler_options);
     case ExportFormat::kCsv:
-      return export_csv(db);
+      return export_csv(db, compiler_options);
   }
   throw Error(ErrorCode::kInternal, "unhandled export format");
 }

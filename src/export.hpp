@@ -3,6 +3,7 @@
 // CLBlast at run time, a dependency-free C header and CSV.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "src/database.hpp"
+#include "src/device_profile.hpp"
 
 namespace gemmtune {
 
@@ -21,13 +23,13 @@ std::string to_string(ExportFormat f);
 
 // A tuned entry as CLBlast understands it.
 struct ClblastParameters {
-  std::string kernel;  // CLBlast's kernel name: "Xgemm" or "XgemmDirect"
-  std::string family;  // the tuner's kernel family: "xgemm" or "xgemm_direct"
-  std::string precision;              // CLBlast's precision code: "16", "32", "64"
-  std::string precision_enum;         // "kHalf", "kSingle", "kDouble"
+  std::string kernel;          // CLBlast's kernel name: "Xgemm" or "XgemmDirect"
+  std::string family;          // the tuner's kernel family: "xgemm" or "xgemm_direct"
+  std::string precision;       // CLBlast's precision code: "16", "32", "64"
+  std::string precision_enum;  // "kHalf", "kSingle", "kDouble"
   std::map<std::string, int64_t> parameters;  // exactly the names CLBlast takes, sorted
-  std::vector<std::string> left_out;  // gemmtune parameters CLBlast has no equivalent for
-  std::vector<std::string> added;     // values CLBlast requires that gemmtune fixes implicitly
+  std::vector<std::string> left_out;          // gemmtune parameters CLBlast has no equivalent for
+  std::vector<std::string> added;  // values CLBlast requires that gemmtune fixes implicitly
 };
 
 // The CLBlast form of `entry`, or nullopt with `why` when CLBlast has no such kernel or precision
@@ -48,8 +50,18 @@ struct ExportResult {
   std::vector<std::string> notes;  // entries skipped and parameters left out, in words
 };
 
+// The compiler options an entry was tuned with beyond its parameters' defines (a register cap),
+// for the formats that carry build options (c-header, csv); empty for none.
+using CompilerOptions = std::function<std::string(const DatabaseEntry&)>;
+
+// The register-cap option of each entry whose kernel declares a cap (templates in
+// `templates_dir`), as `profile` spells it; none without a profile or a template.
+CompilerOptions register_cap_options(const std::string& templates_dir,
+                                     const DeviceProfile* profile);
+
 // `source` names the database in comments of the generated code.
-ExportResult export_database(const Database& db, ExportFormat format, const std::string& source);
+ExportResult export_database(const Database& db, ExportFormat format, const std::string& source,
+                             const CompilerOptions& compiler_options = {});
 
 // CLBlast tuner JSON of one entry; the device fields come from the database's device identity.
 nlohmann::ordered_json clblast_tuner_json(const DatabaseDevice& device, const DatabaseEntry& entry,

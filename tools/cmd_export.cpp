@@ -23,7 +23,7 @@ void set_export_command(CLI::App& app, GlobalOptions& options) {
   cmd->add_option("-o,--output", a->out,
                   "Output file (default: stdout); a folder for clblast-json with several entries");
   cmd->add_option("--kernel", a->kernel, "Export only the entries of this kernel");
-  cmd->callback([a]() {
+  cmd->callback([a, &options]() {
     const auto format = parse_export_format(a->format);
     auto db = Database::load(a->db);
     if (!a->kernel.empty()) {
@@ -38,7 +38,12 @@ void set_export_command(CLI::App& app, GlobalOptions& options) {
       }
       db = only;
     }
-    const auto result = export_database(db, format, std::filesystem::path(a->db).filename());
+    // The database names the profile it was tuned with; its register-cap option goes with the
+    // entries that used a cap.
+    const ProfileSet profiles = load_profiles(options);
+    const auto result = export_database(
+        db, format, std::filesystem::path(a->db).filename(),
+        register_cap_options(templates_dir(options), profiles.find(db.device.profile)));
     for (const auto& note : result.notes) spdlog::warn("{}", note);
     if (result.files.empty()) {
       throw invalid_argument(a->db + ": no entry can be exported as " + a->format);
@@ -47,9 +52,9 @@ void set_export_command(CLI::App& app, GlobalOptions& options) {
     std::error_code ec;
     const bool to_dir = !a->out.empty() && (fs::is_directory(a->out, ec) || a->out.back() == '/');
     if (result.files.size() > 1 && !to_dir) {
-      throw invalid_argument(
-          a->format + " gives one file per entry (" + std::to_string(result.files.size()) +
-          " here): pass -o FOLDER/, or --kernel to select entries");
+      throw invalid_argument(a->format + " gives one file per entry (" +
+                             std::to_string(result.files.size()) +
+                             " here): pass -o FOLDER/, or --kernel to select entries");
     }
     if (a->out.empty()) {
       std::cout << result.files.front().content;

@@ -354,3 +354,36 @@ TEST_CASE("csv and c-header tell batch layouts and epilogues apart", "[export]")
                           "/main.c 2>" + dir + "/cc.log && " + dir + "/main";
   CHECK(std::system(cmd.c_str()) == 0);
 }
+
+TEST_CASE("c-header and csv carry the register cap an entry was tuned with", "[export][regcap]") {
+  const auto profiles = ProfileSet::load_dir(source_path("devices"));
+  const CompilerOptions nvidia =
+      register_cap_options(source_path("kernel_templates"), profiles.find("sm_90"));
+  REQUIRE(nvidia);
+  auto db = fixture();
+  DatabaseEntry capped = entry_of(db, "xgemm", 4096);
+  capped.key.kernel = "xgemm_fast";
+  capped.parameters = {{"MWG", 128}, {"NWG", 64}, {"REGCAP", 96}};
+  DatabaseEntry uncapped = capped;
+  uncapped.key.shape.m = 2048;
+  uncapped.parameters["REGCAP"] = 0;
+  CHECK(nvidia(capped) == "-cl-nv-maxrregcount=96");
+  CHECK(nvidia(uncapped).empty());
+  CHECK(nvidia(entry_of(db, "xgemm", 4096)).empty());  // xgemm declares no cap
+  // A profile without an option, or no profile, gives no options at all.
+  CHECK_FALSE(register_cap_options(source_path("kernel_templates"), profiles.find("gfx1012")));
+  CHECK_FALSE(register_cap_options(source_path("kernel_templates"), nullptr));
+
+  Database only;
+  only.device = db.device;
+  REQUIRE(only.put(capped, false) == PutOutcome::kAdded);
+  REQUIRE(only.put(uncapped, false) == PutOutcome::kAdded);
+  const std::string h =
+      export_database(only, ExportFormat::kCHeader, "db.json", nvidia).files.front().content;
+  CHECK_THAT(h, Catch::Contains("-DREGCAP=96 -cl-nv-maxrregcount=96\""));
+  CHECK_THAT(h, Catch::Contains("-DREGCAP=0\""));
+  const std::string csv =
+      export_database(only, ExportFormat::kCsv, "db.json", nvidia).files.front().content;
+  CHECK_THAT(csv,
+             Catch::Contains(",compiler_options,") && Catch::Contains(",-cl-nv-maxrregcount=96,"));
+}

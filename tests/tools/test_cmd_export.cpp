@@ -55,3 +55,14 @@ TEST_CASE("export refuses what it cannot do", "[cli][export]") {
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("no entry can be exported"));
 }
+
+TEST_CASE("export names the register cap of the H100 database's capped entry",
+          "[cli][export][regcap]") {
+  // results/nvidia-h100-80gb-hbm3.json: the 64x4096x4096 entry was tuned with REGCAP=96 under
+  // the sm_90 profile, whose register-cap option the C header must carry.
+  const auto r = run_gemmtune("export " + source_path("results/nvidia-h100-80gb-hbm3.json") +
+                              " -f c-header --kernel xgemm_fast");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("-DREGCAP=96 -DSPLITK=8") &&
+                        Catch::Contains("-cl-nv-maxrregcount=96\""));
+}
