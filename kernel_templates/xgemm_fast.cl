@@ -75,6 +75,9 @@
 #ifndef REGCAP
 #define REGCAP 0  // registers per work-item the host asked the compiler for (0: its choice)
 #endif
+#ifndef GLV
+#define GLV 1  // elements per global load of the A and B tiles (1, 2 or 4)
+#endif
 
 // Problem-level options set by the host, not tuned.
 #ifndef BIAS
@@ -90,6 +93,8 @@
 #define THREADS (MDIMC * NDIMC)  // work-group size
 #define A_LOADS ((MWG * KWG) / THREADS)  // elements of the A tile each thread loads
 #define B_LOADS ((NWG * KWG) / THREADS)
+#define A_SLOTS (A_LOADS / GLV)  // of them, GLV-wide vectors along A's contiguous dimension
+#define B_SLOTS (B_LOADS / GLV)
 #define ASTRIDE (MWG + PADA)  // local-memory row length of A (one row per k)
 #define BSTRIDE (NWG + PADB)
 #define MCHUNKS (MWG / VWM)
@@ -269,56 +274,111 @@ inline real activate(real x) {
 }
 
 // Global memory -> registers for one K tile. Consecutive threads read consecutive addresses of
-// the operand's contiguous dimension, so the loads coalesce for every layout.
+// the operand's contiguous dimension, so the loads coalesce for every layout. Each thread loads
+// GLV-wide slots: slot l covers elements l*GLV .. l*GLV+GLV-1 of `ra` (`rb`), consecutive along
+// the operand's contiguous dimension. A slot inside the matrix whose address is a multiple of the
+// vector (`a_vec`, `b_vec`: leading dimension and offset multiples of GLV) is one wide load;
+// every other slot loads its elements one by one, guarded. With GLV 1 every slot is one element.
+#if GLV > 1
+#define GLOAD_SLOT(p) GT_CAT(GT_MLOADA_, GLV)(p)
+#define STORE_SLOT(v, p) GT_CAT(GT_VSTORE_, GLV)((v), (p))
+typedef GT_CAT(real, GLV) realG;
+#endif
 inline void load_tile(const __global mreal* restrict A, const int lda,
                       const __global mreal* restrict B, const int ldb, const int M, const int N,
                       const int kend, const int m0, const int n0, const int k0, const int tid,
-                      real ra[A_LOADS], real rb[B_LOADS]) {
+                      const int a_vec, const int b_vec, real ra[A_LOADS], real rb[B_LOADS]) {
 #pragma unroll
-  for (int l = 0; l < A_LOADS; ++l) {
-    const int e = tid + l * THREADS;
+  for (int l = 0; l < A_SLOTS; ++l) {
+    const int e = (tid + l * THREADS) * GLV;
 #if TRANSA
-    const int k = e % KWG, m = e / KWG;
-#else
-    const int m = e % MWG, k = e / MWG;
-#endif
+    const int k = e % KWG, m = e / KWG;  // the slot runs along k
     const int gm = m0 + m, gk = k0 + k;
-    ra[l] = (gm < M && gk < kend) ? A_AT(gm, gk) : ZERO;
+#if GLV > 1
+    if (a_vec && gm < M && gk + GLV <= kend) {
+      STORE_SLOT((realG)GLOAD_SLOT(A_PTR(gm, gk)), ra + l * GLV);
+      continue;
+    }
+#endif
+#pragma unroll
+    for (int w = 0; w < GLV; ++w) {
+      ra[l * GLV + w] = (gm < M && gk + w < kend) ? A_AT(gm, gk + w) : ZERO;
+    }
+#else
+    const int m = e % MWG, k = e / MWG;  // the slot runs along m
+    const int gm = m0 + m, gk = k0 + k;
+#if GLV > 1
+    if (a_vec && gm + GLV <= M && gk < kend) {
+      STORE_SLOT((realG)GLOAD_SLOT(A_PTR(gm, gk)), ra + l * GLV);
+      continue;
+    }
+#endif
+#pragma unroll
+    for (int w = 0; w < GLV; ++w) {
+      ra[l * GLV + w] = (gm + w < M && gk < kend) ? A_AT(gm + w, gk) : ZERO;
+    }
+#endif
   }
 #pragma unroll
-  for (int l = 0; l < B_LOADS; ++l) {
-    const int e = tid + l * THREADS;
+  for (int l = 0; l < B_SLOTS; ++l) {
+    const int e = (tid + l * THREADS) * GLV;
 #if TRANSB
-    const int n = e % NWG, k = e / NWG;
-#else
-    const int k = e % KWG, n = e / KWG;
-#endif
+    const int n = e % NWG, k = e / NWG;  // the slot runs along n
     const int gn = n0 + n, gk = k0 + k;
-    rb[l] = (gn < N && gk < kend) ? B_AT(gk, gn) : ZERO;
+#if GLV > 1
+    if (b_vec && gn + GLV <= N && gk < kend) {
+      STORE_SLOT((realG)GLOAD_SLOT(B_PTR(gk, gn)), rb + l * GLV);
+      continue;
+    }
+#endif
+#pragma unroll
+    for (int w = 0; w < GLV; ++w) {
+      rb[l * GLV + w] = (gn + w < N && gk < kend) ? B_AT(gk, gn + w) : ZERO;
+    }
+#else
+    const int k = e % KWG, n = e / KWG;  // the slot runs along k
+    const int gn = n0 + n, gk = k0 + k;
+#if GLV > 1
+    if (b_vec && gn < N && gk + GLV <= kend) {
+      STORE_SLOT((realG)GLOAD_SLOT(B_PTR(gk, gn)), rb + l * GLV);
+      continue;
+    }
+#endif
+#pragma unroll
+    for (int w = 0; w < GLV; ++w) {
+      rb[l * GLV + w] = (gn < N && gk + w < kend) ? B_AT(gk + w, gn) : ZERO;
+    }
+#endif
   }
 }
 
+// Registers -> local memory, element by element in the slots' order (so that padding, swizzle
+// and the DOT2 pairing apply to each element).
 inline void store_tile(__local mreal* As, __local mreal* Bs, const int buf, const int tid,
                        const real ra[A_LOADS], const real rb[B_LOADS]) {
 #pragma unroll
-  for (int l = 0; l < A_LOADS; ++l) {
-    const int e = tid + l * THREADS;
+  for (int l = 0; l < A_SLOTS; ++l) {
+    const int e = (tid + l * THREADS) * GLV;
+#pragma unroll
+    for (int w = 0; w < GLV; ++w) {
 #if TRANSA
-    const int k = e % KWG, m = e / KWG;
+      GT_STORE(ra[l * GLV + w], As + AS_INDEX(buf, e % KWG + w, e / KWG));
 #else
-    const int m = e % MWG, k = e / MWG;
+      GT_STORE(ra[l * GLV + w], As + AS_INDEX(buf, e / MWG, e % MWG + w));
 #endif
-    GT_STORE(ra[l], As + AS_INDEX(buf, k, m));
+    }
   }
 #pragma unroll
-  for (int l = 0; l < B_LOADS; ++l) {
-    const int e = tid + l * THREADS;
+  for (int l = 0; l < B_SLOTS; ++l) {
+    const int e = (tid + l * THREADS) * GLV;
+#pragma unroll
+    for (int w = 0; w < GLV; ++w) {
 #if TRANSB
-    const int n = e % NWG, k = e / NWG;
+      GT_STORE(rb[l * GLV + w], Bs + BS_INDEX(buf, e / NWG, e % NWG + w));
 #else
-    const int k = e % KWG, n = e / KWG;
+      GT_STORE(rb[l * GLV + w], Bs + BS_INDEX(buf, e % KWG + w, e / KWG));
 #endif
-    GT_STORE(rb[l], Bs + BS_INDEX(buf, k, n));
+    }
   }
 }
 
@@ -351,8 +411,13 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
   const real beta = (real)beta_arg;
   // This work-group's batch entry (the only one without batching); its split-K partial sums
   // follow those of the entries before it in the workspace.
-  A += a_offset + GT_BATCH_A;
-  B += b_offset + GT_BATCH_B;
+  const int a_shift = a_offset + GT_BATCH_A, b_shift = b_offset + GT_BATCH_B;
+  A += a_shift;
+  B += b_shift;
+  // Wide global loads need vector-aligned addresses: buffers start aligned, so the leading
+  // dimension and the offset decide (once, for the whole work-group).
+  const int a_vec = lda % GLV == 0 && a_shift % GLV == 0;
+  const int b_vec = ldb % GLV == 0 && b_shift % GLV == 0;
   C += c_offset + GT_BATCH_C;
 #if SPLITK > 1
   work += (size_t)GT_BATCH_INDEX * SPLITK * M * N;
@@ -409,8 +474,10 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
 
 #if LDS
   real ra[A_LOADS], rb[B_LOADS];
+#define LOAD_TILE(k0) \
+  load_tile(A, lda, B, ldb, M, N, kend, m0, n0, (k0), tid, a_vec, b_vec, ra, rb)
   if (tiles > 0) {
-    load_tile(A, lda, B, ldb, M, N, kend, m0, n0, kbegin, tid, ra, rb);
+    LOAD_TILE(kbegin);
     store_tile(As, Bs, 0, tid, ra, rb);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -419,7 +486,7 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
     const int cur = (STAGES == 2) ? (t & 1) : 0;
     const int more = t + 1 < tiles;
 #if PREFETCH
-    if (more) load_tile(A, lda, B, ldb, M, N, kend, m0, n0, kbegin + (t + 1) * KWG, tid, ra, rb);
+    if (more) LOAD_TILE(kbegin + (t + 1) * KWG);
 #endif
 
 #if DOT2
@@ -469,14 +536,14 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
 #if STAGES == 2
     // The other buffer was last read before the previous barrier: refill it without waiting.
 #if !PREFETCH
-    if (more) load_tile(A, lda, B, ldb, M, N, kend, m0, n0, kbegin + (t + 1) * KWG, tid, ra, rb);
+    if (more) LOAD_TILE(kbegin + (t + 1) * KWG);
 #endif
     if (more) store_tile(As, Bs, cur ^ 1, tid, ra, rb);
     barrier(CLK_LOCAL_MEM_FENCE);
 #else
     barrier(CLK_LOCAL_MEM_FENCE);
 #if !PREFETCH
-    if (more) load_tile(A, lda, B, ldb, M, N, kend, m0, n0, kbegin + (t + 1) * KWG, tid, ra, rb);
+    if (more) LOAD_TILE(kbegin + (t + 1) * KWG);
 #endif
     if (more) store_tile(As, Bs, 0, tid, ra, rb);
     barrier(CLK_LOCAL_MEM_FENCE);

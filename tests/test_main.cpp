@@ -64,6 +64,16 @@ std::unique_ptr<OpenClEvaluator> make_test_evaluator(const OpenClEvaluatorOption
   return std::make_unique<OpenClEvaluator>(*d.device, profile, options);
 }
 
+Problem problem_of(const std::string& kernel, const Shape& shape, Order order,
+                   const std::string& layout) {
+  Problem p;
+  p.kernel = kernel;
+  p.shape = shape;
+  p.order = order;
+  set_layout(p, layout);
+  return p;
+}
+
 std::string describe(const Problem& p, const Result& r) {
   std::string s = p.kernel + " fp" + to_string(p.precision);
   if (p.batch > 1) s += " batch " + std::to_string(p.batch) + " " + to_string(p.batch_layout);

@@ -49,4 +49,9 @@ std::unique_ptr<OpenClEvaluator> make_test_evaluator(const OpenClEvaluatorOption
 // A one-line account of an evaluation for INFO: the whole problem, the configuration, the status.
 std::string describe(const Problem& p, const Result& r);
 
+// A problem of `kernel` with this shape, storage order and layout ("NN" ...), FP32, alpha 1,
+// beta 0, one GEMM.
+Problem problem_of(const std::string& kernel, const Shape& shape, Order order,
+                   const std::string& layout);
+
 }  // namespace gemmtune::test

@@ -180,11 +180,7 @@ TEST_CASE("xgemm_fast with a register cap is verified in every order and layout"
     for (const std::string layout : {"NN", "NT", "TN", "TT"}) {
       for (Shape shape : {Shape{33, 17, 65}, Shape{1, 1, 1}, Shape{65, 3, 7}}) {
         for (const Configuration& config : {capped, split}) {
-          Problem p;
-          p.kernel = "xgemm_fast";
-          p.shape = shape;
-          p.order = order;
-          set_layout(p, layout);
+          Problem p = test::problem_of("xgemm_fast", shape, order, layout);
           p.beta = 0.5;
           const Result r = ev->evaluate(p, config);
           INFO(test::describe(p, r));
@@ -203,9 +199,7 @@ TEST_CASE("the evaluator passes the cap to the compiler", "[regcap][device]") {
     return;
   }
   const KernelSpec spec = xgemm_fast();
-  Problem p;
-  p.kernel = "xgemm_fast";
-  p.shape = {17, 9, 5};
+  const Problem p = test::problem_of("xgemm_fast", {17, 9, 5}, Order::kRowMajor, "NN");
   const Configuration small = spec.complete(
       {{"MWG", 16}, {"NWG", 16}, {"KWG", 8}, {"MDIMC", 4}, {"NDIMC", 8}, {"VWM", 2}, {"VWN", 2}});
   Configuration capped = small;
