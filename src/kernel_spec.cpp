@@ -4,6 +4,8 @@
 #include <fstream>
 #include <set>
 
+#include <fmt/format.h>
+
 #include "src/error.hpp"
 #include "src/json_util.hpp"
 
@@ -337,6 +339,14 @@ bool ParamSpace::passes(const Check& check, const Configuration& config) const {
 }
 
 void ParamSpace::for_each(const std::function<bool(const Configuration&)>& visit) const {
+  if (cartesian_size() > kMaxEnumeratedCombinations) {
+    std::string named;
+    for (const auto& [n, d] : spec_->spaces()) named += (named.empty() ? "" : ", ") + n;
+    throw invalid_argument(fmt::format(
+        "space '{}' of kernel {} has {:.3g} combinations, more than gemmtune enumerates ({:.0e}): "
+        "use one of its named spaces ({}) or declare a narrower one",
+        name_, spec_->name(), cartesian_size(), kMaxEnumeratedCombinations, named));
+  }
   Configuration config;
   for (const auto& p : parameters_) config[p.name] = p.values.front();
   bool stop = false;

@@ -168,3 +168,15 @@ TEST_CASE("a parameter missing from a configuration takes its default in express
   CHECK(spec.registers(recorded, ctx) == spec.registers(spec.defaults(), ctx));
   CHECK_THROWS_WITH(spec.value_of("NOPE", recorded, ctx), Catch::Contains("unknown name 'NOPE'"));
 }
+
+TEST_CASE("a space too large to enumerate is refused naming the named spaces", "[kernel_spec]") {
+  const KernelSpec spec = load_template("xgemm_fast");
+  const ParamSpace full(spec, "full", DeviceLimits{}, kFp32);
+  REQUIRE(full.cartesian_size() > kMaxEnumeratedCombinations);
+  CHECK_THROWS_WITH(full.count(), Catch::Contains("space 'full' of kernel xgemm_fast") &&
+                                      Catch::Contains("gpu, large"));
+  // The default GPU space is a declared one that enumerates.
+  const ParamSpace gpu(spec, "gpu", DeviceLimits{}, kFp32);
+  CHECK(gpu.cartesian_size() <= kMaxEnumeratedCombinations);
+  CHECK(gpu.count() > ParamSpace(spec, "large", DeviceLimits{}, kFp32).count() / 10);
+}
