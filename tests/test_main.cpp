@@ -64,6 +64,30 @@ std::unique_ptr<OpenClEvaluator> make_test_evaluator(const OpenClEvaluatorOption
   return std::make_unique<OpenClEvaluator>(*d.device, profile, options);
 }
 
+Configuration small_config(OpenClEvaluator& ev, const std::string& kernel) {
+  const KernelSpec& s = ev.spec(kernel);
+  if (kernel == "xgemm") {
+    return s.complete({{"MWG", 16},
+                       {"NWG", 16},
+                       {"KWG", 16},
+                       {"MDIMC", 8},
+                       {"NDIMC", 8},
+                       {"MDIMA", 8},
+                       {"NDIMB", 8}});
+  }
+  if (kernel == "xgemm_fast") {
+    return s.complete({{"MWG", 16},
+                       {"NWG", 16},
+                       {"KWG", 8},
+                       {"MDIMC", 8},
+                       {"NDIMC", 8},
+                       {"VWM", 2},
+                       {"VWN", 2},
+                       {"KWI", 2}});
+  }
+  return s.complete({{"WGD", 16}, {"MDIMCD", 8}, {"NDIMCD", 8}, {"MDIMAD", 8}, {"NDIMBD", 8}});
+}
+
 Problem problem_of(const std::string& kernel, const Shape& shape, Order order,
                    const std::string& layout) {
   Problem p;

@@ -49,6 +49,11 @@ std::unique_ptr<OpenClEvaluator> make_test_evaluator(const OpenClEvaluatorOption
 // A one-line account of an evaluation for INFO: the whole problem, the configuration, the status.
 std::string describe(const Problem& p, const Result& r);
 
+// Small tiles of `kernel` (xgemm, xgemm_fast or xgemm_direct) for the device tests: 16x16
+// work-group tiles on 8x8 threads (little padding for xgemm, edges crossed for the others,
+// vectors of 2), the other parameters at their defaults.
+Configuration small_config(OpenClEvaluator& ev, const std::string& kernel);
+
 // A problem of `kernel` with this shape, storage order and layout ("NN" ...), FP32, alpha 1,
 // beta 0, one GEMM.
 Problem problem_of(const std::string& kernel, const Shape& shape, Order order,

@@ -38,28 +38,9 @@ std::unique_ptr<OpenClEvaluator> make_evaluator() {
   return test::make_test_evaluator(test::quick_evaluator_options());
 }
 
-Configuration small_config(OpenClEvaluator& ev, const std::string& kernel) {
-  const KernelSpec& s = ev.spec(kernel);
-  if (kernel == "xgemm_fast") {
-    return s.complete({{"MWG", 16},
-                       {"NWG", 16},
-                       {"KWG", 8},
-                       {"MDIMC", 8},
-                       {"NDIMC", 8},
-                       {"VWM", 2},
-                       {"VWN", 2},
-                       {"KWI", 2}});
-  }
-  return s.complete({{"WGD", 16}, {"MDIMCD", 8}, {"NDIMCD", 8}, {"MDIMAD", 8}, {"NDIMBD", 8}});
-}
-
 Problem batched(const std::string& kernel, Shape shape, Order order, const std::string& layout,
                 int64_t batch, BatchLayout batch_layout, Precision precision, double beta) {
-  Problem p;
-  p.kernel = kernel;
-  p.shape = shape;
-  p.order = order;
-  set_layout(p, layout);
+  Problem p = test::problem_of(kernel, shape, order, layout);
   p.batch = batch;
   p.batch_layout = batch_layout;
   p.precision = precision;
@@ -83,7 +64,7 @@ void check_batched(const std::string& kernel, Precision precision,
     WARN("the device has no cl_khr_fp64: skipped");
     return;
   }
-  const Configuration config = small_config(*ev, kernel);
+  const Configuration config = test::small_config(*ev, kernel);
   const std::vector<Shape> shapes{{1, 1, 1}, {7, 13, 5}, {33, 65, 17}, {100, 1, 300}};
   for (auto batch_layout : batch_layouts) {
     for (const auto& layout : layouts) {
@@ -254,7 +235,7 @@ TEST_CASE("batched xgemm_fast with split-K in 16acc32", "[device][batched]") {
     WARN("no OpenCL device: skipped");
     return;
   }
-  Configuration c = small_config(*ev, "xgemm_fast");
+  Configuration c = test::small_config(*ev, "xgemm_fast");
   c["SPLITK"] = 3;
   for (auto batch_layout : {BatchLayout::kStrided, BatchLayout::kOffsets}) {
     for (double beta : {0.0, 0.5}) {

@@ -30,24 +30,13 @@ std::unique_ptr<OpenClEvaluator> make_evaluator() {
 // Tiles that the awkward shapes cross at every edge; KWG 8 so that K = 9 and 65 leave a one-k
 // tail tile.
 Configuration dot2_config(OpenClEvaluator& ev) {
-  return ev.spec("xgemm_fast")
-      .complete({{"MWG", 16},
-                 {"NWG", 16},
-                 {"KWG", 8},
-                 {"MDIMC", 8},
-                 {"NDIMC", 8},
-                 {"VWM", 2},
-                 {"VWN", 2},
-                 {"KWI", 2},
-                 {"DOT2", 1}});
+  Configuration c = test::small_config(ev, "xgemm_fast");
+  c["DOT2"] = 1;
+  return c;
 }
 
 Problem problem(const Shape& shape, Order order, const std::string& layout, Precision precision) {
-  Problem p;
-  p.kernel = "xgemm_fast";
-  p.shape = shape;
-  p.order = order;
-  set_layout(p, layout);
+  Problem p = test::problem_of("xgemm_fast", shape, order, layout);
   p.precision = precision;
   p.alpha = -1.5;
   p.beta = 0.0;

@@ -56,11 +56,7 @@ std::unique_ptr<OpenClEvaluator> make_evaluator(const std::string& extra_build_o
 
 Problem fast_problem(Shape shape, Order order, const std::string& layout,
                      const std::string& epilogue) {
-  Problem p;
-  p.kernel = "xgemm_fast";
-  p.shape = shape;
-  p.order = order;
-  set_layout(p, layout);
+  Problem p = test::problem_of("xgemm_fast", shape, order, layout);
   p.epilogue = epilogue;
   return p;
 }

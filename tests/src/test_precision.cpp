@@ -34,31 +34,6 @@ std::unique_ptr<OpenClEvaluator> make_evaluator() {
   return test::make_test_evaluator(test::quick_evaluator_options());
 }
 
-// Small tiles: little padding for xgemm, edges crossed for the others, vectors of 2.
-Configuration small_config(OpenClEvaluator& ev, const std::string& kernel) {
-  const KernelSpec& s = ev.spec(kernel);
-  if (kernel == "xgemm") {
-    return s.complete({{"MWG", 16},
-                       {"NWG", 16},
-                       {"KWG", 16},
-                       {"MDIMC", 8},
-                       {"NDIMC", 8},
-                       {"MDIMA", 8},
-                       {"NDIMB", 8}});
-  }
-  if (kernel == "xgemm_fast") {
-    return s.complete({{"MWG", 16},
-                       {"NWG", 16},
-                       {"KWG", 8},
-                       {"MDIMC", 8},
-                       {"NDIMC", 8},
-                       {"VWM", 2},
-                       {"VWN", 2},
-                       {"KWI", 2}});
-  }
-  return s.complete({{"WGD", 16}, {"MDIMCD", 8}, {"NDIMCD", 8}, {"MDIMAD", 8}, {"NDIMBD", 8}});
-}
-
 const std::vector<Shape>& awkward_shapes() {
   static const std::vector<Shape> shapes{{1, 1, 1}, {7, 13, 5}, {33, 65, 17}, {100, 1, 300}};
   return shapes;
@@ -74,15 +49,11 @@ void check_all_layouts(const std::string& kernel, Precision precision) {
     WARN("no OpenCL device: skipped");
     return;
   }
-  const Configuration config = small_config(*ev, kernel);
+  const Configuration config = test::small_config(*ev, kernel);
   for (const std::string layout : {"NN", "NT", "TN", "TT"}) {
     for (auto order : {Order::kRowMajor, Order::kColMajor}) {
       for (const auto& shape : awkward_shapes()) {
-        Problem p;
-        p.kernel = kernel;
-        p.shape = shape;
-        p.order = order;
-        set_layout(p, layout);
+        Problem p = test::problem_of(kernel, shape, order, layout);
         p.precision = precision;
         p.alpha = -1.5;
         p.beta = 0.75;
@@ -91,11 +62,7 @@ void check_all_layouts(const std::string& kernel, Precision precision) {
         CHECK(r.status == Status::kOk);
         CHECK(r.tolerance == Approx(relative_tolerance(precision, shape.k)));
       }
-      Problem p;
-      p.kernel = kernel;
-      p.shape = Shape{33, 65, 17};
-      p.order = order;
-      set_layout(p, layout);
+      Problem p = test::problem_of(kernel, Shape{33, 65, 17}, order, layout);
       p.precision = precision;
       p.alpha = 2.0;
       p.beta = 0.0;
@@ -212,9 +179,9 @@ TEST_CASE("xgemm_fast 16acc32 with split-K and without local memory", "[device][
   p.precision = Precision::kFP16Acc32;
   p.alpha = 1.25;
   p.beta = -0.5;
-  Configuration split = small_config(*ev, "xgemm_fast");
+  Configuration split = test::small_config(*ev, "xgemm_fast");
   split["SPLITK"] = 3;
-  Configuration direct = small_config(*ev, "xgemm_fast");
+  Configuration direct = test::small_config(*ev, "xgemm_fast");
   direct["LDS"] = 0;
   direct["STAGES"] = 1;
   direct["PREFETCH"] = 0;
@@ -240,7 +207,7 @@ TEST_CASE("pure FP16 runs with cl_khr_fp16 and is refused clearly without it",
     p.precision = Precision::kFP16;
     p.alpha = 1.5;
     p.beta = 0.5;
-    const Result r = ev->evaluate(p, small_config(*ev, kernel));
+    const Result r = ev->evaluate(p, test::small_config(*ev, kernel));
     INFO(describe(p, r));
     if (fp16) {
       CHECK(r.status == Status::kOk);

@@ -39,11 +39,7 @@ std::unique_ptr<OpenClEvaluator> make_evaluator(const std::string& templates = "
 
 Problem problem(const std::string& kernel, Shape shape, Order order, const std::string& layout,
                 double alpha, double beta) {
-  Problem p;
-  p.kernel = kernel;
-  p.shape = shape;
-  p.order = order;
-  set_layout(p, layout);
+  Problem p = test::problem_of(kernel, shape, order, layout);
   p.alpha = alpha;
   p.beta = beta;
   return p;
