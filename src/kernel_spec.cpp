@@ -35,16 +35,17 @@ std::vector<int64_t> int_list(const nlohmann::json& j, const std::string& where,
   return out;
 }
 
+// A register cap of `value` cannot be applied: the device is known to have no cap option.
+bool cap_refused(int64_t value, const DeviceLimits& limits) {
+  return value != 0 && limits.register_cap_known && limits.register_cap_option.empty();
+}
+
 // Why `config`'s register cap cannot be applied on a device with `limits`, or nullopt.
 std::optional<std::string> register_cap_refusal(const KernelSpec& spec, const Configuration& config,
                                                 const DeviceLimits& limits) {
-  const std::string& name = spec.register_cap_parameter();
-  if (name.empty() || !limits.register_cap_known || !limits.register_cap_option.empty()) {
-    return std::nullopt;
-  }
-  auto it = config.find(name);
-  if (it == config.end() || it->second == 0) return std::nullopt;
-  return name + "=" + std::to_string(it->second) +
+  auto it = config.find(spec.register_cap_parameter());
+  if (it == config.end() || !cap_refused(it->second, limits)) return std::nullopt;
+  return it->first + "=" + std::to_string(it->second) +
          " caps registers, and the device profile names no register-cap build option";
 }
 
@@ -333,7 +334,7 @@ bool ParamSpace::passes(const Check& check, const Configuration& config) const {
     case Check::Kind::kRegisters:
       return limits_.max_registers_per_thread <= 0 || *v <= limits_.max_registers_per_thread;
     case Check::Kind::kRegisterCap:
-      return *v == 0 || !limits_.register_cap_known || !limits_.register_cap_option.empty();
+      return !cap_refused(*v, limits_);
   }
   return false;
 }
