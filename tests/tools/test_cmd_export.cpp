@@ -1,4 +1,5 @@
 #include <filesystem>
+#include <sstream>
 
 #include <catch2/catch.hpp>
 
@@ -56,13 +57,23 @@ TEST_CASE("export refuses what it cannot do", "[cli][export]") {
   CHECK_THAT(r.err, Catch::Contains("no entry can be exported"));
 }
 
-TEST_CASE("export names the register cap of the H100 database's capped entry",
+TEST_CASE("export names the register cap of an H100 database's capped entries",
           "[cli][export][regcap]") {
-  // results/nvidia-h100-80gb-hbm3.json: the 64x4096x4096 entry was tuned with REGCAP=96 under
-  // the sm_90 profile, whose register-cap option the C header must carry.
-  const auto r = run_gemmtune("export " + source_path("results/nvidia-h100-80gb-hbm3.json") +
+  // tests/data/db_h100_regcap.json, a copy of an H100 database: entries tuned with REGCAP=128 and
+  // 96 and uncapped ones (REGCAP=0) under the sm_90 profile, whose register-cap option the C
+  // header must carry for the capped entries only.
+  const auto r = run_gemmtune("export " + source_path("tests/data/db_h100_regcap.json") +
                               " -f c-header --kernel xgemm_fast");
   REQUIRE(r.exit_code == 0);
-  CHECK_THAT(r.out, Catch::Contains("-DREGCAP=96 -DSPLITK=8") &&
-                        Catch::Contains("-cl-nv-maxrregcount=96\""));
+  CHECK_THAT(r.out, Catch::Contains("-DREGCAP=96 -DSPLITK=4") &&
+                        Catch::Contains("-cl-nv-maxrregcount=96\"") &&
+                        Catch::Contains("-cl-nv-maxrregcount=128\""));
+  std::istringstream lines(r.out);
+  int uncapped = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("-DREGCAP=0 ") == std::string::npos) continue;
+    ++uncapped;
+    CHECK(line.find("maxrregcount") == std::string::npos);
+  }
+  CHECK(uncapped >= 2);
 }
