@@ -257,11 +257,12 @@ Reference::Reference(const Problem& problem, const HostMatrices& inputs)
     const auto first = all.begin() + static_cast<std::ptrdiff_t>(entry * static_cast<size_t>(size));
     return std::vector<double>(first, first + size);
   };
+  const std::vector<int64_t> b_rows = all_rows(s.k);
   for (size_t e = 0; e < batch; ++e) {
     const Eigen::MatrixXd a =
         operand(slice(inputs.a, e, s.m * s.k), problem.order, s.m, s.k, problem.trans_a, rows_);
-    const Eigen::MatrixXd b = operand(slice(inputs.b, e, s.k * s.n), problem.order, s.k, s.n,
-                                      problem.trans_b, all_rows(s.k));
+    const Eigen::MatrixXd b =
+        operand(slice(inputs.b, e, s.k * s.n), problem.order, s.k, s.n, problem.trans_b, b_rows);
     expected_[e].noalias() = problem.alpha * (a * b);
     scale_[e].noalias() = std::abs(problem.alpha) * (a.cwiseAbs() * b.cwiseAbs());
     // beta == 0 ignores C entirely (it may hold NaN on the device).

@@ -1,5 +1,6 @@
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -17,6 +18,18 @@ using gemmtune::test::source_path;
 using gemmtune::test::temp_dir;
 
 namespace {
+
+// Compiles `main_c` (strict C99) beside the header `h` as tuned.h in `dir` and runs it, its
+// standard output going to dir/out.txt; the exit status, or nullopt without a C compiler.
+std::optional<int> run_c_program(const std::string& h, const std::string& main_c,
+                                 const std::string& dir) {
+  if (std::system("cc --version >/dev/null 2>&1") != 0) return std::nullopt;
+  std::ofstream(dir + "/tuned.h") << h;
+  std::ofstream(dir + "/main.c") << main_c;
+  const std::string cmd = "cc -std=c99 -pedantic -Wall -Werror -o " + dir + "/main " + dir +
+                          "/main.c 2>" + dir + "/cc.log && " + dir + "/main >" + dir + "/out.txt";
+  return std::system(cmd.c_str());
+}
 
 Database fixture() {
   return Database::load(source_path("tests/data/db_gfx1012.json"));
@@ -244,27 +257,26 @@ TEST_CASE("c-header is a self-contained header that compiles and finds entries",
   CHECK_THAT(h, Catch::Contains("#define GEMMTUNE_NUM_TUNED 4"));
   CHECK_THAT(h, Catch::Contains("-DKWG=16 -DKWI=2 -DMDIMA=16"));
   // Compile and run a C program that looks entries up, when a C compiler is at hand.
-  if (std::system("cc --version >/dev/null 2>&1") != 0) {
+  const auto dir = temp_dir("cheader");
+  const auto status = run_c_program(
+      h,
+      "#include <stdio.h>\n#include \"tuned.h\"\n"
+      "int main(void) {\n"
+      "  const gemmtune_tuned* t = gemmtune_find(\"xgemm\", \"32\", \"row\", \"NN\", 1, 4096, "
+      "4096, 4096);\n"
+      "  int i;\n"
+      "  if (!t || gemmtune_find(\"xgemm\", \"32\", \"row\", \"NN\", 1, 4096, 4096, 4095)) "
+      "return 1;\n"
+      "  printf(\"%s %.2f %d\\n\", t->defines, t->gflops, t->num_params);\n"
+      "  for (i = 0; i < t->num_params; ++i) printf(\"%s=%lld\\n\", t->params[i].name, "
+      "t->params[i].value);\n"
+      "  return 0;\n}\n",
+      dir);
+  if (!status) {
     WARN("no C compiler: the header was checked textually only");
     return;
   }
-  const auto dir = temp_dir("cheader");
-  std::ofstream(dir + "/tuned.h") << h;
-  std::ofstream(dir + "/main.c")
-      << "#include <stdio.h>\n#include \"tuned.h\"\n"
-         "int main(void) {\n"
-         "  const gemmtune_tuned* t = gemmtune_find(\"xgemm\", \"32\", \"row\", \"NN\", 1, 4096, "
-         "4096, 4096);\n"
-         "  int i;\n"
-         "  if (!t || gemmtune_find(\"xgemm\", \"32\", \"row\", \"NN\", 1, 4096, 4096, 4095)) "
-         "return 1;\n"
-         "  printf(\"%s %.2f %d\\n\", t->defines, t->gflops, t->num_params);\n"
-         "  for (i = 0; i < t->num_params; ++i) printf(\"%s=%lld\\n\", t->params[i].name, "
-         "t->params[i].value);\n"
-         "  return 0;\n}\n";
-  const std::string cmd = "cc -std=c99 -pedantic -Wall -Werror -o " + dir + "/main " + dir +
-                          "/main.c 2>" + dir + "/cc.log && " + dir + "/main >" + dir + "/out.txt";
-  REQUIRE(std::system(cmd.c_str()) == 0);
+  REQUIRE(*status == 0);
   const std::string out = read_text_file(dir + "/out.txt");
   CHECK_THAT(out, Catch::StartsWith("-DKWG=32 -DKWI=2 -DMDIMA=16 -DMDIMC=16 -DMWG=128"));
   CHECK_THAT(out, Catch::Contains(" 3900.25 16\n"));
@@ -337,22 +349,20 @@ TEST_CASE("csv and c-header tell batch layouts and epilogues apart", "[export]")
       export_database(db, ExportFormat::kCHeader, "db.json").files.front().content;
   CHECK_THAT(h,
              Catch::Contains("\"offsets\", \"\"") && Catch::Contains("\"strided\", \"bias,relu\""));
-  if (std::system("cc --version >/dev/null 2>&1") != 0) {
+  // gemmtune_find answers the plain strided batch; the other two stay in the table.
+  const auto status = run_c_program(
+      h,
+      "#include \"tuned.h\"\n"
+      "int main(void) {\n"
+      "  const gemmtune_tuned* t = gemmtune_find(\"xgemm\", \"32\", \"row\", \"NN\", 8, 4096, "
+      "4096, 4096);\n"
+      "  return t && t->gflops == 100.0 && GEMMTUNE_NUM_TUNED == 7 ? 0 : 1;\n}\n",
+      temp_dir("cheader-variants"));
+  if (!status) {
     WARN("no C compiler: the header was checked textually only");
     return;
   }
-  const auto dir = temp_dir("cheader-variants");
-  std::ofstream(dir + "/tuned.h") << h;
-  // gemmtune_find answers the plain strided batch; the other two stay in the table.
-  std::ofstream(dir + "/main.c")
-      << "#include \"tuned.h\"\n"
-         "int main(void) {\n"
-         "  const gemmtune_tuned* t = gemmtune_find(\"xgemm\", \"32\", \"row\", \"NN\", 8, 4096, "
-         "4096, 4096);\n"
-         "  return t && t->gflops == 100.0 && GEMMTUNE_NUM_TUNED == 7 ? 0 : 1;\n}\n";
-  const std::string cmd = "cc -std=c99 -pedantic -Wall -Werror -o " + dir + "/main " + dir +
-                          "/main.c 2>" + dir + "/cc.log && " + dir + "/main";
-  CHECK(std::system(cmd.c_str()) == 0);
+  CHECK(*status == 0);
 }
 
 TEST_CASE("c-header and csv carry the register cap an entry was tuned with", "[export][regcap]") {
