@@ -5,9 +5,9 @@
 #include <optional>
 #include <string>
 
-#include "src/device.hpp"
-#include "src/device_profile.hpp"
-#include "src/opencl_evaluator.hpp"
+#include "src/device/device.hpp"
+#include "src/device/device_profile.hpp"
+#include "src/eval/opencl_evaluator.hpp"
 
 namespace gemmtune::test {
 

@@ -9,10 +9,10 @@
 
 #include <CLI/CLI.hpp>
 
-#include "src/ab_protocol.hpp"
-#include "src/device_profile.hpp"
-#include "src/evaluator.hpp"
-#include "src/kernel_spec.hpp"
+#include "search/ab/ab_protocol.hpp"
+#include "src/device/device_profile.hpp"
+#include "src/eval/evaluator.hpp"
+#include "src/kernel/kernel_spec.hpp"
 #include "tools/common_options.hpp"
 
 namespace gemmtune::cli {

@@ -1,5 +1,5 @@
 // gemmtune ab: one keep-or-revert comparison of a baseline configuration and a single change,
-// measured interleaved and verified (see src/ab_protocol.hpp). Also holds the set-up shared with
+// measured interleaved and verified (see search/ab/ab_protocol.hpp). Also holds the set-up shared with
 // gemmtune refine (tools/ab_options.hpp).
 #include <cmath>
 #include <cstdlib>
@@ -11,13 +11,13 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "src/database.hpp"
-#include "src/device.hpp"
-#include "src/device_profile.hpp"
-#include "src/error.hpp"
-#include "src/journal.hpp"
-#include "src/opencl_evaluator.hpp"
-#include "src/replay_evaluator.hpp"
+#include "src/db/database.hpp"
+#include "src/device/device.hpp"
+#include "src/device/device_profile.hpp"
+#include "src/core/error.hpp"
+#include "src/db/journal.hpp"
+#include "src/eval/opencl_evaluator.hpp"
+#include "src/eval/replay_evaluator.hpp"
 #include "tools/ab_options.hpp"
 #include "tools/commands.hpp"
 

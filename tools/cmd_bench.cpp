@@ -7,11 +7,11 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "src/clblast_evaluator.hpp"
-#include "src/database.hpp"
-#include "src/error.hpp"
-#include "src/opencl_evaluator.hpp"
-#include "src/version.hpp"
+#include "src/eval/clblast_evaluator.hpp"
+#include "src/db/database.hpp"
+#include "src/core/error.hpp"
+#include "src/eval/opencl_evaluator.hpp"
+#include "src/core/version.hpp"
 #include "tools/commands.hpp"
 
 namespace gemmtune::cli {

@@ -8,11 +8,11 @@
 
 #include <spdlog/spdlog.h>
 
-#include "src/bench_suite.hpp"
-#include "src/database.hpp"
-#include "src/device_profile.hpp"
-#include "src/error.hpp"
-#include "src/json_util.hpp"
+#include "src/bench/bench_suite.hpp"
+#include "src/db/database.hpp"
+#include "src/device/device_profile.hpp"
+#include "src/core/error.hpp"
+#include "src/core/json_util.hpp"
 #include "tools/commands.hpp"
 
 namespace gemmtune::cli {

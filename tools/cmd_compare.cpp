@@ -2,8 +2,8 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "src/compare.hpp"
-#include "src/json_util.hpp"
+#include "src/db/compare.hpp"
+#include "src/core/json_util.hpp"
 #include "tools/commands.hpp"
 
 namespace gemmtune::cli {

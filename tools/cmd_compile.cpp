@@ -6,11 +6,11 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "src/device.hpp"
-#include "src/error.hpp"
-#include "src/kernel_spec.hpp"
-#include "src/opencl_evaluator.hpp"
-#include "src/problem.hpp"
+#include "src/device/device.hpp"
+#include "src/core/error.hpp"
+#include "src/kernel/kernel_spec.hpp"
+#include "src/eval/opencl_evaluator.hpp"
+#include "src/core/problem.hpp"
 #include "tools/commands.hpp"
 
 namespace gemmtune::cli {

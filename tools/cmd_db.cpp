@@ -3,8 +3,8 @@
 
 #include <fmt/format.h>
 
-#include "src/database.hpp"
-#include "src/error.hpp"
+#include "src/db/database.hpp"
+#include "src/core/error.hpp"
 #include "tools/commands.hpp"
 
 namespace gemmtune::cli {

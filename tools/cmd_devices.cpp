@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "src/device.hpp"
+#include "src/device/device.hpp"
 #include "tools/commands.hpp"
 
 namespace gemmtune::cli {

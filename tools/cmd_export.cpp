@@ -4,9 +4,9 @@
 
 #include <spdlog/spdlog.h>
 
-#include "src/error.hpp"
-#include "src/export.hpp"
-#include "src/json_util.hpp"
+#include "src/core/error.hpp"
+#include "src/db/export.hpp"
+#include "src/core/json_util.hpp"
 #include "tools/commands.hpp"
 
 namespace gemmtune::cli {

@@ -1,13 +1,13 @@
 // gemmtune refine: the A/B protocol applied automatically, one single change at a time, from a
-// baseline to a configuration that no single change improves (see src/refine.hpp).
+// baseline to a configuration that no single change improves (see search/ab/refine.hpp).
 #include <iostream>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "src/database.hpp"
-#include "src/error.hpp"
-#include "src/refine.hpp"
+#include "src/db/database.hpp"
+#include "src/core/error.hpp"
+#include "search/ab/refine.hpp"
 #include "tools/ab_options.hpp"
 #include "tools/commands.hpp"
 

@@ -4,9 +4,9 @@
 
 #include <spdlog/spdlog.h>
 
-#include "src/error.hpp"
-#include "src/json_util.hpp"
-#include "src/report.hpp"
+#include "src/core/error.hpp"
+#include "src/core/json_util.hpp"
+#include "src/report/report.hpp"
 #include "tools/commands.hpp"
 
 namespace gemmtune::cli {

@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "src/error.hpp"
-#include "src/opencl_evaluator.hpp"
+#include "src/core/error.hpp"
+#include "src/eval/opencl_evaluator.hpp"
 #include "tools/commands.hpp"
 
 namespace gemmtune::cli {

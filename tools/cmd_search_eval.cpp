@@ -12,9 +12,9 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "search/strategy_eval.hpp"
-#include "src/error.hpp"
-#include "src/kernel_spec.hpp"
+#include "search/tuning/strategy_eval.hpp"
+#include "src/core/error.hpp"
+#include "src/kernel/kernel_spec.hpp"
 #include "tools/commands.hpp"
 
 namespace gemmtune::cli {

@@ -4,10 +4,10 @@
 
 #include <fmt/format.h>
 
-#include "src/device.hpp"
-#include "src/error.hpp"
-#include "src/kernel_spec.hpp"
-#include "src/problem.hpp"
+#include "src/device/device.hpp"
+#include "src/core/error.hpp"
+#include "src/kernel/kernel_spec.hpp"
+#include "src/core/problem.hpp"
 #include "tools/commands.hpp"
 
 namespace gemmtune::cli {

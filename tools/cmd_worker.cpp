@@ -1,6 +1,6 @@
 // gemmtune worker: the evaluation process that `gemmtune search` starts and watches. It builds its
 // own evaluator (OpenCL on a device, or a replay) and answers JSON lines on file descriptor 3
-// (protocol in search/worker_evaluator.hpp). Not meant to be run by hand.
+// (protocol in search/tuning/worker_evaluator.hpp). Not meant to be run by hand.
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,10 +9,10 @@
 
 #include <spdlog/spdlog.h>
 
-#include "src/device.hpp"
-#include "src/error.hpp"
-#include "src/opencl_evaluator.hpp"
-#include "src/replay_evaluator.hpp"
+#include "src/device/device.hpp"
+#include "src/core/error.hpp"
+#include "src/eval/opencl_evaluator.hpp"
+#include "src/eval/replay_evaluator.hpp"
 #include "tools/commands.hpp"
 
 namespace gemmtune::cli {

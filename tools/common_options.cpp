@@ -1,7 +1,7 @@
 #include "tools/common_options.hpp"
 
-#include "src/data_paths.hpp"
-#include "src/logging.hpp"
+#include "src/core/data_paths.hpp"
+#include "src/core/logging.hpp"
 
 namespace gemmtune::cli {
 

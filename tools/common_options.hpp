@@ -6,8 +6,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "src/device.hpp"
-#include "src/device_profile.hpp"
+#include "src/device/device.hpp"
+#include "src/device/device_profile.hpp"
 
 namespace gemmtune::cli {
 

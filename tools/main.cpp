@@ -7,10 +7,10 @@
 
 #include <spdlog/spdlog.h>
 
-#include "src/error.hpp"
-#include "src/logging.hpp"
-#include "src/opencl.hpp"
-#include "src/version.hpp"
+#include "src/core/error.hpp"
+#include "src/core/logging.hpp"
+#include "src/device/opencl.hpp"
+#include "src/core/version.hpp"
 #include "tools/commands.hpp"
 
 namespace {

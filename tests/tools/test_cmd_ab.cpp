@@ -6,11 +6,11 @@
 
 #include <catch2/catch.hpp>
 
-#include "src/configuration.hpp"
-#include "src/database.hpp"
-#include "src/journal.hpp"
-#include "src/json_util.hpp"
-#include "src/kernel_spec.hpp"
+#include "src/core/configuration.hpp"
+#include "src/db/database.hpp"
+#include "src/db/journal.hpp"
+#include "src/core/json_util.hpp"
+#include "src/kernel/kernel_spec.hpp"
 #include "tests/test_support.hpp"
 
 using namespace gemmtune;

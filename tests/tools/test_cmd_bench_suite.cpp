@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "src/bench_suite.hpp"
+#include "src/bench/bench_suite.hpp"
 #include "tests/test_support.hpp"
 
 using gemmtune::test::run_gemmtune;

@@ -2,8 +2,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "src/database.hpp"
-#include "src/json_util.hpp"
+#include "src/db/database.hpp"
+#include "src/core/json_util.hpp"
 #include "tests/test_support.hpp"
 
 using namespace gemmtune;

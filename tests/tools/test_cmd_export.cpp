@@ -3,7 +3,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "src/json_util.hpp"
+#include "src/core/json_util.hpp"
 #include "tests/test_support.hpp"
 
 using gemmtune::read_text_file;

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "src/json_util.hpp"
+#include "src/core/json_util.hpp"
 #include "tests/test_support.hpp"
 
 using gemmtune::test::run_gemmtune;

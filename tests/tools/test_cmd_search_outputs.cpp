@@ -4,10 +4,10 @@
 
 #include <filesystem>
 
-#include "src/database.hpp"
-#include "src/journal.hpp"
-#include "src/json_util.hpp"
-#include "tests/search/synthetic_space.hpp"
+#include "src/db/database.hpp"
+#include "src/db/journal.hpp"
+#include "src/core/json_util.hpp"
+#include "tests/search/strategies/synthetic_space.hpp"
 #include "tests/test_support.hpp"
 
 using namespace gemmtune;

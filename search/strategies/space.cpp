@@ -1,0 +1,241 @@
+#include "search/strategies/space.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <set>
+
+#include "src/core/error.hpp"
+
+namespace gemmtune {
+
+SearchSpace::SearchSpace(std::vector<Parameter> parameters,
+                         const std::vector<Configuration>& configs)
+    : parameters_(std::move(parameters)) {
+  const size_t np = parameters_.size();
+  double cartesian = 1;
+  for (size_t p = 0; p < np; ++p) {
+    const auto& values = parameters_[p].values;
+    if (values.empty() || values.size() > 255) {
+      throw invalid_argument("parameter " + parameters_[p].name + " has " +
+                             std::to_string(values.size()) + " values (1 to 255 supported)");
+    }
+    if (values.size() > 1) dims_.push_back(p);
+    const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+    const bool positive = *lo > 0;
+    std::vector<double> scaled;
+    for (int64_t v : values) {
+      double s = 0;
+      if (*hi != *lo) {
+        s = positive ? (std::log2(double(v)) - std::log2(double(*lo))) /
+                           (std::log2(double(*hi)) - std::log2(double(*lo)))
+                     : double(v - *lo) / double(*hi - *lo);
+      }
+      scaled.push_back(s);
+    }
+    scaled_.push_back(std::move(scaled));
+    cartesian *= double(values.size());
+  }
+  if (cartesian > 9.0e18) throw invalid_argument("search space too large to index");
+  radix_.assign(np, 1);
+  for (size_t p = np; p-- > 1;) radix_[p - 1] = radix_[p] * parameters_[p].values.size();
+
+  levels_.reserve(configs.size() * np);
+  index_.reserve(configs.size());
+  std::vector<int> row(np);
+  for (const auto& c : configs) {
+    for (size_t p = 0; p < np; ++p) {
+      auto it = c.find(parameters_[p].name);
+      if (it == c.end()) {
+        throw invalid_argument("configuration " + to_string(c) + " has no value for " +
+                               parameters_[p].name);
+      }
+      const auto& values = parameters_[p].values;
+      auto pos = std::find(values.begin(), values.end(), it->second);
+      if (pos == values.end()) {
+        throw invalid_argument("configuration " + to_string(c) + ": " + parameters_[p].name + "=" +
+                               std::to_string(it->second) + " is not a value of the space");
+      }
+      row[p] = int(pos - values.begin());
+    }
+    if (!index_.emplace(key_of(row), uint32_t(size_)).second) continue;  // a duplicate
+    for (int l : row) levels_.push_back(uint8_t(l));
+    ++size_;
+  }
+}
+
+SearchSpace SearchSpace::from_param_space(const ParamSpace& space) {
+  return SearchSpace(space.parameters(), space.enumerate());
+}
+
+SearchSpace SearchSpace::from_configurations(const std::vector<Configuration>& configs) {
+  std::map<std::string, std::set<int64_t>> values;
+  for (const auto& c : configs) {
+    for (const auto& [name, v] : c) values[name].insert(v);
+  }
+  std::vector<Parameter> params;
+  for (const auto& [name, vs] : values) {
+    Parameter p;
+    p.name = name;
+    p.values.assign(vs.begin(), vs.end());
+    p.default_value = p.values.front();
+    params.push_back(p);
+  }
+  return SearchSpace(params, configs);
+}
+
+uint64_t SearchSpace::key_of(const std::vector<int>& levels) const {
+  uint64_t key = 0;
+  for (size_t p = 0; p < levels.size(); ++p) key += uint64_t(levels[p]) * radix_[p];
+  return key;
+}
+
+std::optional<size_t> SearchSpace::find_levels(const std::vector<int>& levels) const {
+  auto it = index_.find(key_of(levels));
+  if (it == index_.end()) return std::nullopt;
+  return it->second;
+}
+
+Configuration SearchSpace::config(size_t index) const {
+  Configuration c;
+  for (size_t p = 0; p < parameters_.size(); ++p) {
+    c[parameters_[p].name] = parameters_[p].values[level(index, p)];
+  }
+  return c;
+}
+
+std::optional<size_t> SearchSpace::index_of(const Configuration& config) const {
+  if (config.size() != parameters_.size()) return std::nullopt;
+  std::vector<int> row(parameters_.size());
+  for (size_t p = 0; p < parameters_.size(); ++p) {
+    auto it = config.find(parameters_[p].name);
+    if (it == config.end()) return std::nullopt;
+    const auto& values = parameters_[p].values;
+    auto pos = std::find(values.begin(), values.end(), it->second);
+    if (pos == values.end()) return std::nullopt;
+    row[p] = int(pos - values.begin());
+  }
+  return find_levels(row);
+}
+
+void SearchSpace::encode(size_t index, double* out) const {
+  for (size_t d = 0; d < dims_.size(); ++d) out[d] = scaled_[dims_[d]][level(index, dims_[d])];
+}
+
+void SearchSpace::add_feature(const std::string& name, const std::vector<double>& raw) {
+  if (raw.size() != size_) {
+    throw Error(ErrorCode::kInternal, "feature " + name + " has " + std::to_string(raw.size()) +
+                                          " values for " + std::to_string(size_) + " rows");
+  }
+  const auto [lo_it, hi_it] = std::minmax_element(raw.begin(), raw.end());
+  const double lo = raw.empty() ? 0 : *lo_it, hi = raw.empty() ? 0 : *hi_it;
+  const bool use_log = lo > 0;
+  const double a = use_log ? std::log2(lo) : lo, b = use_log ? std::log2(hi) : hi;
+  const size_t old_f = feature_names_.size(), new_f = old_f + 1;
+  std::vector<float> merged(size_ * new_f);
+  for (size_t i = 0; i < size_; ++i) {
+    for (size_t f = 0; f < old_f; ++f) merged[i * new_f + f] = features_[i * old_f + f];
+    const double v = use_log ? std::log2(raw[i]) : raw[i];
+    merged[i * new_f + old_f] = b > a ? float((v - a) / (b - a)) : 0.0f;
+  }
+  features_ = std::move(merged);
+  feature_names_.push_back(name);
+}
+
+size_t SearchSpace::add_spec_features(const KernelSpec& spec, const Context& context) {
+  std::vector<std::pair<std::string, std::function<std::optional<int64_t>(const Configuration&)>>>
+      formulas;
+  for (const auto& d : spec.derived()) {
+    formulas.emplace_back(d.name, [&spec, &context, &d](const Configuration& c) {
+      return spec.evaluate(d.expr, c, context);
+    });
+  }
+  formulas.emplace_back("work_group_size", [&](const Configuration& c) {
+    return spec.work_group_size(c, context);
+  });
+  formulas.emplace_back("local_memory_bytes", [&](const Configuration& c) {
+    return spec.local_mem_bytes(c, context);
+  });
+  formulas.emplace_back("registers", [&](const Configuration& c) {
+    return spec.registers(c, context);
+  });
+  size_t added = 0;
+  for (const auto& [name, formula] : formulas) {
+    std::vector<double> raw(size_);
+    bool usable = true;
+    for (size_t i = 0; i < size_ && usable; ++i) {
+      const auto v = formula(config(i));
+      usable = v.has_value();
+      if (usable) raw[i] = double(*v);
+    }
+    if (!usable || raw.empty()) continue;
+    if (std::all_of(raw.begin(), raw.end(), [&](double v) { return v == raw[0]; })) continue;
+    // A feature equal to a parameter adds nothing.
+    bool duplicate = false;
+    for (size_t p = 0; p < parameters_.size() && !duplicate; ++p) {
+      bool same = true;
+      for (size_t i = 0; i < size_ && same; ++i) {
+        same = raw[i] == double(parameters_[p].values[level(i, p)]);
+      }
+      duplicate = same;
+    }
+    if (duplicate) continue;
+    add_feature(name, raw);
+    ++added;
+  }
+  return added;
+}
+
+void SearchSpace::encode_with_features(size_t index, double* out) const {
+  encode(index, out);
+  const size_t nf = feature_names_.size();
+  for (size_t f = 0; f < nf; ++f) out[dims_.size() + f] = features_[index * nf + f];
+}
+
+std::vector<size_t> SearchSpace::neighbours(size_t index) const {
+  std::vector<int> row(parameters_.size());
+  for (size_t p = 0; p < row.size(); ++p) row[p] = level(index, p);
+  std::vector<size_t> out;
+  for (size_t p : dims_) {
+    const int n = int(parameters_[p].values.size());
+    const int orig = row[p];
+    for (int step : {-1, 1}) {
+      const int l = orig + step;
+      if (l < 0 || l >= n) continue;
+      row[p] = l;
+      if (auto i = find_levels(row)) out.push_back(*i);
+    }
+    row[p] = orig;
+  }
+  return out;
+}
+
+std::vector<size_t> SearchSpace::second_neighbours(size_t index) const {
+  std::vector<int> row(parameters_.size());
+  for (size_t p = 0; p < row.size(); ++p) row[p] = level(index, p);
+  std::vector<size_t> out;
+  for (size_t a = 0; a < dims_.size(); ++a) {
+    for (size_t b = a + 1; b < dims_.size(); ++b) {
+      const size_t pa = dims_[a], pb = dims_[b];
+      const int oa = row[pa], ob = row[pb];
+      for (int sa : {-1, 1}) {
+        for (int sb : {-1, 1}) {
+          const int la = oa + sa, lb = ob + sb;
+          if (la < 0 || lb < 0 || la >= int(parameters_[pa].values.size()) ||
+              lb >= int(parameters_[pb].values.size())) {
+            continue;
+          }
+          row[pa] = la;
+          row[pb] = lb;
+          if (auto i = find_levels(row)) out.push_back(*i);
+        }
+      }
+      row[pa] = oa;
+      row[pb] = ob;
+    }
+  }
+  return out;
+}
+
+}  // namespace gemmtune

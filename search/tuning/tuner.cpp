@@ -1,0 +1,109 @@
+#include "search/tuning/tuner.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <deque>
+
+#include <spdlog/spdlog.h>
+
+namespace gemmtune {
+
+bool better_result(const Result& candidate, const std::optional<Result>& best, double flops) {
+  const double t = result_time_ms(candidate, flops);
+  if (!candidate.ok() || t <= 0) return false;
+  return !best || t < result_time_ms(*best, flops);
+}
+
+TuneOutcome run_search(Evaluator& evaluator, const Problem& problem, const SearchSpace& space,
+                       Searcher& searcher, const TuneSettings& settings) {
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
+  const double flops = problem.flops();
+  auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - start).count(); };
+
+  TuneOutcome out;
+  TuneProgress progress;
+  progress.limit = settings.stop.eval_limit(space.size());
+
+  for (const auto& r : settings.known) {
+    const auto index = space.index_of(r.config);
+    if (!index) {
+      ++out.not_in_space;
+      continue;
+    }
+    if (searcher.seen(*index)) continue;  // recorded twice
+    searcher.tell(*index, r, flops);
+    ++out.resumed;
+    ++out.evaluations;
+    if (!r.ok()) ++out.failed;
+    if (better_result(r, out.best, flops)) out.best = r;
+  }
+  if (out.not_in_space > 0) {
+    spdlog::warn("{} journalled results are not in this space; ignored", out.not_in_space);
+  }
+
+  std::deque<size_t> queue;
+  const size_t lookahead = std::max<size_t>(1, std::min(settings.lookahead, searcher.max_batch()));
+  while (true) {
+    if (settings.interrupt && settings.interrupt->load()) {
+      out.interrupted = true;
+      out.stop_reason = "interrupted";
+      break;
+    }
+    if (auto why = settings.stop.reached(out.evaluations, elapsed(), space.size())) {
+      out.stop_reason = *why;
+      break;
+    }
+    // Keep `lookahead` proposals in flight, never more than the budget has room for.
+    const size_t room = progress.limit > out.evaluations ? progress.limit - out.evaluations : 0;
+    const size_t target = std::min(lookahead, room);
+    if (queue.size() < target) {
+      const auto fresh = searcher.ask(target - queue.size());
+      if (!fresh.empty()) {
+        std::vector<Configuration> configs;
+        for (size_t i : fresh) configs.push_back(space.config(i));
+        evaluator.prepare(problem, configs);
+        queue.insert(queue.end(), fresh.begin(), fresh.end());
+      }
+    }
+    if (queue.empty()) {
+      out.stop_reason = "the strategy has nothing more to propose";
+      break;
+    }
+    const size_t index = queue.front();
+    queue.pop_front();
+    const Configuration config = space.config(index);
+    Result r = evaluator.evaluate(problem, config);
+    r.config = config;
+    ++out.evaluations;
+    ++out.measured;
+    if (settings.journal) settings.journal->append(problem, r, elapsed());
+    searcher.tell(index, r, flops);
+    if (!r.ok()) ++out.failed;
+    const bool improved = better_result(r, out.best, flops);
+    if (improved) out.best = r;
+
+    if (settings.on_progress) {
+      progress.done = out.evaluations;
+      progress.failed = out.failed;
+      progress.measured = out.measured;
+      progress.elapsed_s = elapsed();
+      const double per_eval = progress.elapsed_s / double(out.measured);
+      double remaining =
+          per_eval * double(progress.limit - std::min(progress.limit, out.evaluations));
+      if (settings.stop.time_budget_s > 0) {
+        remaining =
+            std::min(remaining, std::max(0.0, settings.stop.time_budget_s - progress.elapsed_s));
+      }
+      progress.remaining_s = remaining;
+      progress.best = out.best;
+      progress.last = &r;
+      progress.new_best = improved;
+      settings.on_progress(progress);
+    }
+  }
+  out.elapsed_s = elapsed();
+  return out;
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,61 @@
+// The tuning loop for one problem: asks the searcher for configurations, keeps the evaluator's
+// compiler ahead of the device (prepare() gets the next proposals while the current one is timed),
+// journals each result the moment it is known and stops on the first limit reached or on request.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "search/strategies/searcher.hpp"
+#include "src/eval/evaluator.hpp"
+#include "src/db/journal.hpp"
+
+namespace gemmtune {
+
+struct TuneProgress {
+  size_t done = 0;      // evaluations, resumed ones included
+  size_t limit = 0;     // evaluations allowed
+  size_t failed = 0;    // results that are not ok
+  size_t measured = 0;  // evaluations run by this call
+  double elapsed_s = 0;
+  double remaining_s = 0;  // estimate
+  std::optional<Result> best;
+  const Result* last = nullptr;
+  bool new_best = false;
+};
+
+struct TuneSettings {
+  StopCondition stop;
+  size_t lookahead = 2;  // proposals in flight: one timed, the others compiling
+  const std::atomic<bool>* interrupt = nullptr;
+  JournalWriter* journal = nullptr;
+  // Results known from an earlier run (a resumed journal): told to the searcher, never measured.
+  std::vector<Result> known;
+  std::function<void(const TuneProgress&)> on_progress;
+};
+
+struct TuneOutcome {
+  std::optional<Result> best;
+  size_t evaluations = 0;  // resumed ones included
+  size_t measured = 0;
+  size_t resumed = 0;
+  size_t failed = 0;
+  size_t not_in_space = 0;  // known results whose configuration is not in this space
+  double elapsed_s = 0;
+  std::string stop_reason;
+  bool interrupted = false;
+  double evaluations_per_minute() const {
+    return elapsed_s > 0 ? 60.0 * double(measured) / elapsed_s : 0;
+  }
+};
+
+// Whether `candidate` is faster than `best` (none counts as slower than anything valid).
+bool better_result(const Result& candidate, const std::optional<Result>& best, double flops);
+
+TuneOutcome run_search(Evaluator& evaluator, const Problem& problem, const SearchSpace& space,
+                       Searcher& searcher, const TuneSettings& settings);
+
+}  // namespace gemmtune

@@ -1,0 +1,274 @@
+#include "search/tuning/worker_evaluator.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "src/core/error.hpp"
+
+namespace gemmtune {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+std::string describe_exit(int status) {
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    const char* name = ::strsignal(sig);
+    return fmt::format("killed by signal {} ({})", sig, name ? name : "?");
+  }
+  if (WIFEXITED(status)) return fmt::format("exited with code {}", WEXITSTATUS(status));
+  return "ended";
+}
+
+}  // namespace
+
+WorkerEvaluator::WorkerEvaluator(WorkerOptions options) : options_(std::move(options)) {
+  if (options_.argv.empty()) throw Error(ErrorCode::kInternal, "worker command line is empty");
+}
+
+WorkerEvaluator::~WorkerEvaluator() {
+  stop(false);
+}
+
+std::string WorkerEvaluator::description() const {
+  return description_.empty() ? "worker process" : description_ + " (in a worker process)";
+}
+
+void WorkerEvaluator::start(bool resend_prepared) {
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+    throw Error(ErrorCode::kDevice,
+                std::string("cannot create the worker channel: ") + std::strerror(errno));
+  }
+  std::vector<char*> argv;
+  for (auto& a : options_.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(sv[0]);
+    ::close(sv[1]);
+    throw Error(ErrorCode::kDevice, std::string("cannot start a worker: ") + std::strerror(errno));
+  }
+  if (pid == 0) {
+    // Child: own process group (Ctrl-C on the terminal stops the tuner, which lets the
+    // configuration in flight finish), killed with the tuner, channel on fd 3, and stdout sent
+    // to stderr so that stray driver output cannot corrupt the channel.
+    ::setpgid(0, 0);
+#ifdef __linux__
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+    ::signal(SIGINT, SIG_IGN);
+    ::dup2(sv[1], 3);  // dup2 clears close-on-exec on the copy
+    ::dup2(2, 1);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  ::close(sv[1]);
+  pid_ = pid;
+  fd_ = sv[0];
+  buffer_.clear();
+  ++starts_;
+
+  std::string line;
+  const Read got = read_line(options_.start_timeout_s, &line);
+  std::string problem;
+  if (got == Read::kLine) {
+    try {
+      const auto j = nlohmann::json::parse(line);
+      if (j.value("ready", false)) {
+        description_ = j.value("description", "");
+        failed_starts_ = 0;
+        // A restarted worker compiles again what its predecessor was asked to prepare.
+        if (!resend_prepared) return;
+        for (const auto& [problem_json, config_json] : prepared_) {
+          send({{"op", "prepare"}, {"problem", problem_json}, {"configs", {config_json}}});
+        }
+        return;
+      }
+      problem = j.value("fatal", "unexpected first message " + line);
+    } catch (const nlohmann::json::exception&) {
+      problem = "unreadable first message: " + line;
+    }
+  } else if (got == Read::kTimeout) {
+    problem = fmt::format("no ready message within {} s", options_.start_timeout_s);
+  } else {
+    problem = "it ended before it was ready";
+  }
+  const std::string how = stop(true);
+  throw Error(ErrorCode::kDevice, "the evaluation worker did not start: " + problem +
+                                      (how.empty() ? "" : " (" + how + ")"));
+}
+
+std::string WorkerEvaluator::stop(bool kill) {
+  if (pid_ < 0) return "";
+  if (fd_ >= 0) {
+    ::close(fd_);
+    fd_ = -1;
+  }
+  int status = 0;
+  if (kill) {
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, &status, 0);
+  } else {
+    // The worker leaves when its channel closes; give it a moment before forcing it.
+    const auto t0 = std::chrono::steady_clock::now();
+    pid_t r = 0;
+    while ((r = ::waitpid(pid_, &status, WNOHANG)) == 0 && seconds_since(t0) < 5) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (r == 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, &status, 0);
+    }
+  }
+  pid_ = -1;
+  return describe_exit(status);
+}
+
+bool WorkerEvaluator::send(const nlohmann::json& j) {
+  const std::string line = j.dump() + "\n";
+  size_t done = 0;
+  while (done < line.size()) {
+    const ssize_t n = ::send(fd_, line.data() + done, line.size() - done, MSG_NOSIGNAL);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    done += size_t(n);
+  }
+  return true;
+}
+
+WorkerEvaluator::Read WorkerEvaluator::read_line(double timeout_s, std::string* line) {
+  const auto t0 = std::chrono::steady_clock::now();
+  while (true) {
+    if (auto nl = buffer_.find('\n'); nl != std::string::npos) {
+      *line = buffer_.substr(0, nl);
+      buffer_.erase(0, nl + 1);
+      return Read::kLine;
+    }
+    const double left = timeout_s - seconds_since(t0);
+    if (left <= 0) return Read::kTimeout;
+    pollfd p{fd_, POLLIN, 0};
+    const int r = ::poll(&p, 1, int(std::min(left * 1000, 1000.0)) + 1);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return Read::kClosed;
+    }
+    if (r == 0) continue;
+    char buf[65536];
+    const ssize_t n = ::read(fd_, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return Read::kClosed;
+    buffer_.append(buf, size_t(n));
+  }
+}
+
+void WorkerEvaluator::prepare(const Problem& problem, const std::vector<Configuration>& upcoming) {
+  nlohmann::json configs = nlohmann::json::array();
+  const nlohmann::json pj = problem;
+  for (const auto& c : upcoming) {
+    configs.push_back(configuration_to_json(c));
+    prepared_.emplace_back(pj, configuration_to_json(c));
+  }
+  // Only a hint: a worker that is not running gets the list when it starts.
+  if (pid_ >= 0) send({{"op", "prepare"}, {"problem", pj}, {"configs", configs}});
+}
+
+void WorkerEvaluator::ensure_started(bool resend_prepared) {
+  if (pid_ >= 0) return;
+  try {
+    start(resend_prepared);
+  } catch (const Error&) {
+    // Several failed starts in a row mean the device, not a configuration, is the problem.
+    if (++failed_starts_ >= 3) throw;
+    spdlog::warn("the evaluation worker did not start; trying again");
+    start(resend_prepared);
+  }
+}
+
+Result WorkerEvaluator::evaluate(const Problem& problem, const Configuration& config) {
+  const nlohmann::json pj = problem;
+  const nlohmann::json cj = configuration_to_json(config);
+  for (auto it = prepared_.begin(); it != prepared_.end(); ++it) {
+    if (it->first == pj && it->second == cj) {
+      prepared_.erase(it);
+      break;
+    }
+  }
+  ensure_started(true);
+  Result r = attempt(pj, config);
+  if (r.status != Status::kCrashed) return r;
+  // The worker may have died compiling another configuration in the background: try this one
+  // again alone in a fresh worker before blaming it.
+  spdlog::warn("{}: the worker died ({}); trying it again alone", to_string(config), r.message);
+  ensure_started(false);
+  Result again = attempt(pj, config);
+  if (again.status == Status::kCrashed) {
+    spdlog::warn("{}: the worker died again; recorded as crashed", to_string(config));
+  }
+  // The configurations still to come are compiled again by the next worker.
+  if (pid_ >= 0) {
+    for (const auto& [problem_json, config_json] : prepared_) {
+      send({{"op", "prepare"}, {"problem", problem_json}, {"configs", {config_json}}});
+    }
+  }
+  return again;
+}
+
+Result WorkerEvaluator::attempt(const nlohmann::json& pj, const Configuration& config) {
+  const nlohmann::json cj = configuration_to_json(config);
+  std::string line;
+  Read got = Read::kClosed;
+  if (send({{"op", "evaluate"}, {"problem", pj}, {"config", cj}})) {
+    got = read_line(options_.eval_timeout_s, &line);
+  }
+  if (got == Read::kLine) {
+    try {
+      const auto j = nlohmann::json::parse(line);
+      if (j.contains("result")) {
+        Result r = j["result"].get<Result>();
+        r.config = config;
+        return r;
+      }
+      const std::string fatal = j.value("fatal", line);
+      stop(true);
+      return Result::failure(config, Status::kRunFailed, "worker failed: " + fatal);
+    } catch (const std::exception& e) {
+      stop(true);
+      return Result::failure(config, Status::kRunFailed,
+                             std::string("unreadable answer from the worker: ") + e.what());
+    }
+  }
+  if (got == Read::kTimeout) {
+    stop(true);
+    spdlog::warn("{}: no result within {} s; worker killed and restarted", to_string(config),
+                 options_.eval_timeout_s);
+    return Result::failure(config, Status::kTimeout,
+                           fmt::format("no result within {} s (the kernel or the driver hangs); "
+                                       "worker restarted",
+                                       options_.eval_timeout_s));
+  }
+  const std::string how = stop(false);
+  return Result::failure(config, Status::kCrashed, "the worker process died (" + how + ")");
+}
+
+}  // namespace gemmtune

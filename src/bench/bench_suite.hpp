@@ -1,0 +1,210 @@
+// The side-by-side benchmark suite: for each shape of a suite, in each asked precision and
+// batch, gemmtune's best tuned configuration against CLBlast's stock routine (Gemm for one GEMM,
+// GemmStridedBatched or GemmBatched for a batch) on the same buffers, in the same process, with
+// calls interleaved so that both see the same clocks and temperatures. Both outputs are verified
+// against an Eigen reference once per row. Optionally a fused bias+ReLU row per FP32 shape, and a
+// cuBLAS column merged from scripts/bench-cublas.py.
+//
+// Timing: "wall" is the whole call as a user sees it, from the first enqueue to the return of
+// clFinish on a host steady clock (every kernel of the call included). "kernel" is gemmtune's
+// main kernel alone, from profiling events; CLBlast gets the whole-call time only.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "src/core/configuration.hpp"
+#include "src/db/database.hpp"
+#include "src/device/device.hpp"
+#include "src/core/problem.hpp"
+#include "src/core/result.hpp"
+
+namespace gemmtune {
+
+struct DeviceProfile;
+
+constexpr const char* kBenchSuiteFormat = "gemmtune-bench-suite";
+// 2: rows carry precision, batch and batch_layout (a version-1 reader would take every row for a
+// single FP32 GEMM). Version-1 documents still load, as FP32 single GEMMs.
+constexpr int kBenchSuiteSchemaVersion = 2;
+// The "format" field of scripts/bench-cublas.py's --json output.
+constexpr const char* kCublasBenchFormat = "gemmtune-cublas-bench";
+
+// One shape of a suite and how many GEMMs of it one call computes.
+struct SuiteCase {
+  Shape shape;
+  int64_t batch = 1;
+};
+
+// The default suite (row-major, NN, single GEMMs), the "standard" suite.
+std::vector<Shape> default_suite_shapes();
+// The "batched" suite: many small GEMMs per call, where launch overhead and batch addressing
+// matter more than the tile: 1024 GEMMs of 32^3 and 64 of 256^3.
+std::vector<SuiteCase> batched_suite_cases();
+// The cases of a named suite ("standard" or "batched"); throws Error(kInvalidArgument) naming
+// the known suites for another name.
+std::vector<SuiteCase> named_suite(const std::string& name);
+// The kernels the suite draws configurations from, in order of preference on a tie.
+std::vector<std::string> default_suite_kernels();
+
+// True when this build links CLBlast.
+bool clblast_linked();
+
+// A tuned database and the name it is reported under (normally its path).
+struct NamedDatabase {
+  std::string name;
+  Database db;
+};
+
+// Where the configuration run for a shape comes from.
+struct Candidate {
+  std::string kernel;
+  Configuration parameters;
+  std::string origin;    // "exact", "nearest" or "defaults" (template defaults, untuned)
+  Shape tuned_shape;     // the shape the entry was tuned for
+  std::string database;  // the database holding the entry; "" for defaults
+  double recorded_gflops = 0;
+  double distance = 0;  // log-space distance of tuned_shape from the benchmarked shape
+};
+
+// Candidates for one problem among `kernels`, looked up under the problem's key (precision,
+// order, layout, batch and batch layout; see EntryKey): when any database has an entry for the
+// exact shape, only the fastest such entry (recorded GFLOPS, across databases and kernels);
+// otherwise the nearest tuned shape's entry of each kernel that has one in the same family
+// (these were tuned for another shape, so the suite measures them to choose). Empty when no
+// database has an entry of any of the kernels in that family.
+std::vector<Candidate> suite_candidates(const std::vector<NamedDatabase>& databases,
+                                        const std::vector<std::string>& kernels,
+                                        const Problem& problem);
+// The same for a single FP32 row-major NN GEMM of `shape`.
+std::vector<Candidate> suite_candidates(const std::vector<NamedDatabase>& databases,
+                                        const std::vector<std::string>& kernels,
+                                        const Shape& shape);
+
+// One side of a comparison (gemmtune or CLBlast).
+struct SideResult {
+  // false: not run ("n/a"), e.g. CLBlast not linked, or a precision the device or CLBlast does
+  // not have; `message` says why. Not a failure.
+  bool available = false;
+  std::string status = "n/a";  // "ok", "wrong_result", "failed" or "n/a"
+  std::string message;         // why, when not ok or not available
+  bool verified = false;
+  std::string checked;  // what verification covered, e.g. "all 4096 outputs"
+  double max_error = 0, tolerance = 0;
+  TimingStats wall;          // whole call; wall.kernel_median_ms is the main kernel (gemmtune only)
+  double gflops = 0;         // from the median whole-call time
+  double kernel_gflops = 0;  // from the median main-kernel time (gemmtune only)
+
+  bool ok() const { return available && status == "ok"; }
+};
+
+// A candidate's short measurement when several had to be compared.
+struct CandidateTrial {
+  Candidate candidate;
+  std::string status;  // "ok", "wrong_result" or "failed"
+  std::string message;
+  double median_ms = 0;
+  double gflops = 0;
+};
+
+struct SuiteRow {
+  Shape shape;
+  Precision precision = Precision::kFP32;
+  int64_t batch = 1;  // GEMMs of `shape` per call; GFLOPS count all of them
+  BatchLayout batch_layout = BatchLayout::kStrided;  // always kStrided for batch 1
+  bool epilogue = false;            // fused bias+ReLU (gemmtune) against Gemm + a bias+ReLU kernel
+  std::optional<Candidate> chosen;  // none when no configuration could be run
+  std::vector<CandidateTrial> trials;
+  SideResult gemmtune, clblast;
+  std::optional<double> ratio;  // gemmtune GFLOPS / CLBlast GFLOPS, both from whole-call time
+  std::optional<double> cublas_gflops;
+  std::optional<double> cublas_ratio;  // gemmtune GFLOPS / cuBLAS GFLOPS
+
+  // The row's problem: row-major NN, alpha 1, beta 0, in its precision and batch.
+  Problem problem() const;
+  // "64x64x64 fp64", "32x32x32 fp32 b1024 offsets", "... bias+ReLU": names the row in messages.
+  std::string label() const;
+};
+
+struct SuiteReport {
+  DeviceInfo device;
+  std::string date;     // ISO 8601 UTC
+  std::string command;  // the command line that produced it
+  std::string gemmtune_version;
+  std::vector<std::string> databases;
+  bool clblast = false;      // the CLBlast column was run
+  std::string clblast_note;  // why not, when not
+  int reps = 0, warmup = 0;
+  std::string cublas_source;  // the merged cuBLAS file and its device, when merged
+  std::vector<SuiteRow> rows;
+
+  // Every available side of every row ran and verified (n/a sides are not failures).
+  bool all_ok() const;
+};
+
+struct BenchSuiteOptions {
+  std::vector<Shape> shapes;  // default_suite_shapes() when empty (and `cases` is empty)
+  int64_t batch = 1;          // GEMMs per call for each of `shapes`
+  // When not empty: the suite's shapes with their own batch counts, instead of `shapes` and
+  // `batch` (which must then be left as they are).
+  std::vector<SuiteCase> cases;
+  std::vector<Precision> precisions = {Precision::kFP32};  // rows of each shape, in this order
+  // Layouts of the batched rows (batch > 1), one row each; single GEMMs have one row.
+  std::vector<BatchLayout> batch_layouts = {BatchLayout::kStrided};
+  std::vector<std::string> kernels;  // default_suite_kernels() when empty
+  bool epilogue = false;             // adds a bias+ReLU row to each FP32 single-GEMM row
+  bool clblast = true;               // false: the CLBlast column says n/a even when linked
+  int reps = 20;                     // interleaved timed calls of each side
+  int warmup = 3;                    // interleaved untimed calls of each side
+  int select_reps = 3;               // timed calls of each candidate when several are compared
+  uint64_t seed = 42;                // input data
+  std::string templates_dir;
+  std::string cache_dir;  // binary cache ("" default folder, "none" disables)
+  // Shapes with M*N*K above this are verified on a fixed-seed sample of rows (all columns).
+  int64_t full_check_limit = int64_t{1} << 31;
+  int sample_rows = 128;
+  std::string command;  // recorded in the report
+};
+
+// Runs the suite on `device`. Failures of one row (a configuration that does not build, a
+// wrong result, a CLBlast error) are recorded in that row and the suite goes on; a precision the
+// device or CLBlast lacks makes that side n/a with the reason; bad options throw Error.
+SuiteReport run_bench_suite(const Device& device, const DeviceProfile* profile,
+                            const std::vector<NamedDatabase>& databases,
+                            const BenchSuiteOptions& options);
+
+// cuBLAS timings read from scripts/bench-cublas.py's --json output.
+struct CublasResults {
+  std::string source;  // the file and the device, torch and CUDA it reports
+  // By shape, epilogue, precision ("32" when a result names none) and batch (1 when none).
+  std::map<std::tuple<Shape, bool, std::string, int64_t>, double> gflops;
+};
+// Throws Error(kInvalidFile) naming `origin` for a document of another kind or a bad result.
+CublasResults read_cublas_results(const nlohmann::json& cublas, const std::string& origin);
+// Adds the cuBLAS column to the rows whose shape, epilogue, precision and batch were measured.
+void merge_cublas(SuiteReport& report, const CublasResults& cublas);
+
+// A Markdown document for results/: device, driver, date and command at the top, then the table,
+// the configurations and any failures.
+std::string suite_markdown(const SuiteReport& report);
+// An aligned plain-text table for the terminal.
+std::string suite_text(const SuiteReport& report);
+
+void to_json(nlohmann::json& j, const Candidate& c);
+void from_json(const nlohmann::json& j, Candidate& c);
+void to_json(nlohmann::json& j, const SideResult& s);
+void from_json(const nlohmann::json& j, SideResult& s);
+void to_json(nlohmann::json& j, const CandidateTrial& t);
+void from_json(const nlohmann::json& j, CandidateTrial& t);
+void to_json(nlohmann::json& j, const SuiteRow& r);
+void from_json(const nlohmann::json& j, SuiteRow& r);
+void to_json(nlohmann::json& j, const SuiteReport& r);
+void from_json(const nlohmann::json& j, SuiteReport& r);
+
+}  // namespace gemmtune

@@ -1,0 +1,76 @@
+// The outcome of evaluating one configuration: a value with a status, never an exception, so
+// that a sweep goes on past a bad configuration.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "src/core/configuration.hpp"
+
+namespace gemmtune {
+
+enum class Status {
+  kOk,
+  kInvalid,        // breaks a constraint of the template
+  kDeviceLimit,    // exceeds a device limit (work-group size, local memory, registers)
+  kCompileFailed,  // the OpenCL build failed; the log is in `message`
+  kRunFailed,      // enqueue or execution returned an error
+  kWrongResult,    // output differs from the Eigen reference beyond tolerance, or NaN
+  kTimeout,        // the worker did not answer in time (a hang)
+  kCrashed,        // the worker process died (a driver crash)
+  kUnsupported,    // the device lacks what the problem needs (e.g. cl_khr_fp16)
+};
+
+std::string to_string(Status s);  // "ok", "invalid", "device_limit", ...
+Status parse_status(const std::string& s);
+
+struct TimingStats {
+  double median_ms = 0, min_ms = 0, mean_ms = 0, max_ms = 0;
+  double cv = 0;  // coefficient of variation (stddev / mean)
+  int runs = 0;
+  double kernel_median_ms = 0;  // main kernel only, without helper kernels
+};
+
+// Resource figures of a compiled kernel; `source` says whether each is measured or estimated.
+struct ResourceUsage {
+  std::optional<int64_t> local_mem_bytes;    // CL_KERNEL_LOCAL_MEM_SIZE
+  std::optional<int64_t> private_mem_bytes;  // CL_KERNEL_PRIVATE_MEM_SIZE
+  std::optional<int64_t> registers;          // from the vendor's compiler output
+  std::optional<int64_t> spills;
+  std::string source;  // e.g. "CL_KERNEL_*", "ptxas", "AMDGPU metadata"
+};
+
+struct Result {
+  Configuration config;
+  Status status = Status::kOk;
+  TimingStats time;
+  double gflops = 0;
+  double max_error = 0;  // max |C - C_ref| scaled by the tolerance rule's denominator
+  double tolerance = 0;
+  std::string message;  // reason for a failure, in words
+  bool binary_cached = false;
+  double compile_ms = 0;
+  bool helper_kernels = false;  // padding/copy kernels ran and are included in the time
+  ResourceUsage usage;
+
+  bool ok() const { return status == Status::kOk; }
+  static Result failure(const Configuration& c, Status s, std::string message) {
+    Result r;
+    r.config = c;
+    r.status = s;
+    r.message = std::move(message);
+    return r;
+  }
+};
+
+void to_json(nlohmann::json& j, const TimingStats& t);
+void from_json(const nlohmann::json& j, TimingStats& t);
+void to_json(nlohmann::json& j, const ResourceUsage& u);
+void from_json(const nlohmann::json& j, ResourceUsage& u);
+void to_json(nlohmann::json& j, const Result& r);
+void from_json(const nlohmann::json& j, Result& r);
+
+}  // namespace gemmtune

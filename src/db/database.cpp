@@ -1,0 +1,542 @@
+#include "src/db/database.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <map>
+#include <tuple>
+
+#include <spdlog/spdlog.h>
+
+#include "src/device/device.hpp"
+#include "src/core/error.hpp"
+#include "src/core/json_util.hpp"
+#include "src/core/version.hpp"
+
+namespace gemmtune {
+
+namespace {
+
+// Validation of a parsed file: every error names the file, the JSON path and what was expected.
+class Checker {
+ public:
+  explicit Checker(std::string origin) : origin_(std::move(origin)) {}
+
+  [[noreturn]] void fail(const std::string& where, const std::string& what) const {
+    throw invalid_file(origin_, (where.empty() ? std::string() : "at " + where + ": ") + what);
+  }
+  const nlohmann::json& object(const nlohmann::json& j, const std::string& where) const {
+    if (!j.is_object()) fail(where, "expected an object, found " + std::string(j.type_name()));
+    return j;
+  }
+  const nlohmann::json& member(const nlohmann::json& j, const std::string& where,
+                               const std::string& name) const {
+    object(j, where);
+    if (!j.contains(name)) fail(where, "missing field '" + name + "'");
+    return j[name];
+  }
+  std::string string(const nlohmann::json& j, const std::string& where,
+                     const std::string& name) const {
+    const auto& v = member(j, where, name);
+    if (!v.is_string()) fail(join(where, name), "expected a string");
+    return v.get<std::string>();
+  }
+  int64_t integer(const nlohmann::json& j, const std::string& where, const std::string& name,
+                  int64_t min_value) const {
+    const auto& v = member(j, where, name);
+    if (!v.is_number_integer() || v.get<int64_t>() < min_value) {
+      fail(join(where, name), "expected an integer >= " + std::to_string(min_value));
+    }
+    return v.get<int64_t>();
+  }
+  double number(const nlohmann::json& j, const std::string& where, const std::string& name) const {
+    const auto& v = member(j, where, name);
+    if (!v.is_number()) fail(join(where, name), "expected a number");
+    return v.get<double>();
+  }
+  static std::string join(const std::string& where, const std::string& name) {
+    return where.empty() ? name : where + "." + name;
+  }
+
+ private:
+  std::string origin_;
+};
+
+bool key_less(const DatabaseEntry& a, const DatabaseEntry& b) {
+  return a.key < b.key;
+}
+
+std::string order_name(Order o) {
+  return o == Order::kRowMajor ? "row" : "col";
+}
+
+void create_parent_directories(const std::string& path) {
+  const auto parent = std::filesystem::path(path).parent_path();
+  if (parent.empty()) return;
+  std::error_code ec;
+  std::filesystem::create_directories(parent, ec);
+  if (ec) throw invalid_file(path, "cannot create its folder: " + ec.message());
+}
+
+// An exclusive advisory lock on a side file, released by the destructor.
+class FileLock {
+ public:
+  explicit FileLock(const std::string& path) : path_(path) {
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0)
+      throw invalid_file(path, std::string("cannot open lock file: ") + std::strerror(errno));
+    while (::flock(fd_, LOCK_EX) != 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      ::close(fd_);
+      throw invalid_file(path, std::string("cannot lock: ") + std::strerror(err));
+    }
+  }
+  ~FileLock() {
+    ::flock(fd_, LOCK_UN);
+    ::close(fd_);
+  }
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
+
+}  // namespace
+
+// ---- DatabaseDevice ----
+
+DatabaseDevice DatabaseDevice::from(const DeviceInfo& info) {
+  DatabaseDevice d;
+  d.id = info.id();
+  d.name = info.name;
+  d.vendor = info.vendor;
+  d.type = info.type;
+  d.platform = info.platform_name;
+  d.platform_version = info.platform_version;
+  d.driver_version = info.driver_version;
+  d.opencl_version = info.device_version;
+  d.opencl_c_version = info.opencl_c_version;
+  d.profile = info.profile;
+  d.compute_units = info.compute_units;
+  d.max_clock_mhz = info.max_clock_mhz;
+  return d;
+}
+
+bool DatabaseDevice::same_hardware(const DatabaseDevice& other) const {
+  return name == other.name && vendor == other.vendor;
+}
+
+void to_json(nlohmann::json& j, const DatabaseDevice& d) {
+  j = {{"id", d.id},
+       {"name", d.name},
+       {"vendor", d.vendor},
+       {"type", d.type},
+       {"platform", d.platform},
+       {"platform_version", d.platform_version},
+       {"driver_version", d.driver_version},
+       {"opencl_version", d.opencl_version},
+       {"opencl_c_version", d.opencl_c_version},
+       {"profile", d.profile},
+       {"compute_units", d.compute_units},
+       {"max_clock_mhz", d.max_clock_mhz}};
+}
+
+void from_json(const nlohmann::json& j, DatabaseDevice& d) {
+  d.id = j.value("id", "");
+  d.name = j.value("name", "");
+  d.vendor = j.value("vendor", "");
+  d.type = j.value("type", "");
+  d.platform = j.value("platform", "");
+  d.platform_version = j.value("platform_version", "");
+  d.driver_version = j.value("driver_version", "");
+  d.opencl_version = j.value("opencl_version", "");
+  d.opencl_c_version = j.value("opencl_c_version", "");
+  d.profile = j.value("profile", "generic");
+  d.compute_units = j.value("compute_units", 0u);
+  d.max_clock_mhz = j.value("max_clock_mhz", 0u);
+}
+
+void to_json(nlohmann::json& j, const DatabaseMetadata& m) {
+  j = {{"gemmtune_version", m.gemmtune_version}, {"created", m.created}, {"updated", m.updated}};
+}
+
+void from_json(const nlohmann::json& j, DatabaseMetadata& m) {
+  m.gemmtune_version = j.value("gemmtune_version", "");
+  m.created = j.value("created", "");
+  m.updated = j.value("updated", "");
+}
+
+// ---- EntryKey ----
+
+EntryKey EntryKey::of(const Problem& p) {
+  EntryKey k;
+  k.kernel = p.kernel;
+  k.precision = p.precision;
+  k.order = p.order;
+  k.layout = p.layout();
+  k.batch = p.batch;
+  k.batch_layout = p.batch > 1 ? p.batch_layout : BatchLayout::kStrided;
+  k.shape = p.shape;
+  k.epilogue = canonical_epilogue(p.epilogue);
+  return k;
+}
+
+Problem EntryKey::problem() const {
+  Problem p;
+  p.kernel = kernel;
+  p.precision = precision;
+  p.order = order;
+  set_layout(p, layout);
+  p.batch = batch;
+  p.batch_layout = batch_layout;
+  p.shape = shape;
+  p.epilogue = epilogue;
+  return p;
+}
+
+std::string EntryKey::to_string() const {
+  return kernel + " fp" + gemmtune::to_string(precision) + " " + order_name(order) + " " + layout +
+         " b" + std::to_string(batch) +
+         (batch > 1 ? " " + gemmtune::to_string(batch_layout) : std::string()) + " " +
+         shape.to_string() + (epilogue.empty() ? std::string() : " " + epilogue);
+}
+
+bool EntryKey::operator==(const EntryKey& o) const {
+  return same_family(o) && shape == o.shape;
+}
+
+bool EntryKey::operator<(const EntryKey& o) const {
+  auto tie = [](const EntryKey& k) {
+    return std::make_tuple(k.kernel, static_cast<int>(k.precision), static_cast<int>(k.order),
+                           k.layout, k.batch, static_cast<int>(k.batch_layout), k.epilogue,
+                           k.shape.m, k.shape.n, k.shape.k);
+  };
+  return tie(*this) < tie(o);
+}
+
+bool EntryKey::same_family(const EntryKey& o) const {
+  return kernel == o.kernel && precision == o.precision && order == o.order && layout == o.layout &&
+         batch == o.batch && batch_layout == o.batch_layout && epilogue == o.epilogue;
+}
+
+void to_json(nlohmann::json& j, const EntryKey& k) {
+  j = {{"kernel", k.kernel},
+       {"precision", to_string(k.precision)},
+       {"order", order_name(k.order)},
+       {"layout", k.layout},
+       {"batch", k.batch},
+       {"m", k.shape.m},
+       {"n", k.shape.n},
+       {"k", k.shape.k}};
+  // Written for batches only, as Problem does, so that files of single GEMMs stay as they were.
+  if (k.batch > 1) j["batch_layout"] = to_string(k.batch_layout);
+  if (!k.epilogue.empty()) j["epilogue"] = k.epilogue;
+}
+
+void from_json(const nlohmann::json& j, EntryKey& k) {
+  k.kernel = j.at("kernel").get<std::string>();
+  k.precision = parse_precision(j.at("precision").get<std::string>());
+  k.order = parse_order(j.value("order", "row"));
+  k.layout = j.value("layout", "NN");
+  Problem check;
+  set_layout(check, k.layout);
+  k.batch = j.value("batch", int64_t{1});
+  // Files written before the layout was part of the key hold strided batches only.
+  k.batch_layout = parse_batch_layout(j.value("batch_layout", "strided"));
+  if (k.batch <= 1) k.batch_layout = BatchLayout::kStrided;
+  k.shape = Shape{j.at("m").get<int64_t>(), j.at("n").get<int64_t>(), j.at("k").get<int64_t>()};
+  k.epilogue = canonical_epilogue(j.value("epilogue", ""));
+}
+
+// ---- Provenance / entries ----
+
+void to_json(nlohmann::json& j, const Provenance& p) {
+  j = {{"strategy", p.strategy}, {"evaluations", p.evaluations},           {"seed", p.seed},
+       {"date", p.date},         {"gemmtune_version", p.gemmtune_version}, {"space", p.space}};
+}
+
+void from_json(const nlohmann::json& j, Provenance& p) {
+  p.strategy = j.value("strategy", "");
+  p.evaluations = j.value("evaluations", int64_t{0});
+  p.seed = j.value("seed", uint64_t{0});
+  p.date = j.value("date", "");
+  p.gemmtune_version = j.value("gemmtune_version", "");
+  p.space = j.value("space", "");
+}
+
+void to_json(nlohmann::json& j, const DatabaseEntry& e) {
+  j = {{"key", e.key},
+       {"parameters", configuration_to_json(e.parameters)},
+       {"status", to_string(e.status)},
+       {"gflops", e.gflops},
+       {"time", e.time},
+       {"max_error", e.max_error},
+       {"tolerance", e.tolerance},
+       {"alpha", e.alpha},
+       {"beta", e.beta},
+       {"found", e.found}};
+  if (!e.message.empty()) j["message"] = e.message;
+  nlohmann::json usage = e.usage;
+  if (!usage.empty()) j["usage"] = usage;
+}
+
+void from_json(const nlohmann::json& j, DatabaseEntry& e) {
+  e.key = j.at("key").get<EntryKey>();
+  e.parameters = configuration_from_json(j.at("parameters"));
+  e.status = parse_status(j.value("status", "ok"));
+  e.message = j.value("message", "");
+  e.gflops = j.at("gflops").get<double>();
+  if (j.contains("time")) e.time = j["time"].get<TimingStats>();
+  e.max_error = j.value("max_error", 0.0);
+  e.tolerance = j.value("tolerance", 0.0);
+  e.alpha = j.value("alpha", 1.0);
+  e.beta = j.value("beta", 0.0);
+  if (j.contains("usage")) e.usage = j["usage"].get<ResourceUsage>();
+  if (j.contains("found")) e.found = j["found"].get<Provenance>();
+}
+
+DatabaseEntry DatabaseEntry::from_result(const Problem& problem, const Result& best,
+                                         const Provenance& found) {
+  DatabaseEntry e;
+  e.key = EntryKey::of(problem);
+  e.parameters = best.config;
+  e.status = best.status;
+  e.message = best.message;
+  e.gflops = best.gflops;
+  e.time = best.time;
+  e.max_error = best.max_error;
+  e.tolerance = best.tolerance;
+  e.alpha = problem.alpha;
+  e.beta = problem.beta;
+  e.usage = best.usage;
+  e.found = found;
+  if (e.found.date.empty()) e.found.date = iso_utc_now();
+  if (e.found.gemmtune_version.empty()) e.found.gemmtune_version = version();
+  return e;
+}
+
+bool DatabaseEntry::faster_than(const DatabaseEntry& other) const {
+  if (status != Status::kOk) return false;
+  if (other.status != Status::kOk) return true;
+  return gflops > other.gflops;
+}
+
+std::string to_string(PutOutcome o) {
+  switch (o) {
+    case PutOutcome::kAdded:
+      return "added";
+    case PutOutcome::kReplaced:
+      return "replaced";
+    case PutOutcome::kKeptExisting:
+      return "kept existing";
+  }
+  return "?";
+}
+
+// ---- Database ----
+
+Database Database::from_json(const nlohmann::json& j, const std::string& origin) {
+  Checker c(origin);
+  if (!j.is_object() || !j.contains("format") || j["format"] != kDatabaseFormat) {
+    c.fail("", std::string("not a gemmtune database: expected a JSON object with \"format\": \"") +
+                   kDatabaseFormat + "\"");
+  }
+  Database db;
+  const auto& sv = c.member(j, "", "schema_version");
+  if (!sv.is_number_integer()) c.fail("schema_version", "expected an integer");
+  db.schema_version = sv.get<int>();
+  if (db.schema_version != kDatabaseSchemaVersion) {
+    c.fail("schema_version", "version " + std::to_string(db.schema_version) +
+                                 " is not supported (expected " +
+                                 std::to_string(kDatabaseSchemaVersion) + ")");
+  }
+  const auto& dj = c.object(c.member(j, "", "device"), "device");
+  c.string(dj, "device", "name");
+  db.device = dj.get<DatabaseDevice>();
+  if (j.contains("metadata"))
+    db.metadata = c.object(j["metadata"], "metadata").get<DatabaseMetadata>();
+  const auto& ej = c.member(j, "", "entries");
+  if (!ej.is_array()) c.fail("entries", "expected an array");
+  for (size_t i = 0; i < ej.size(); ++i) {
+    const std::string where = "entries[" + std::to_string(i) + "]";
+    const auto& e = c.object(ej[i], where);
+    const auto& kj = c.object(c.member(e, where, "key"), where + ".key");
+    c.string(kj, where + ".key", "kernel");
+    c.string(kj, where + ".key", "precision");
+    for (const char* dim : {"m", "n", "k"}) c.integer(kj, where + ".key", dim, 1);
+    if (kj.contains("batch")) c.integer(kj, where + ".key", "batch", 1);
+    if (kj.contains("batch_layout")) c.string(kj, where + ".key", "batch_layout");
+    if (kj.contains("epilogue")) c.string(kj, where + ".key", "epilogue");
+    c.object(c.member(e, where, "parameters"), where + ".parameters");
+    for (const auto& [name, v] : e["parameters"].items()) {
+      if (!v.is_number_integer()) c.fail(where + ".parameters." + name, "expected an integer");
+    }
+    c.number(e, where, "gflops");
+    if (e.contains("time")) c.object(e["time"], where + ".time");
+    DatabaseEntry entry;
+    try {
+      entry = e.get<DatabaseEntry>();
+    } catch (const Error& err) {
+      c.fail(where, err.what());
+    } catch (const nlohmann::json::exception& err) {
+      c.fail(where, std::string("malformed entry: ") + err.what());
+    }
+    if (db.find(entry.key)) c.fail(where, "duplicate entry for " + entry.key.to_string());
+    db.entries_.insert(std::upper_bound(db.entries_.begin(), db.entries_.end(), entry, key_less),
+                       entry);
+  }
+  return db;
+}
+
+Database Database::load(const std::string& path) {
+  return from_json(read_json_file(path), path);
+}
+
+nlohmann::json Database::to_json() const {
+  nlohmann::json entries = nlohmann::json::array();
+  for (const auto& e : entries_) entries.push_back(e);
+  return {{"format", kDatabaseFormat},
+          {"schema_version", schema_version},
+          {"device", device},
+          {"metadata", metadata},
+          {"entries", entries}};
+}
+
+void Database::save(const std::string& path) {
+  metadata.updated = iso_utc_now();
+  if (metadata.created.empty()) metadata.created = metadata.updated;
+  metadata.gemmtune_version = version();
+  create_parent_directories(path);
+  write_json_atomic(path, to_json());
+}
+
+const DatabaseEntry* Database::find(const EntryKey& key) const {
+  DatabaseEntry probe;
+  probe.key = key;
+  auto it = std::lower_bound(entries_.begin(), entries_.end(), probe, key_less);
+  return it != entries_.end() && it->key == key ? &*it : nullptr;
+}
+
+PutOutcome Database::put(const DatabaseEntry& entry, bool replace) {
+  // JSON has no infinity or NaN: such a figure would be written as null and never read back.
+  if (!std::isfinite(entry.gflops) || !std::isfinite(entry.time.median_ms)) {
+    throw invalid_argument("database entry " + entry.key.kernel + " " +
+                           std::to_string(entry.key.shape.m) + "x" +
+                           std::to_string(entry.key.shape.n) + "x" +
+                           std::to_string(entry.key.shape.k) + " has a non-finite time or rate");
+  }
+  auto it = std::lower_bound(entries_.begin(), entries_.end(), entry, key_less);
+  if (it == entries_.end() || !(it->key == entry.key)) {
+    entries_.insert(it, entry);
+    return PutOutcome::kAdded;
+  }
+  if (replace || entry.faster_than(*it)) {
+    *it = entry;
+    return PutOutcome::kReplaced;
+  }
+  return PutOutcome::kKeptExisting;
+}
+
+bool Database::erase(const EntryKey& key) {
+  DatabaseEntry probe;
+  probe.key = key;
+  auto it = std::lower_bound(entries_.begin(), entries_.end(), probe, key_less);
+  if (it == entries_.end() || !(it->key == key)) return false;
+  entries_.erase(it);
+  return true;
+}
+
+Database::Match Database::nearest(const EntryKey& key) const {
+  Match best;
+  auto lg = [](int64_t v) { return std::log(static_cast<double>(std::max<int64_t>(v, 1))); };
+  for (const auto& e : entries_) {
+    if (!e.key.same_family(key) || e.status != Status::kOk) continue;
+    const double dm = lg(e.key.shape.m) - lg(key.shape.m);
+    const double dn = lg(e.key.shape.n) - lg(key.shape.n);
+    const double dk = lg(e.key.shape.k) - lg(key.shape.k);
+    const double d = std::sqrt(dm * dm + dn * dn + dk * dk);
+    if (!best.entry || d < best.distance) {
+      best.entry = &e;
+      best.distance = d;
+    }
+  }
+  best.exact = best.entry && best.entry->key.shape == key.shape;
+  return best;
+}
+
+PutOutcome Database::update(const std::string& path, const DatabaseDevice& device,
+                            const DatabaseEntry& entry, bool replace) {
+  create_parent_directories(path);
+  FileLock lock(path + ".lock");
+  Database db;
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec)) {
+    db = load(path);  // a file that cannot be read throws here, before anything is written
+    if (!db.device.same_hardware(device)) {
+      throw invalid_file(path, "holds results of '" + db.device.name + "' (" + db.device.vendor +
+                                   "), not of '" + device.name + "' (" + device.vendor + ")");
+    }
+    if (db.device.driver_version != device.driver_version) {
+      spdlog::warn("{}: driver {} differs from the database's {}; the device record is updated",
+                   path, device.driver_version, db.device.driver_version);
+    }
+  }
+  const std::string created = db.metadata.created;
+  db.device = device;
+  db.metadata.created = created;
+  const PutOutcome outcome = db.put(entry, replace);
+  if (outcome != PutOutcome::kKeptExisting) db.save(path);
+  return outcome;
+}
+
+PutOutcome Database::update(const std::string& path, const DeviceInfo& device,
+                            const DatabaseEntry& entry, bool replace) {
+  return update(path, DatabaseDevice::from(device), entry, replace);
+}
+
+std::string Database::default_path(const DeviceInfo& device) {
+  return "results/" + device.id() + ".json";
+}
+
+Database merge_databases(const std::vector<Database>& inputs,
+                         const std::vector<std::string>& names) {
+  if (inputs.empty()) throw invalid_argument("nothing to merge");
+  Database out;
+  out.device = inputs.front().device;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const auto& in = inputs[i];
+    const std::string name = i < names.size() ? names[i] : "input " + std::to_string(i + 1);
+    if (!in.device.same_hardware(out.device)) {
+      throw invalid_file(name, "holds results of '" + in.device.name + "', not of '" +
+                                   out.device.name + "' like the first input; refusing to merge");
+    }
+    // Keep the earliest creation date of the inputs.
+    if (!in.metadata.created.empty() &&
+        (out.metadata.created.empty() || in.metadata.created < out.metadata.created)) {
+      out.metadata.created = in.metadata.created;
+    }
+    for (const auto& e : in.entries()) out.put(e, false);
+  }
+  return out;
+}
+
+std::string iso_utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,180 @@
+// The tuned database: one JSON file per device holding, for every tuned problem (kernel,
+// precision, order, layout, batch, shape), the fastest configuration found and how it was found.
+// Writers go through Database::update, which locks, re-reads and writes atomically, so that
+// several tuning runs can share one file without losing each other's results.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "src/core/configuration.hpp"
+#include "src/core/problem.hpp"
+#include "src/core/result.hpp"
+
+namespace gemmtune {
+
+struct DeviceInfo;
+
+// Bumped whenever a reader of the previous version would misread a newer file.
+constexpr int kDatabaseSchemaVersion = 1;
+// The "format" field that marks a file as a gemmtune database.
+constexpr const char* kDatabaseFormat = "gemmtune-database";
+
+// Which device a database belongs to.
+struct DatabaseDevice {
+  std::string id;  // DeviceInfo::id(), also the default file name
+  std::string name;
+  std::string vendor;
+  std::string type;  // "gpu", "cpu", ...
+  std::string platform;
+  std::string platform_version;
+  std::string driver_version;
+  std::string opencl_version;  // CL_DEVICE_VERSION
+  std::string opencl_c_version;
+  std::string profile;  // matched devices/ profile, "generic" when none
+  uint32_t compute_units = 0;
+  uint32_t max_clock_mhz = 0;
+
+  static DatabaseDevice from(const DeviceInfo& info);
+  // Same hardware (name and vendor); the driver may differ.
+  bool same_hardware(const DatabaseDevice& other) const;
+};
+
+struct DatabaseMetadata {
+  std::string gemmtune_version;
+  std::string created;  // ISO 8601 UTC
+  std::string updated;
+};
+
+// What identifies a tuned problem.
+struct EntryKey {
+  std::string kernel = "xgemm";
+  Precision precision = Precision::kFP32;
+  Order order = Order::kRowMajor;
+  std::string layout = "NN";  // op(A), op(B): NN, NT, TN, TT
+  int64_t batch = 1;
+  // Where the matrices of a batch lie. A configuration tuned for one layout is not the best
+  // (or may not even run) for the other, so the layout is part of the key; for batch 1 it means
+  // nothing and is always kStrided, so that a single GEMM has one key whatever was asked.
+  BatchLayout batch_layout = BatchLayout::kStrided;
+  Shape shape;
+  // The fused epilogue in canonical form ("" none, "bias,relu", ...): it changes the kernel that
+  // runs. Absent from files written before it was part of the key, which means none.
+  std::string epilogue;
+
+  static EntryKey of(const Problem& problem);
+  // A problem with this key (alpha 1, beta 0; the caller sets scaling if it has one).
+  Problem problem() const;
+  // "xgemm fp32 row NN b1 1024x1024x1024"; a batch names its layout: "... b8 offsets 32x32x32",
+  // an epilogue follows the shape: "... 32x32x32 bias,relu"
+  std::string to_string() const;
+  bool operator==(const EntryKey& o) const;
+  bool operator<(const EntryKey& o) const;
+  // Same kernel, precision, order, layout, batch, batch layout and epilogue: only the shape
+  // differs.
+  bool same_family(const EntryKey& o) const;
+};
+
+// How an entry was found.
+struct Provenance {
+  std::string strategy;  // "exhaustive", "random", "bench", ...
+  int64_t evaluations = 0;
+  uint64_t seed = 0;
+  std::string date;  // ISO 8601 UTC
+  std::string gemmtune_version;
+  std::string space;  // the space name searched
+};
+
+struct DatabaseEntry {
+  EntryKey key;
+  Configuration parameters;
+  Status status = Status::kOk;  // not ok only in a bench output that failed to re-measure
+  std::string message;          // why, when status is not ok
+  double gflops = 0;
+  TimingStats time;
+  double max_error = 0;
+  double tolerance = 0;
+  double alpha = 1.0, beta = 0.0;
+  ResourceUsage usage;
+  Provenance found;
+
+  // An entry from a search's best result.
+  static DatabaseEntry from_result(const Problem& problem, const Result& best,
+                                   const Provenance& found);
+  // Strictly faster than `other` (a failed entry is never faster).
+  bool faster_than(const DatabaseEntry& other) const;
+};
+
+// What Database::put and Database::update did with an entry.
+enum class PutOutcome { kAdded, kReplaced, kKeptExisting };
+std::string to_string(PutOutcome o);
+
+class Database {
+ public:
+  int schema_version = kDatabaseSchemaVersion;
+  DatabaseDevice device;
+  DatabaseMetadata metadata;
+
+  // Reads and validates a database. A missing, corrupt, truncated or foreign file throws
+  // Error(kInvalidFile) naming the file, the position and what was expected.
+  static Database load(const std::string& path);
+  static Database from_json(const nlohmann::json& j, const std::string& origin);
+  nlohmann::json to_json() const;
+  // Writes atomically (temporary file, then rename); sets metadata.updated.
+  void save(const std::string& path);
+
+  // Entries, sorted by key.
+  const std::vector<DatabaseEntry>& entries() const { return entries_; }
+  const DatabaseEntry* find(const EntryKey& key) const;
+  // Adds `entry`, or replaces the entry of the same key when `entry` is faster or `replace`.
+  PutOutcome put(const DatabaseEntry& entry, bool replace);
+  bool erase(const EntryKey& key);
+
+  // The entry of the same family as `key` (EntryKey::same_family) whose shape is nearest
+  // in log space (exact match first). Entries with a failed status are ignored.
+  struct Match {
+    const DatabaseEntry* entry = nullptr;
+    bool exact = false;
+    double distance = 0;  // Euclidean distance of (log M, log N, log K)
+  };
+  Match nearest(const EntryKey& key) const;
+
+  // Under an exclusive lock on `path`.lock: re-reads `path` (absent = a new database for
+  // `device`), puts `entry` and writes atomically when anything changed. A database of other
+  // hardware, or a file that cannot be read as a database, is refused and left untouched.
+  static PutOutcome update(const std::string& path, const DatabaseDevice& device,
+                           const DatabaseEntry& entry, bool replace);
+  static PutOutcome update(const std::string& path, const DeviceInfo& device,
+                           const DatabaseEntry& entry, bool replace);
+
+  // Default file of a device: results/<device id>.json.
+  static std::string default_path(const DeviceInfo& device);
+
+ private:
+  std::vector<DatabaseEntry> entries_;
+};
+
+// Keeps the fastest entry per key of all `inputs` (the first one on a tie). All inputs must
+// describe the same hardware; the result takes the device of the first input.
+Database merge_databases(const std::vector<Database>& inputs,
+                         const std::vector<std::string>& names);
+
+// The current time as ISO 8601 UTC ("2026-01-31T12:00:00Z").
+std::string iso_utc_now();
+
+void to_json(nlohmann::json& j, const DatabaseDevice& d);
+void from_json(const nlohmann::json& j, DatabaseDevice& d);
+void to_json(nlohmann::json& j, const DatabaseMetadata& m);
+void from_json(const nlohmann::json& j, DatabaseMetadata& m);
+void to_json(nlohmann::json& j, const EntryKey& k);
+void from_json(const nlohmann::json& j, EntryKey& k);
+void to_json(nlohmann::json& j, const Provenance& p);
+void from_json(const nlohmann::json& j, Provenance& p);
+void to_json(nlohmann::json& j, const DatabaseEntry& e);
+void from_json(const nlohmann::json& j, DatabaseEntry& e);
+
+}  // namespace gemmtune

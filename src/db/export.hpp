@@ -1,0 +1,70 @@
+// Exports of a tuned database for use outside gemmtune: the JSON that CLBlast's own tuner writes
+// (so CLBlast's database scripts take it unchanged), a C++ snippet that installs the parameters in
+// CLBlast at run time, a dependency-free C header and CSV.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "src/db/database.hpp"
+#include "src/device/device_profile.hpp"
+
+namespace gemmtune {
+
+enum class ExportFormat { kClblastJson, kClblastOverride, kCHeader, kCsv };
+
+ExportFormat parse_export_format(const std::string& name);  // throws Error listing the formats
+std::string to_string(ExportFormat f);
+
+// A tuned entry as CLBlast understands it.
+struct ClblastParameters {
+  std::string kernel;          // CLBlast's kernel name: "Xgemm" or "XgemmDirect"
+  std::string family;          // the tuner's kernel family: "xgemm" or "xgemm_direct"
+  std::string precision;       // CLBlast's precision code: "16", "32", "64"
+  std::string precision_enum;  // "kHalf", "kSingle", "kDouble"
+  std::map<std::string, int64_t> parameters;  // exactly the names CLBlast takes, sorted
+  std::vector<std::string> left_out;          // gemmtune parameters CLBlast has no equivalent for
+  std::vector<std::string> added;  // values CLBlast requires that gemmtune fixes implicitly
+};
+
+// The CLBlast form of `entry`, or nullopt with `why` when CLBlast has no such kernel or precision
+// (e.g. xgemm_fast, or fp16 with fp32 accumulation).
+std::optional<ClblastParameters> to_clblast(const DatabaseEntry& entry, std::string* why);
+
+// The parameter names CLBlast's kernel takes (empty for an unknown kernel).
+const std::vector<std::string>& clblast_parameter_names(const std::string& clblast_kernel);
+
+// One output document.
+struct ExportFile {
+  std::string name;  // suggested file name
+  std::string content;
+};
+
+struct ExportResult {
+  std::vector<ExportFile> files;   // clblast-json gives one per entry, the others one in all
+  std::vector<std::string> notes;  // entries skipped and parameters left out, in words
+};
+
+// The compiler options an entry was tuned with beyond its parameters' defines (a register cap),
+// for the formats that carry build options (c-header, csv); empty for none.
+using CompilerOptions = std::function<std::string(const DatabaseEntry&)>;
+
+// The register-cap option of each entry whose kernel declares a cap (templates in
+// `templates_dir`), as `profile` spells it; none without a profile or a template.
+CompilerOptions register_cap_options(const std::string& templates_dir,
+                                     const DeviceProfile* profile);
+
+// `source` names the database in comments of the generated code.
+ExportResult export_database(const Database& db, ExportFormat format, const std::string& source,
+                             const CompilerOptions& compiler_options = {});
+
+// CLBlast tuner JSON of one entry; the device fields come from the database's device identity.
+nlohmann::ordered_json clblast_tuner_json(const DatabaseDevice& device, const DatabaseEntry& entry,
+                                          const ClblastParameters& params);
+
+}  // namespace gemmtune

@@ -1,0 +1,64 @@
+// OpenCL device discovery and selection.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "src/device/opencl.hpp"
+
+namespace gemmtune {
+
+class ProfileSet;
+
+struct DeviceInfo {
+  int platform_index = 0;
+  int device_index = 0;
+  std::string platform_name;
+  std::string platform_version;
+  std::string name;
+  std::string vendor;
+  std::string driver_version;
+  std::string device_version;
+  std::string opencl_c_version;
+  std::string type;  // "gpu", "cpu", "accelerator", "other"
+  uint32_t compute_units = 0;
+  uint32_t max_clock_mhz = 0;
+  uint64_t global_mem_bytes = 0;
+  uint64_t max_alloc_bytes = 0;
+  uint64_t local_mem_bytes = 0;
+  uint64_t max_work_group_size = 0;
+  std::vector<uint64_t> max_work_item_sizes;
+  bool has_fp16 = false;
+  bool has_fp64 = false;
+  bool has_subgroups = false;
+  std::string extensions;
+  std::string profile = "generic";  // name of the matched devices/ profile
+
+  std::string selector() const;  // "P:D"
+  // A short file-name-safe identifier, e.g. "nvidia-h200" or "pthread-skylake-avx512".
+  std::string id() const;
+};
+
+void to_json(nlohmann::json& j, const DeviceInfo& d);
+void from_json(const nlohmann::json& j, DeviceInfo& d);
+
+struct Device {
+  DeviceInfo info;
+  cl::Platform platform;
+  cl::Device device;
+};
+
+// Every device of every platform, with `profiles` matched (may be null). A machine with no
+// OpenCL platform gives an empty list.
+std::vector<Device> list_devices(const ProfileSet* profiles);
+
+// Selects a device: "" = first GPU, else first CPU; "P:D" indices; a profile name (gfx1012); or a
+// case-insensitive substring of the device name. A selector matching nothing throws an Error that
+// lists the devices; several matches pick the first and log a warning.
+Device select_device(const std::string& selector, const ProfileSet* profiles);
+Device select_device_from(const std::vector<Device>& devices, const std::string& selector);
+
+}  // namespace gemmtune

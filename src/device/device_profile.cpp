@@ -1,0 +1,218 @@
+#include "src/device/device_profile.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
+#include "src/device/device.hpp"
+#include "src/core/error.hpp"
+#include "src/core/json_util.hpp"
+
+namespace gemmtune {
+
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+bool contains_ci(const std::string& haystack, const std::string& needle) {
+  return lower(haystack).find(lower(needle)) != std::string::npos;
+}
+
+std::vector<std::string> string_list(const nlohmann::json& j, const std::string& field,
+                                     const std::string& origin) {
+  std::vector<std::string> out;
+  if (!j.contains(field)) return out;
+  if (!j[field].is_array()) throw invalid_file(origin, "field '" + field + "' must be an array");
+  for (const auto& v : j[field]) {
+    if (!v.is_string()) throw invalid_file(origin, "field '" + field + "' must hold strings");
+    out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<std::string>& DeviceProfile::required_figures() {
+  static const std::vector<std::string> kRequired = {"simds_per_cu",
+                                                     "registers_per_simd_lane",
+                                                     "register_granularity",
+                                                     "max_registers_per_thread",
+                                                     "max_waves_per_simd",
+                                                     "lds_per_cu_bytes",
+                                                     "lds_per_workgroup_bytes",
+                                                     "lds_banks",
+                                                     "cache_line_bytes",
+                                                     "peak_fp32_gflops",
+                                                     "peak_fp16_gflops",
+                                                     "memory_bandwidth_gbs"};
+  return kRequired;
+}
+
+double DeviceProfile::figure(const std::string& key) const {
+  auto it = figures.find(key);
+  if (it == figures.end())
+    throw invalid_file(file, "profile " + name + " has no figure '" + key + "'");
+  return it->second.value;
+}
+
+std::optional<double> DeviceProfile::figure_if(const std::string& key) const {
+  auto it = figures.find(key);
+  if (it == figures.end()) return std::nullopt;
+  return it->second.value;
+}
+
+bool DeviceProfile::matches(const DeviceInfo& device) const {
+  if (!match_type.empty() && match_type != device.type) return false;
+  if (!name_contains.empty() &&
+      std::none_of(name_contains.begin(), name_contains.end(),
+                   [&](const std::string& n) { return contains_ci(device.name, n); })) {
+    return false;
+  }
+  if (!vendor_contains.empty() &&
+      std::none_of(vendor_contains.begin(), vendor_contains.end(),
+                   [&](const std::string& v) { return contains_ci(device.vendor, v); })) {
+    return false;
+  }
+  return true;
+}
+
+void to_json(nlohmann::json& j, const DeviceProfile& p) {
+  j = nlohmann::json{{"name", p.name},
+                     {"description", p.description},
+                     {"match",
+                      {{"type", p.match_type},
+                       {"name_contains", p.name_contains},
+                       {"vendor_contains", p.vendor_contains},
+                       {"priority", p.priority}}},
+                     {"wavefront_sizes", p.wavefront_sizes},
+                     {"build_options", p.build_options},
+                     {"register_cap_option", p.register_cap_option}};
+  for (const auto& [k, f] : p.figures) j["figures"][k] = {{"value", f.value}, {"source", f.source}};
+}
+
+DeviceProfile profile_from_json(const nlohmann::json& j, const std::string& origin) {
+  if (!j.is_object()) throw invalid_file(origin, "a device profile must be a JSON object");
+  DeviceProfile p;
+  p.file = origin;
+  p.name = require_string(j, "name", origin);
+  p.description = j.value("description", "");
+  if (!j.contains("match") || !j["match"].is_object()) {
+    throw invalid_file(origin, "field 'match' must be an object");
+  }
+  const auto& m = j["match"];
+  p.match_type = m.value("type", "");
+  if (!p.match_type.empty() && p.match_type != "gpu" && p.match_type != "cpu" &&
+      p.match_type != "accelerator") {
+    throw invalid_file(origin, "field 'match.type' must be gpu, cpu or accelerator");
+  }
+  p.name_contains = string_list(m, "name_contains", origin + " match");
+  p.vendor_contains = string_list(m, "vendor_contains", origin + " match");
+  if (m.contains("priority") && !m["priority"].is_number_integer()) {
+    throw invalid_file(origin, "field 'match.priority' must be an integer");
+  }
+  p.priority = m.value("priority", 0);
+  if (!j.contains("wavefront_sizes") || !j["wavefront_sizes"].is_object() ||
+      !j["wavefront_sizes"].contains("value") || !j["wavefront_sizes"]["value"].is_array()) {
+    throw invalid_file(origin, "field 'wavefront_sizes' must be {\"value\": [..], \"source\": ..}");
+  }
+  for (const auto& w : j["wavefront_sizes"]["value"]) {
+    if (!w.is_number_integer() || w.get<int64_t>() <= 0) {
+      throw invalid_file(origin, "field 'wavefront_sizes.value' must hold positive integers");
+    }
+    p.wavefront_sizes.push_back(w.get<int64_t>());
+  }
+  if (p.wavefront_sizes.empty()) throw invalid_file(origin, "field 'wavefront_sizes' is empty");
+  if (!j.contains("figures") || !j["figures"].is_object()) {
+    throw invalid_file(origin, "field 'figures' must be an object");
+  }
+  for (const auto& [key, fj] : j["figures"].items()) {
+    const std::string field = "figures." + key;
+    if (!fj.is_object() || !fj.contains("value") || !fj["value"].is_number()) {
+      throw invalid_file(origin, "field '" + field + ".value' must be a number");
+    }
+    if (!fj.contains("source") || !fj["source"].is_string() ||
+        fj["source"].get<std::string>().empty()) {
+      throw invalid_file(origin, "field '" + field + ".source' must name a public source");
+    }
+    if (fj["value"].get<double>() < 0)
+      throw invalid_file(origin, "field '" + field + "' is negative");
+    p.figures[key] = Figure{fj["value"].get<double>(), fj["source"].get<std::string>()};
+  }
+  for (const auto& key : DeviceProfile::required_figures()) {
+    if (!p.figures.count(key)) throw invalid_file(origin, "missing field 'figures." + key + "'");
+  }
+  if (j.contains("build_options")) {
+    if (!j["build_options"].is_string()) {
+      throw invalid_file(origin, "field 'build_options' must be a string");
+    }
+    p.build_options = j["build_options"].get<std::string>();
+  }
+  if (j.contains("register_cap_option")) {
+    const auto& o = j["register_cap_option"];
+    if (!o.is_string() || o.get<std::string>().empty() || o.get<std::string>().front() != '-') {
+      throw invalid_file(origin,
+                         "field 'register_cap_option' must be a compiler option such as "
+                         "\"-cl-nv-maxrregcount=\" (the cap is appended to it)");
+    }
+    p.register_cap_option = o.get<std::string>();
+  }
+  return p;
+}
+
+DeviceProfile load_profile(const std::string& path) {
+  return profile_from_json(read_json_file(path), path);
+}
+
+ProfileSet ProfileSet::load_dir(const std::string& dir) {
+  namespace fs = std::filesystem;
+  ProfileSet set;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw invalid_file(dir, "device profile folder not found");
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() == ".json") files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) {
+    auto p = load_profile(f);
+    if (set.find(p.name)) throw invalid_file(f, "profile name '" + p.name + "' is used twice");
+    set.profiles_.push_back(std::move(p));
+  }
+  return set;
+}
+
+const DeviceProfile* ProfileSet::find(const std::string& name) const {
+  for (const auto& p : profiles_) {
+    if (lower(p.name) == lower(name)) return &p;
+  }
+  return nullptr;
+}
+
+const DeviceProfile* ProfileSet::match(const DeviceInfo& device) const {
+  const DeviceProfile* best = nullptr;
+  for (const auto& p : profiles_) {
+    if (p.matches(device) && (!best || p.priority > best->priority)) best = &p;
+  }
+  return best;
+}
+
+DeviceLimits device_limits(const DeviceInfo& device, const DeviceProfile* profile) {
+  DeviceLimits limits;
+  limits.max_work_group_size = static_cast<int64_t>(device.max_work_group_size);
+  limits.local_mem_bytes = static_cast<int64_t>(device.local_mem_bytes);
+  for (auto s : device.max_work_item_sizes)
+    limits.max_work_item_sizes.push_back(static_cast<int64_t>(s));
+  // Without a profile nothing is known of a register-cap option: caps are refused then.
+  limits.register_cap_known = true;
+  if (profile) {
+    limits.max_registers_per_thread =
+        static_cast<int64_t>(profile->figure_if("max_registers_per_thread").value_or(0));
+    limits.register_cap_option = profile->register_cap_option;
+  }
+  return limits;
+}
+
+}  // namespace gemmtune

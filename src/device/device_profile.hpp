@@ -1,0 +1,72 @@
+// Device profiles (devices/<arch>.json): the architecture figures that the register estimate,
+// occupancy and roofline analysis need. Each figure carries the public source it comes from.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "src/kernel/kernel_spec.hpp"
+
+namespace gemmtune {
+
+struct DeviceInfo;
+
+struct Figure {
+  double value = 0;
+  std::string source;
+};
+
+struct DeviceProfile {
+  std::string name;         // e.g. "gfx1012"
+  std::string description;  // e.g. "AMD Radeon RX 5500 XT (RDNA1)"
+  std::string file;         // where it was loaded from
+  // Matching: every listed criterion must hold; a device matches the profile with highest priority.
+  std::string match_type;                  // "gpu", "cpu" or "" (any)
+  std::vector<std::string> name_contains;  // any of these, case-insensitive, in CL_DEVICE_NAME
+  std::vector<std::string> vendor_contains;
+  int priority = 0;
+  std::vector<int64_t> wavefront_sizes;
+  std::map<std::string, Figure> figures;
+  std::string build_options;
+  // The compiler option that caps registers per work-item, the value appended (NVIDIA:
+  // "-cl-nv-maxrregcount="); empty where the driver has none, and then kernels run uncapped.
+  std::string register_cap_option;
+
+  // The figure `key`, or throws Error naming the profile file and the field.
+  double figure(const std::string& key) const;
+  std::optional<double> figure_if(const std::string& key) const;
+  bool matches(const DeviceInfo& device) const;
+
+  // Figures every profile must have.
+  static const std::vector<std::string>& required_figures();
+};
+
+void to_json(nlohmann::json& j, const DeviceProfile& p);
+
+// Reads one profile; errors name the file and the field.
+DeviceProfile load_profile(const std::string& path);
+DeviceProfile profile_from_json(const nlohmann::json& j, const std::string& origin);
+
+class ProfileSet {
+ public:
+  // Loads every *.json of `dir` (sorted by name).
+  static ProfileSet load_dir(const std::string& dir);
+  const std::vector<DeviceProfile>& profiles() const { return profiles_; }
+  const DeviceProfile* find(const std::string& name) const;
+  // Best-matching profile of a device, or nullptr ("generic").
+  const DeviceProfile* match(const DeviceInfo& device) const;
+
+ private:
+  std::vector<DeviceProfile> profiles_;
+};
+
+// The limits a configuration must respect on this device: the driver's work-group size and local
+// memory, and the profile's register budget per work-item and register-cap option (none without a
+// profile).
+DeviceLimits device_limits(const DeviceInfo& device, const DeviceProfile* profile);
+
+}  // namespace gemmtune

@@ -1,0 +1,26 @@
+// The interface between searchers and whatever answers "how fast is this configuration":
+// the OpenCL evaluator (compile, run, time, verify on a device) or the replay evaluator (answers
+// from a recorded space, for testing searchers without a device).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "src/core/configuration.hpp"
+#include "src/core/problem.hpp"
+#include "src/core/result.hpp"
+
+namespace gemmtune {
+
+class Evaluator {
+ public:
+  virtual ~Evaluator() = default;
+  // Measures and verifies one configuration. Never throws for a bad configuration: the failure is
+  // the returned Result's status.
+  virtual Result evaluate(const Problem& problem, const Configuration& config) = 0;
+  // Hint that these configurations come next (e.g. compile them in the background).
+  virtual void prepare(const Problem& problem, const std::vector<Configuration>& upcoming) {}
+  virtual std::string description() const = 0;
+};
+
+}  // namespace gemmtune

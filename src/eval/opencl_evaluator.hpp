@@ -1,0 +1,66 @@
+// The evaluator that answers on a real OpenCL device: it builds a kernel template with one
+// configuration's parameters as -D defines (binaries cached on disk), runs it on fixed-seed data,
+// verifies the output against an Eigen reference and times it with profiling events.
+//
+// The kernel contract (see kernel_templates/README.md): column-major
+// C = alpha * op(A) * op(B) + beta * C with op set by TRANSA/TRANSB; row-major problems are
+// mapped onto it by swapping A and B, M and N and the transposes. Launch geometry and optional
+// padding come from the template's `launch` declaration, so the evaluator knows no template.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "src/device/device.hpp"
+#include "src/device/device_profile.hpp"
+#include "src/eval/evaluator.hpp"
+#include "src/kernel/kernel_spec.hpp"
+
+namespace gemmtune {
+
+struct OpenClEvaluatorOptions {
+  std::string templates_dir;  // folder of kernel templates
+  std::string cache_dir;      // binary cache; "" = $XDG_CACHE_HOME/gemmtune or ~/.cache/gemmtune;
+                              // "none" disables
+  int warmup_runs = 1;
+  int min_runs = 3;  // repetitions until both min_runs and min_time_ms are reached
+  double min_time_ms = 20.0;
+  int max_runs = 200;
+  int compile_threads = 0;  // 0 = hardware concurrency; used by prepare()
+  uint64_t data_seed = 42;
+};
+
+class OpenClEvaluator : public Evaluator {
+ public:
+  // `profile` may be null (no matching device profile); it is copied.
+  OpenClEvaluator(const Device& device, const DeviceProfile* profile,
+                  OpenClEvaluatorOptions options);
+  ~OpenClEvaluator() override;
+  OpenClEvaluator(const OpenClEvaluator&) = delete;
+  OpenClEvaluator& operator=(const OpenClEvaluator&) = delete;
+
+  // Never throws for a bad configuration or a device failure: the Result's status says what
+  // went wrong (invalid, device_limit, compile_failed, run_failed, wrong_result, unsupported).
+  Result evaluate(const Problem& problem, const Configuration& config) override;
+  // Compiles the valid configurations among `upcoming` in background threads.
+  void prepare(const Problem& problem, const std::vector<Configuration>& upcoming) override;
+  std::string description() const override;
+  // Builds the valid configurations among `configs` into the binary cache on compile_threads
+  // threads and waits for all of them: warms the cache ahead of a search, e.g. from several
+  // processes at once where a driver serializes compilation within one process.
+  struct CompileSummary {
+    size_t built = 0, cached = 0, failed = 0, invalid = 0;
+  };
+  CompileSummary compile(const Problem& problem, const std::vector<Configuration>& configs);
+  // The declaration of a kernel template, loaded once per name. Throws Error for an unknown
+  // kernel or a broken declaration.
+  const KernelSpec& spec(const std::string& kernel);
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gemmtune

@@ -1,0 +1,41 @@
+// The OpenCL source of a kernel template and the options it is built with. Templates are data:
+// the host expands `#include "file"` lines itself (so that the binary cache key covers every
+// line that is compiled) and adds only -D defines and the device profile's options.
+#pragma once
+
+#include <string>
+
+#include "src/core/configuration.hpp"
+#include "src/core/problem.hpp"
+
+namespace gemmtune {
+
+// Reads `file` from `dir` and replaces each line `#include "name"` by the named file, looked up
+// beside the including file; each file is included once. Throws Error naming the file (and the
+// including line) when something is missing.
+std::string load_kernel_source(const std::string& dir, const std::string& file);
+
+// The OpenCL C define of a precision: 16, 32, 64, or 1632 for 16acc32 (half in memory, float
+// arithmetic; see kernel_templates/common.cl).
+int precision_define(Precision precision);
+
+// The BATCH_LAYOUT define of a problem: 0 for a single GEMM (batch 1, whatever its layout),
+// 1 for a strided batch, 2 for an offsets batch.
+int batch_layout_define(const Problem& problem);
+
+// "-DBIAS=b -DACTIVATION=a" for the problem's epilogue, "" for none. BIAS counts in the kernel's
+// view: the user's bias per column of C is per view row (1) for a row-major problem, whose view
+// swaps M and N, and per view column (2) for a column-major one.
+std::string epilogue_defines(const Problem& problem);
+
+// "-DNAME=VALUE ..." for every parameter (sorted by name), then PRECISION, TRANSA, TRANSB,
+// BATCH_LAYOUT when not 0 (so single GEMMs build exactly as before batching existed) and any
+// `extra` options (the device profile's build_options, vendor flags).
+std::string build_options(const Configuration& config, Precision precision, bool trans_a,
+                          bool trans_b, const std::string& extra, int batch_layout = 0);
+
+// The build log trimmed for a Result message: blank lines dropped, at most `max_lines` lines and
+// `max_chars` characters, with a note of what was cut.
+std::string trim_build_log(const std::string& log, size_t max_lines = 30, size_t max_chars = 3000);
+
+}  // namespace gemmtune

@@ -1,0 +1,165 @@
+// The declaration of a kernel template as data (kernel_templates/<name>.json): its tunable
+// parameters with allowed values and defaults, derived values, constraints with the reason each
+// exists, resource formulas (local memory, work-group size, registers) and named search spaces.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "src/core/configuration.hpp"
+#include "src/core/expression.hpp"
+
+namespace gemmtune {
+
+struct Parameter {
+  std::string name;
+  std::vector<int64_t> values;  // every value the template accepts
+  int64_t default_value = 0;
+  std::string help;
+};
+
+struct Constraint {
+  Expression expr;  // must evaluate to non-zero
+  std::string reason;
+};
+
+struct DerivedValue {
+  std::string name;
+  Expression expr;
+};
+
+// What a device allows; zero means "no limit known".
+struct DeviceLimits {
+  int64_t max_work_group_size = 0;
+  int64_t local_mem_bytes = 0;
+  int64_t max_registers_per_thread = 0;
+  std::vector<int64_t> max_work_item_sizes;
+  // The compiler option that caps registers per work-item (the value is appended to it), from
+  // the device profile. With `register_cap_known` and no option, a kernel's register-cap
+  // parameter must stay 0; without it (no device) nothing is refused on that ground.
+  std::string register_cap_option;
+  bool register_cap_known = false;
+};
+
+// Values that are not parameters but enter the formulas (e.g. ELEM_BYTES of the precision).
+using Context = std::map<std::string, int64_t>;
+
+struct SpaceDeclaration {
+  std::string name;
+  std::string description;
+  std::map<std::string, std::vector<int64_t>> values;  // parameters not listed keep the default
+  bool base_full = false;  // when true, unlisted parameters take all their declared values
+};
+
+class KernelSpec {
+ public:
+  // Reads and validates a declaration; errors name the file and the field.
+  static KernelSpec load(const std::string& path);
+  static KernelSpec from_json(const nlohmann::json& j, const std::string& origin);
+
+  const std::string& name() const { return name_; }
+  const std::string& description() const { return description_; }
+  const std::string& source_file() const { return source_file_; }
+  const std::string& entry_point() const { return entry_point_; }
+  const std::vector<Parameter>& parameters() const { return parameters_; }
+  const std::vector<DerivedValue>& derived() const { return derived_; }
+  const std::vector<Constraint>& constraints() const { return constraints_; }
+  const std::map<std::string, SpaceDeclaration>& spaces() const { return spaces_; }
+  const nlohmann::json& launch() const { return launch_; }
+  const nlohmann::json& raw() const { return raw_; }
+  const Parameter* find_parameter(const std::string& name) const;
+  // The parameter whose value (registers per work-item, 0 = the compiler's choice) is handed to
+  // the compiler through the device's register-cap option; empty when the kernel has none.
+  const std::string& register_cap_parameter() const { return register_cap_parameter_; }
+  // The build option that applies `config`'s register cap on a device with `limits`, or "".
+  std::string register_cap_option(const Configuration& config, const DeviceLimits& limits) const;
+
+  Configuration defaults() const;
+  // Fills parameters missing from `partial` with defaults; unknown names are an error.
+  Configuration complete(const Configuration& partial) const;
+
+  // Why `config` is not valid (the first failed constraint or device limit), or nullopt.
+  std::optional<std::string> check(const Configuration& config, const DeviceLimits& limits,
+                                   const Context& context) const;
+
+  // Value of a parameter, derived value or context entry for `config`; nullopt on a fault.
+  std::optional<int64_t> value_of(const std::string& name, const Configuration& config,
+                                  const Context& context) const;
+  std::optional<int64_t> evaluate(const Expression& expr, const Configuration& config,
+                                  const Context& context) const;
+
+  std::optional<int64_t> local_mem_bytes(const Configuration& c, const Context& ctx) const;
+  std::optional<int64_t> work_group_size(const Configuration& c, const Context& ctx) const;
+  std::optional<int64_t> registers(const Configuration& c, const Context& ctx) const;
+
+ private:
+  std::string name_, description_, source_file_, entry_point_;
+  std::string register_cap_parameter_;
+  std::vector<Parameter> parameters_;
+  std::vector<DerivedValue> derived_;
+  std::vector<Constraint> constraints_;
+  Expression local_mem_expr_, work_group_expr_, registers_expr_;
+  std::map<std::string, SpaceDeclaration> spaces_;
+  nlohmann::json launch_;
+  nlohmann::json raw_;
+};
+
+// The most combinations (before constraints) a space may have to be enumerated: a minute or two
+// of constraint checks (5.3 million take 2 s on one core); the largest named spaces of the
+// templates hold a few million, xgemm's full space 1e8, xgemm_fast's 1.8e11.
+constexpr double kMaxEnumeratedCombinations = 2e8;
+
+// A kernel spec restricted to one named space and one device: the configurations a search visits.
+class ParamSpace {
+ public:
+  ParamSpace(const KernelSpec& spec, const std::string& space_name, DeviceLimits limits,
+             Context context);
+
+  const KernelSpec& spec() const { return *spec_; }
+  const std::string& name() const { return name_; }
+  // The parameters with this space's values (single-valued ones included).
+  const std::vector<Parameter>& parameters() const { return parameters_; }
+  const DeviceLimits& limits() const { return limits_; }
+  const Context& context() const { return context_; }
+
+  // Number of valid configurations, without storing them.
+  uint64_t count() const;
+  // Every valid configuration in lexicographic order of the parameters' value lists.
+  std::vector<Configuration> enumerate() const;
+  // Calls `visit` for each valid configuration; stops early when it returns false. A space of
+  // more than kMaxEnumeratedCombinations combinations is refused (invalid_argument naming the
+  // template's spaces) instead of running for hours: count(), enumerate() and searches go
+  // through here.
+  void for_each(const std::function<bool(const Configuration&)>& visit) const;
+  // Number of combinations before constraints.
+  double cartesian_size() const;
+
+  std::optional<std::string> check(const Configuration& config) const {
+    return spec_->check(config, limits_, context_);
+  }
+
+ private:
+  struct Check {
+    const Expression* expr;
+    std::string reason;
+    enum class Kind { kConstraint, kLocalMem, kWorkGroup, kRegisters, kRegisterCap } kind;
+  };
+  bool passes(const Check& check, const Configuration& config) const;
+
+  const KernelSpec* spec_;
+  std::string name_;
+  DeviceLimits limits_;
+  Context context_;
+  std::vector<Parameter> parameters_;
+  std::vector<std::vector<Check>> checks_at_;  // checks whose inputs are all set at depth i
+  std::vector<std::shared_ptr<Expression>> owned_;
+};
+
+}  // namespace gemmtune

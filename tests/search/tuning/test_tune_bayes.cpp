@@ -1,0 +1,74 @@
+// Hidden benchmarks of the strategies on the SYNTHETIC GPU-like space (run by hand with the
+// [.tune] tag; not part of the suite because they take minutes).
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "search/tuning/strategy_eval.hpp"
+#include "tests/search/strategies/synthetic_space.hpp"
+#include "tests/test_support.hpp"
+
+using namespace gemmtune;
+
+namespace {
+
+void print(const StrategyEvalReport& r) {
+  std::cout << fmt::format("space {} ({} valid), optimum {:.4f} ms\n", r.space_size, r.valid,
+                           r.optimum_ms);
+  for (const auto& e : r.strategies) {
+    std::cout << fmt::format("{:<8} {:6.1f}s", e.strategy, e.seconds);
+    for (const auto& t : e.thresholds) {
+      std::cout << fmt::format("  {:.0f}%: {} [{}-{}] {:.0f}%", t.threshold * 100, t.median, t.q1,
+                               t.q3, t.reached * 100);
+    }
+    std::cout << "\n        ";
+    for (const auto& b : e.budgets) {
+      std::cout << fmt::format("  N={}: {:.3f} ({:.0f}%)", b.budget, b.mean_fraction,
+                               b.reached_95 * 100);
+    }
+    std::cout << "\n";
+  }
+}
+
+}  // namespace
+
+TEST_CASE("strategies on the synthetic GPU-like space", "[.tune]") {
+  const Journal j = test::synthetic_xgemm_gpu_journal(1);
+  ReplayEvaluator replay(j);
+  StrategyEvalSettings s;
+  const char* strategies = std::getenv("TUNE_STRATEGIES");
+  s.strategies.clear();
+  std::string list = strategies ? strategies : "bayes,random,anneal";
+  size_t pos = 0;
+  while (pos != std::string::npos) {
+    const size_t comma = list.find(',', pos);
+    s.strategies.push_back(list.substr(pos, comma == std::string::npos ? comma : comma - pos));
+    pos = comma == std::string::npos ? comma : comma + 1;
+  }
+  static const KernelSpec spec =
+      KernelSpec::load(test::source_path("kernel_templates/xgemm.json"));
+  if (!std::getenv("TUNE_NO_FEATURES")) s.spec = &spec;
+  s.seeds = std::getenv("TUNE_SEEDS") ? std::atoi(std::getenv("TUNE_SEEDS")) : 20;
+  s.max_evals = 100;
+  s.threads = 2;
+  if (const char* opts = std::getenv("TUNE_OPTIONS")) {
+    std::vector<std::string> items;
+    std::string o = opts;
+    size_t p = 0;
+    while (p != std::string::npos) {
+      const size_t sp = o.find(' ', p);
+      items.push_back(o.substr(p, sp == std::string::npos ? sp : sp - p));
+      p = sp == std::string::npos ? sp : sp + 1;
+    }
+    s.options = parse_strategy_options(items);
+  }
+  print(evaluate_strategies(replay, replay.problems().front(), s));
+  if (const char* out = std::getenv("TUNE_WRITE_REPLAY")) {
+    JournalWriter w(out);
+    w.write_header(j.headers.front());
+    for (const auto& e : j.entries) w.append(e.problem, e.result, 0);
+  }
+}

@@ -1,0 +1,340 @@
+// The benchmark suite: which configuration each shape gets, the cuBLAS merge, the report formats,
+// and a tiny suite run on the OpenCL device (PoCL in CI).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <sstream>
+
+#include "src/bench/bench_suite.hpp"
+#include "src/device/device_profile.hpp"
+#include "src/core/error.hpp"
+#include "tests/test_support.hpp"
+
+using namespace gemmtune;
+using gemmtune::test::source_path;
+
+namespace {
+
+DatabaseEntry entry(const std::string& kernel, Shape shape, double gflops, int64_t mwg = 32) {
+  DatabaseEntry e;
+  e.key.kernel = kernel;
+  e.key.shape = shape;
+  e.parameters = {{"MWG", mwg}};
+  e.gflops = gflops;
+  return e;
+}
+
+NamedDatabase named(const std::string& name, const std::vector<DatabaseEntry>& entries) {
+  NamedDatabase d;
+  d.name = name;
+  for (const auto& e : entries) d.db.put(e, true);
+  return d;
+}
+
+// The cells of each Markdown table line ("| a | b |") of a document.
+std::vector<std::vector<std::string>> markdown_table(const std::string& md) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(md);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] != '|') continue;
+    std::vector<std::string> cells;
+    std::string cell;
+    for (size_t i = 1; i < line.size(); ++i) {
+      if (line[i] == '\\' && i + 1 < line.size() && line[i + 1] == '|') {
+        cell += '|';
+        ++i;
+      } else if (line[i] == '|') {
+        cells.push_back(cell.substr(1, cell.size() - 2));  // the padding spaces
+        cell.clear();
+      } else {
+        cell += line[i];
+      }
+    }
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+SideResult ok_side(double gflops) {
+  SideResult s;
+  s.available = true;
+  s.status = "ok";
+  s.verified = true;
+  s.checked = "all 64 outputs";
+  s.gflops = gflops;
+  s.kernel_gflops = gflops * 1.1;
+  s.wall.median_ms = 1.0;
+  s.wall.runs = 3;
+  return s;
+}
+
+SuiteReport synthetic_report() {
+  SuiteReport r;
+  r.device.name = "Test GPU";
+  r.device.platform_name = "Test platform";
+  r.device.driver_version = "1.2.3";
+  r.date = "2026-01-31T12:00:00Z";
+  r.command = "gemmtune bench-suite --db a.json --shapes 64x64x64,33x17x65";
+  r.gemmtune_version = "0.1.0";
+  r.databases = {"a.json"};
+  r.clblast = false;
+  r.clblast_note = "CLBlast is not linked into this build";
+  r.reps = 3;
+  r.warmup = 1;
+  SuiteRow a;
+  a.shape = {64, 64, 64};
+  Candidate c;
+  c.kernel = "xgemm";
+  c.parameters = {{"MWG", 32}, {"NWG", 32}};
+  c.origin = "exact";
+  c.tuned_shape = a.shape;
+  c.database = "a.json";
+  c.recorded_gflops = 10;
+  a.chosen = c;
+  a.gemmtune = ok_side(8.0);
+  r.rows.push_back(a);
+  SuiteRow b = a;
+  b.shape = {33, 17, 65};
+  b.chosen->origin = "nearest";
+  b.chosen->tuned_shape = {64, 64, 64};
+  CandidateTrial t;
+  t.candidate = *b.chosen;
+  t.status = "ok";
+  t.gflops = 3.0;
+  b.trials = {t, t};
+  b.trials[1].status = "failed";
+  b.trials[1].message = "does not build | really";
+  b.gemmtune = ok_side(3.0);
+  r.rows.push_back(b);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("the default suite is the ten FP32 shapes of the issue", "[bench_suite]") {
+  const auto shapes = default_suite_shapes();
+  REQUIRE(shapes.size() == 10);
+  CHECK(shapes.front() == Shape{256, 256, 256});
+  CHECK(std::count(shapes.begin(), shapes.end(), Shape{4097, 4097, 4097}) == 1);
+  CHECK(std::count(shapes.begin(), shapes.end(), Shape{8192, 64, 8192}) == 1);
+  CHECK(std::count(shapes.begin(), shapes.end(), Shape{128, 4096, 1024}) == 1);
+  CHECK(default_suite_kernels() == std::vector<std::string>{"xgemm", "xgemm_direct", "xgemm_fast"});
+}
+
+TEST_CASE("an exact shape gets the fastest recorded entry across databases and kernels",
+          "[bench_suite]") {
+  const Shape s{64, 64, 64};
+  const auto a = named("a.json", {entry("xgemm", s, 10), entry("xgemm_direct", s, 12),
+                                  entry("xgemm_fast", {32, 32, 32}, 50)});
+  const auto b = named("b.json", {entry("xgemm", s, 20, 64)});
+  const auto all = suite_candidates({a, b}, default_suite_kernels(), s);
+  REQUIRE(all.size() == 1);
+  CHECK(all[0].kernel == "xgemm");
+  CHECK(all[0].database == "b.json");
+  CHECK(all[0].origin == "exact");
+  CHECK(all[0].parameters.at("MWG") == 64);
+  CHECK(all[0].recorded_gflops == 20);
+  CHECK(all[0].tuned_shape == s);
+
+  // Restricted to other kernels, the exact entry of xgemm_direct wins.
+  const auto direct = suite_candidates({a, b}, {"xgemm_direct", "xgemm_fast"}, s);
+  REQUIRE(direct.size() == 1);
+  CHECK(direct[0].kernel == "xgemm_direct");
+  CHECK(direct[0].database == "a.json");
+}
+
+TEST_CASE("an untuned shape gets each kernel's nearest tuned shape", "[bench_suite]") {
+  const auto a =
+      named("a.json", {entry("xgemm", {64, 64, 64}, 10), entry("xgemm", {1024, 1024, 1024}, 90),
+                       entry("xgemm_fast", {32, 32, 32}, 5)});
+  const auto b = named("b.json", {entry("xgemm_fast", {48, 48, 48}, 4)});
+  const auto c = suite_candidates({a, b}, default_suite_kernels(), {33, 17, 65});
+  REQUIRE(c.size() == 2);  // xgemm_direct has no entry at all
+  CHECK(c[0].kernel == "xgemm");
+  CHECK(c[0].origin == "nearest");
+  CHECK(c[0].tuned_shape == Shape{64, 64, 64});
+  CHECK(c[0].distance > 0);
+  CHECK(c[1].kernel == "xgemm_fast");
+  CHECK(c[1].tuned_shape == Shape{32, 32, 32});
+  CHECK(c[1].database == "a.json");
+
+  // Near 40^3, the 48^3 entry of the second database is nearer.
+  const auto d = suite_candidates({a, b}, {"xgemm_fast"}, {45, 45, 45});
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].tuned_shape == Shape{48, 48, 48});
+  CHECK(d[0].database == "b.json");
+
+  CHECK(suite_candidates({}, default_suite_kernels(), {64, 64, 64}).empty());
+}
+
+TEST_CASE("failed entries and other problem families are never candidates", "[bench_suite]") {
+  const Shape s{64, 64, 64};
+  DatabaseEntry failed = entry("xgemm", s, 100);
+  failed.status = Status::kWrongResult;
+  DatabaseEntry col = entry("xgemm", s, 200);
+  col.key.order = Order::kColMajor;
+  DatabaseEntry nt = entry("xgemm", s, 300);
+  nt.key.layout = "NT";
+  DatabaseEntry fp64 = entry("xgemm", s, 400);
+  fp64.key.precision = Precision::kFP64;
+  const auto a = named("a.json", {failed, col, nt, fp64, entry("xgemm", {128, 128, 128}, 7)});
+  const auto c = suite_candidates({a}, {"xgemm"}, s);
+  REQUIRE(c.size() == 1);
+  CHECK(c[0].origin == "nearest");
+  CHECK(c[0].tuned_shape == Shape{128, 128, 128});
+  CHECK(c[0].recorded_gflops == 7);
+}
+
+TEST_CASE("the report round-trips through JSON and renders a regular Markdown table",
+          "[bench_suite]") {
+  const SuiteReport r = synthetic_report();
+  const nlohmann::json j = r;
+  CHECK(j.at("format") == kBenchSuiteFormat);
+  const SuiteReport back = j.get<SuiteReport>();
+  CHECK(nlohmann::json(back) == j);
+  CHECK(back.rows.size() == 2);
+  CHECK(back.rows[1].trials[1].message == "does not build | really");
+  CHECK_FALSE(back.rows[0].ratio.has_value());
+
+  const std::string md = suite_markdown(r);
+  CHECK_THAT(md,
+             Catch::Contains("Test GPU") && Catch::Contains("Driver: 1.2.3") &&
+                 Catch::Contains("Date: 2026-01-31T12:00:00Z") &&
+                 Catch::Contains("`gemmtune bench-suite --db a.json --shapes 64x64x64,33x17x65`"));
+  const auto table = markdown_table(md);
+  REQUIRE(table.size() == 4);  // header, separator, two rows
+  for (const auto& row : table) CHECK(row.size() == table[0].size());
+  const auto col = [&](const std::string& name) {
+    return std::find(table[0].begin(), table[0].end(), name) - table[0].begin();
+  };
+  const auto clblast = col("CLBlast GFLOPS");
+  const auto ratio = col("gemmtune / CLBlast");
+  REQUIRE(clblast < static_cast<long>(table[0].size()));
+  REQUIRE(ratio < static_cast<long>(table[0].size()));
+  CHECK(table[2][clblast] == "n/a");
+  CHECK(table[2][ratio] == "n/a");
+  CHECK(table[2][col("gemmtune GFLOPS")] == "8.0");
+  CHECK_THAT(table[3][col("Configuration from")],
+             Catch::Contains("nearest 64x64x64") && Catch::Contains("best of 2"));
+  CHECK_THAT(md, Catch::Contains("does not build \\| really"));
+  CHECK_THAT(suite_text(r), Catch::Contains("33x17x65") && Catch::Contains("n/a"));
+
+  // A NaN output's infinite error survives as null in JSON.
+  SuiteReport wrong = r;
+  wrong.rows[0].gemmtune.status = "wrong_result";
+  wrong.rows[0].gemmtune.max_error = std::numeric_limits<double>::infinity();
+  const nlohmann::json wj = wrong;
+  CHECK(wj["rows"][0]["gemmtune"]["max_error"].is_null());
+  CHECK(std::isinf(wj.get<SuiteReport>().rows[0].gemmtune.max_error));
+  CHECK_FALSE(wrong.all_ok());
+  CHECK(r.all_ok());
+  CHECK_THAT(suite_markdown(wrong), Catch::Contains("WRONG") && Catch::Contains("## Failures"));
+}
+
+TEST_CASE("a cuBLAS file adds a column matched by shape and epilogue", "[bench_suite]") {
+  SuiteReport r = synthetic_report();
+  nlohmann::json cublas = {
+      {"format", kCublasBenchFormat},
+      {"device", "NVIDIA H200"},
+      {"torch", "2.5.0"},
+      {"cuda", "12.4"},
+      {"results",
+       {{{"m", 64}, {"n", 64}, {"k", 64}, {"epilogue", false}, {"gflops", 16.0}},
+        {{"m", 64}, {"n", 64}, {"k", 64}, {"epilogue", true}, {"gflops", 99.0}},
+        {{"m", 512}, {"n", 512}, {"k", 512}, {"gflops", 1.0}}}}};
+  merge_cublas(r, read_cublas_results(cublas, "cublas.json"));
+  REQUIRE(r.rows[0].cublas_gflops);
+  CHECK(*r.rows[0].cublas_gflops == 16.0);
+  CHECK(*r.rows[0].cublas_ratio == Approx(0.5));
+  CHECK_FALSE(r.rows[1].cublas_gflops);
+  CHECK_THAT(r.cublas_source, Catch::Contains("NVIDIA H200"));
+  const auto table = markdown_table(suite_markdown(r));
+  for (const auto& row : table) CHECK(row.size() == table[0].size());
+  CHECK(std::find(table[0].begin(), table[0].end(), "cuBLAS GFLOPS") != table[0].end());
+
+  auto error_of = [&](const nlohmann::json& j) {
+    try {
+      read_cublas_results(j, "x.json");
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::kInvalidFile);
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK_THAT(error_of(nlohmann::json::object()),
+             Catch::Contains("x.json") && Catch::Contains("format"));
+  CHECK_THAT(error_of({{"format", kCublasBenchFormat}}), Catch::Contains("results"));
+  CHECK_THAT(error_of({{"format", kCublasBenchFormat},
+                       {"results", {{{"m", 64}, {"n", -1}, {"k", 64}, {"gflops", 1.0}}}}}),
+             Catch::Contains("results[0]") && Catch::Contains("'n'"));
+  CHECK_THAT(
+      error_of({{"format", kCublasBenchFormat}, {"results", {{{"m", 64}, {"n", 64}, {"k", 64}}}}}),
+      Catch::Contains("gflops"));
+}
+
+// Slow only the first time on a machine: CLBlast's first Gemm call builds its whole GEMM program
+// (about a minute on a busy 2-core PoCL machine); PoCL caches it for every later process.
+TEST_CASE("the suite runs tiny shapes on the OpenCL device, both sides verified",
+          "[bench_suite][opencl][slow]") {
+  const auto profiles = ProfileSet::load_dir(source_path("devices"));
+  const Device device = select_device("", &profiles);
+  std::vector<NamedDatabase> dbs;
+  dbs.push_back({"fixture", Database::load(source_path("tests/data/bench_suite_db.json"))});
+  BenchSuiteOptions o;
+  o.shapes = {{64, 64, 64}, {33, 17, 65}};
+  o.epilogue = true;
+  o.reps = 3;
+  o.warmup = 1;
+  o.select_reps = 1;
+  o.templates_dir = source_path("kernel_templates");
+  o.cache_dir = gemmtune::test::temp_dir("bench-suite-cache");
+  // A tiny limit forces the sampled verification on the 64^3 shape.
+  o.full_check_limit = 40000;
+  o.sample_rows = 8;
+  o.command = "test";
+  const SuiteReport r = run_bench_suite(device, profiles.find(device.info.profile), dbs, o);
+
+  REQUIRE(r.rows.size() == 4);
+  CHECK(r.clblast == clblast_linked());
+  for (const auto& row : r.rows) {
+    INFO(row.shape.to_string() << (row.epilogue ? " epilogue" : "") << ": " << row.gemmtune.message
+                               << " / " << row.clblast.message);
+    CHECK(row.gemmtune.ok());
+    CHECK(row.gemmtune.verified);
+    CHECK(row.gemmtune.wall.runs == 3);
+    CHECK(row.gemmtune.gflops > 0);
+    CHECK(row.gemmtune.kernel_gflops >= row.gemmtune.gflops * 0.999);  // part of the call
+    CHECK(row.gemmtune.tolerance > 0);
+    CHECK(row.gemmtune.max_error <= row.gemmtune.tolerance);
+    REQUIRE(row.chosen);
+    if (clblast_linked()) {
+      CHECK(row.clblast.ok());
+      CHECK(row.clblast.verified);
+      CHECK(row.clblast.wall.runs == 3);
+      REQUIRE(row.ratio);
+      CHECK(*row.ratio == Approx(row.gemmtune.gflops / row.clblast.gflops));
+    } else {
+      CHECK_FALSE(row.clblast.available);
+      CHECK_FALSE(row.ratio);
+    }
+  }
+  // 64^3: the fixture's fastest exact entry; verified on a sample of rows.
+  CHECK(r.rows[0].chosen->kernel == "xgemm_direct");
+  CHECK(r.rows[0].chosen->origin == "exact");
+  CHECK(r.rows[0].trials.empty());
+  CHECK(r.rows[0].gemmtune.checked == "8 of 64 rows (all 64 columns)");
+  // The fused epilogue runs on xgemm_fast, tuned only for 32^3.
+  CHECK(r.rows[1].epilogue);
+  CHECK(r.rows[1].chosen->kernel == "xgemm_fast");
+  CHECK(r.rows[1].chosen->origin == "nearest");
+  // 33x17x65 has no entry: the nearest configuration of each of the three kernels is measured.
+  CHECK(r.rows[2].chosen->origin == "nearest");
+  CHECK(r.rows[2].trials.size() == 3);
+  CHECK(r.rows[2].gemmtune.checked == "all 561 outputs");
+  for (const auto& t : r.rows[2].trials) CHECK(t.status == "ok");
+  CHECK(r.all_ok());
+
+  const nlohmann::json j = r;
+  CHECK(nlohmann::json(j.get<SuiteReport>()) == j);
+}

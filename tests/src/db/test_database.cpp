@@ -1,0 +1,365 @@
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <fstream>
+
+#include <catch2/catch.hpp>
+
+#include "src/db/database.hpp"
+#include "src/core/error.hpp"
+#include "src/core/json_util.hpp"
+#include "tests/test_support.hpp"
+
+using namespace gemmtune;
+using gemmtune::test::source_path;
+using gemmtune::test::temp_dir;
+
+namespace {
+
+const std::string kFixture = "tests/data/db_gfx1012.json";
+
+DatabaseEntry make_entry(const std::string& kernel, int64_t m, double gflops) {
+  DatabaseEntry e;
+  e.key.kernel = kernel;
+  e.key.shape = Shape{m, m, m};
+  e.parameters = {{"MWG", 32}, {"NWG", 32}};
+  e.gflops = gflops;
+  e.time.median_ms = 2.0 * m * m * m / gflops / 1e6;
+  e.time.cv = 0.01;
+  e.found.strategy = "random";
+  e.found.evaluations = 10;
+  e.found.seed = 7;
+  return e;
+}
+
+DatabaseDevice make_device(const std::string& name) {
+  DatabaseDevice d;
+  d.id = "test-device";
+  d.name = name;
+  d.vendor = "Test Vendor";
+  d.driver_version = "1.0";
+  return d;
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+void write(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+}  // namespace
+
+TEST_CASE("database fixture loads with every field", "[database]") {
+  const auto db = Database::load(source_path(kFixture));
+  CHECK(db.device.name == "gfx1012");
+  CHECK(db.device.profile == "gfx1012");
+  CHECK(db.device.compute_units == 22);
+  REQUIRE(db.entries().size() == 4);
+  const auto* e = db.find([] {
+    EntryKey k;
+    k.kernel = "xgemm";
+    k.shape = Shape{4096, 4096, 4096};
+    return k;
+  }());
+  REQUIRE(e);
+  CHECK(e->gflops == Approx(3900.25));
+  CHECK(e->parameters.at("MWG") == 128);
+  CHECK(e->time.cv == Approx(0.004));
+  CHECK(e->found.strategy == "random");
+  CHECK(e->found.seed == 42);
+  // Entries come back sorted by key whatever the file order.
+  for (size_t i = 1; i < db.entries().size(); ++i) {
+    CHECK(db.entries()[i - 1].key < db.entries()[i].key);
+  }
+}
+
+TEST_CASE("database round trip through a file keeps every value", "[database]") {
+  const auto dir = temp_dir("db-roundtrip");
+  auto db = Database::load(source_path(kFixture));
+  auto entry = make_entry("xgemm", 333, 123.456);
+  entry.key.precision = Precision::kFP16;
+  entry.key.order = Order::kColMajor;
+  entry.key.layout = "TN";
+  entry.key.batch = 8;
+  entry.usage.registers = 96;
+  entry.usage.spills = 0;
+  entry.usage.local_mem_bytes = 8192;
+  entry.usage.source = "AMDGPU metadata";
+  entry.alpha = 2.0;
+  entry.beta = 0.5;
+  entry.found.seed = 18446744073709551615ull;  // the full range of a seed survives JSON
+  REQUIRE(db.put(entry, false) == PutOutcome::kAdded);
+  db.save(dir + "/db.json");
+  const auto back = Database::load(dir + "/db.json");
+  CHECK(back.to_json()["entries"] == db.to_json()["entries"]);
+  CHECK(back.to_json()["device"] == db.to_json()["device"]);
+  const auto* e = back.find(entry.key);
+  REQUIRE(e);
+  CHECK(e->key.layout == "TN");
+  CHECK(e->key.batch == 8);
+  CHECK(e->usage.registers == 96);
+  CHECK(e->usage.source == "AMDGPU metadata");
+  CHECK(e->alpha == 2.0);
+  CHECK(e->found.seed == 18446744073709551615ull);
+  CHECK(!back.metadata.updated.empty());
+  CHECK(back.metadata.created == "2026-01-10T10:00:00Z");
+}
+
+TEST_CASE("database put keeps the faster entry unless told to replace", "[database]") {
+  Database db;
+  CHECK(db.put(make_entry("xgemm", 64, 100), false) == PutOutcome::kAdded);
+  CHECK(db.put(make_entry("xgemm", 64, 90), false) == PutOutcome::kKeptExisting);
+  CHECK(db.entries().front().gflops == 100);
+  CHECK(db.put(make_entry("xgemm", 64, 100), false) == PutOutcome::kKeptExisting);
+  CHECK(db.put(make_entry("xgemm", 64, 150), false) == PutOutcome::kReplaced);
+  CHECK(db.entries().front().gflops == 150);
+  CHECK(db.put(make_entry("xgemm", 64, 50), true) == PutOutcome::kReplaced);
+  CHECK(db.entries().front().gflops == 50);
+  // A failed measurement never displaces a working one, whatever its number says.
+  auto failed = make_entry("xgemm", 64, 1e9);
+  failed.status = Status::kWrongResult;
+  CHECK(db.put(failed, false) == PutOutcome::kKeptExisting);
+  CHECK(db.entries().size() == 1);
+}
+
+TEST_CASE("database merge keeps the fastest entry per key", "[database]") {
+  Database a, b, c;
+  a.device = b.device = make_device("Card");
+  a.put(make_entry("xgemm", 64, 100), false);
+  a.put(make_entry("xgemm", 128, 300), false);
+  b.put(make_entry("xgemm", 64, 120), false);
+  b.put(make_entry("xgemm", 128, 200), false);
+  b.put(make_entry("xgemm_direct", 64, 80), false);
+  auto tie = make_entry("xgemm_direct", 64, 80);
+  tie.found.strategy = "second";
+  c.device = make_device("Card");
+  c.put(tie, false);
+  const auto merged = merge_databases({a, b, c}, {"a", "b", "c"});
+  REQUIRE(merged.entries().size() == 3);
+  EntryKey k64;
+  k64.shape = Shape{64, 64, 64};
+  EntryKey k128 = k64;
+  k128.shape = Shape{128, 128, 128};
+  CHECK(merged.find(k64)->gflops == 120);
+  CHECK(merged.find(k128)->gflops == 300);
+  EntryKey kd = k64;
+  kd.kernel = "xgemm_direct";
+  CHECK(merged.find(kd)->found.strategy == "random");  // the first of equals stays
+
+  Database other;
+  other.device = make_device("Other card");
+  const auto why = error_of([&] { merge_databases({a, other}, {"a.json", "other.json"}); });
+  CHECK_THAT(why, Catch::Contains("other.json") && Catch::Contains("Other card"));
+}
+
+TEST_CASE("database lookup finds the exact or the nearest shape in log space", "[database]") {
+  const auto db = Database::load(source_path(kFixture));
+  EntryKey key;
+  key.shape = Shape{1024, 1024, 1024};
+  auto m = db.nearest(key);
+  REQUIRE(m.entry);
+  CHECK(m.exact);
+  CHECK(m.distance == 0);
+  // 2000 is nearer 1024 than 4096 in log space (ratio 1.95 against 2.05).
+  key.shape = Shape{2000, 2000, 2000};
+  m = db.nearest(key);
+  REQUIRE(m.entry);
+  CHECK_FALSE(m.exact);
+  CHECK(m.entry->key.shape.m == 1024);
+  CHECK(m.distance == Approx(std::sqrt(3.0) * std::log(2000.0 / 1024.0)));
+  key.shape = Shape{2100, 2100, 2100};
+  CHECK(db.nearest(key).entry->key.shape.m == 4096);
+  // Other layouts and kernels are not candidates.
+  key.layout = "TT";
+  CHECK_FALSE(db.nearest(key).entry);
+  key.layout = "NT";
+  key.kernel = "xgemm_fast";
+  CHECK(db.nearest(key).entry->key.shape.m == 2048);
+}
+
+TEST_CASE("database refuses corrupt, truncated and foreign files", "[database]") {
+  const auto dir = temp_dir("db-corrupt");
+  const std::string good = read_text_file(source_path(kFixture));
+
+  SECTION("syntax error names line and column") {
+    std::string bad = good;
+    bad.replace(bad.find("\"gflops\": 2850.5"), 16, "\"gflops\": 2850.5,,");
+    write(dir + "/bad.json", bad);
+    const auto why = error_of([&] { Database::load(dir + "/bad.json"); });
+    CHECK_THAT(why, Catch::Contains(dir + "/bad.json") && Catch::Contains("line ") &&
+                        Catch::Contains("column"));
+  }
+  SECTION("truncated file") {
+    write(dir + "/cut.json", good.substr(0, good.size() / 2));
+    const auto why = error_of([&] { Database::load(dir + "/cut.json"); });
+    CHECK_THAT(why, Catch::Contains("cut.json") && Catch::Contains("line "));
+  }
+  SECTION("another tool's JSON") {
+    const auto why = error_of(
+        [&] { Database::load(source_path("tests/data/clblast_tuner_xgemm_reference.json")); });
+    CHECK_THAT(why,
+               Catch::Contains("not a gemmtune database") && Catch::Contains("gemmtune-database"));
+  }
+  SECTION("unsupported schema version") {
+    auto j = nlohmann::json::parse(good);
+    j["schema_version"] = 7;
+    write(dir + "/v7.json", j.dump());
+    const auto why = error_of([&] { Database::load(dir + "/v7.json"); });
+    CHECK_THAT(why, Catch::Contains("schema_version") && Catch::Contains("7") &&
+                        Catch::Contains("expected 1"));
+  }
+  SECTION("a bad field names its position") {
+    auto j = nlohmann::json::parse(good);
+    j["entries"][2]["gflops"] = "fast";
+    write(dir + "/field.json", j.dump());
+    const auto why = error_of([&] { Database::load(dir + "/field.json"); });
+    CHECK_THAT(why, Catch::Contains("entries[2].gflops") && Catch::Contains("expected a number"));
+    j = nlohmann::json::parse(good);
+    j["entries"][1]["key"]["precision"] = "37";
+    write(dir + "/prec.json", j.dump());
+    CHECK_THAT(error_of([&] { Database::load(dir + "/prec.json"); }),
+               Catch::Contains("entries[1]") && Catch::Contains("precision"));
+    j = nlohmann::json::parse(good);
+    j["entries"][1]["key"] = j["entries"][0]["key"];
+    write(dir + "/dup.json", j.dump());
+    CHECK_THAT(error_of([&] { Database::load(dir + "/dup.json"); }), Catch::Contains("duplicate"));
+  }
+  SECTION("update never overwrites a file it cannot read") {
+    const std::string cut = good.substr(0, good.size() - 40);
+    write(dir + "/keep.json", cut);
+    CHECK_THROWS_AS(Database::update(dir + "/keep.json", make_device("gfx1012"),
+                                     make_entry("xgemm", 64, 1), false),
+                    Error);
+    CHECK(read_text_file(dir + "/keep.json") == cut);
+  }
+}
+
+TEST_CASE("database update creates, improves and refuses other hardware", "[database]") {
+  const auto dir = temp_dir("db-update");
+  const std::string path = dir + "/sub/dev.json";
+  const auto dev = make_device("Card");
+  CHECK(Database::update(path, dev, make_entry("xgemm", 64, 10), false) == PutOutcome::kAdded);
+  CHECK(Database::update(path, dev, make_entry("xgemm", 64, 5), false) ==
+        PutOutcome::kKeptExisting);
+  CHECK(Database::update(path, dev, make_entry("xgemm", 64, 20), false) == PutOutcome::kReplaced);
+  CHECK(Database::update(path, dev, make_entry("xgemm", 64, 3), true) == PutOutcome::kReplaced);
+  const auto db = Database::load(path);
+  REQUIRE(db.entries().size() == 1);
+  CHECK(db.entries().front().gflops == 3);
+  CHECK(db.device.name == "Card");
+  const std::string before = read_text_file(path);
+  const auto why = error_of(
+      [&] { Database::update(path, make_device("Other"), make_entry("xgemm", 32, 1), false); });
+  CHECK_THAT(why, Catch::Contains("Card") && Catch::Contains("Other"));
+  CHECK(read_text_file(path) == before);
+}
+
+TEST_CASE("two processes updating one database lose nothing", "[database]") {
+  const auto dir = temp_dir("db-concurrent");
+  const std::string path = dir + "/shared.json";
+  const auto dev = make_device("Card");
+  constexpr int kPerWriter = 25;
+  std::vector<pid_t> children;
+  for (int writer = 0; writer < 2; ++writer) {
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      int code = 0;
+      try {
+        for (int i = 0; i < kPerWriter; ++i) {
+          // Different keys per writer, plus one key that both keep improving.
+          Database::update(path, dev, make_entry(writer ? "xgemm" : "xgemm_direct", 16 + i, 1.0),
+                           false);
+          Database::update(path, dev, make_entry("xgemm_fast", 64, 100.0 * writer + i + 1), false);
+        }
+      } catch (...) {
+        code = 1;
+      }
+      ::_exit(code);
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+  }
+  const auto db = Database::load(path);
+  CHECK(db.entries().size() == 2 * kPerWriter + 1);
+  EntryKey shared;
+  shared.kernel = "xgemm_fast";
+  shared.shape = Shape{64, 64, 64};
+  REQUIRE(db.find(shared));
+  CHECK(db.find(shared)->gflops == 100.0 + kPerWriter);
+}
+
+TEST_CASE("database refuses an entry with a non-finite time", "[database]") {
+  Database db;
+  auto e = make_entry("xgemm", 64, 0.0);  // a zero rate gives an infinite time
+  CHECK_THAT(error_of([&] { db.put(e, false); }), Catch::Contains("non-finite"));
+  CHECK(db.entries().empty());
+}
+
+TEST_CASE("the batch layout is part of the key, and files without it load as strided",
+          "[database]") {
+  Problem p;
+  p.shape = Shape{32, 32, 32};
+  p.batch = 8;
+  p.batch_layout = BatchLayout::kOffsets;
+  CHECK(EntryKey::of(p).batch_layout == BatchLayout::kOffsets);
+  CHECK(EntryKey::of(p).problem().batch_layout == BatchLayout::kOffsets);
+  CHECK_THAT(EntryKey::of(p).to_string(), Catch::Contains("b8 offsets 32x32x32"));
+  // One GEMM has no layout: whatever was asked, it has a single key.
+  p.batch = 1;
+  CHECK(EntryKey::of(p).batch_layout == BatchLayout::kStrided);
+  CHECK(EntryKey::of(p).to_string() == "xgemm fp32 row NN b1 32x32x32");
+
+  // The same problem in both layouts: two entries, each found under its own key only.
+  Database db;
+  auto strided = make_entry("xgemm_direct", 32, 10);
+  strided.key.batch = 8;
+  auto offsets = strided;
+  offsets.key.batch_layout = BatchLayout::kOffsets;
+  offsets.gflops = 5;
+  REQUIRE(db.put(strided, false) == PutOutcome::kAdded);
+  REQUIRE(db.put(offsets, false) == PutOutcome::kAdded);
+  CHECK(db.entries().size() == 2);
+  CHECK(db.find(strided.key)->gflops == 10);
+  CHECK(db.find(offsets.key)->gflops == 5);
+  CHECK_FALSE(strided.key.same_family(offsets.key));
+  EntryKey near = offsets.key;
+  near.shape = Shape{40, 40, 40};
+  REQUIRE(db.nearest(near).entry);
+  CHECK(db.nearest(near).entry->gflops == 5);
+
+  // Written for batches only (single GEMMs serialise as before), and read back.
+  const nlohmann::json j = db.to_json();
+  CHECK(j["entries"][0]["key"]["batch_layout"] == "strided");
+  CHECK(j["entries"][1]["key"]["batch_layout"] == "offsets");
+  CHECK_FALSE(nlohmann::json(make_entry("xgemm", 64, 1).key).contains("batch_layout"));
+  const Database back = Database::from_json(j, "db.json");
+  CHECK(back.find(offsets.key)->gflops == 5);
+
+  // A file from before the layout was keyed: its batches are strided.
+  auto old = j;
+  old["entries"].erase(1);
+  old["entries"][0]["key"].erase("batch_layout");
+  const Database loaded = Database::from_json(old, "old.json");
+  REQUIRE(loaded.find(strided.key));
+  CHECK_FALSE(loaded.find(offsets.key));
+
+  auto bad = j;
+  bad["entries"][1]["key"]["batch_layout"] = "pointers";
+  CHECK_THAT(error_of([&] { Database::from_json(bad, "bad.json"); }),
+             Catch::Contains("bad.json") && Catch::Contains("entries[1]") &&
+                 Catch::Contains("strided or offsets"));
+}

@@ -1,0 +1,292 @@
+// The GEMM templates on the OpenCL device (PoCL on a CPU in CI): every result is checked against
+// Eigen by the evaluator; these tests check that correct kernels pass in every shape, layout and
+// order, and that wrong ones, broken ones and invalid configurations are reported as such.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "src/device/device.hpp"
+#include "src/device/device_profile.hpp"
+#include "src/core/json_util.hpp"
+#include "src/eval/opencl_evaluator.hpp"
+#include "tests/test_support.hpp"
+
+using namespace gemmtune;
+namespace fs = std::filesystem;
+
+using test::describe;
+
+namespace {
+
+const test::TestDevice& bench() {
+  return test::test_device();
+}
+
+OpenClEvaluatorOptions quick_options(const std::string& templates) {
+  OpenClEvaluatorOptions o = test::quick_evaluator_options();
+  o.templates_dir = templates;
+  o.cache_dir = bench().cache_dir;
+  return o;
+}
+
+std::unique_ptr<OpenClEvaluator> make_evaluator(const std::string& templates = "") {
+  return test::make_test_evaluator(
+      quick_options(templates.empty() ? test::source_path("kernel_templates") : templates));
+}
+
+Problem problem(const std::string& kernel, Shape shape, Order order, const std::string& layout,
+                double alpha, double beta) {
+  Problem p = test::problem_of(kernel, shape, order, layout);
+  p.alpha = alpha;
+  p.beta = beta;
+  return p;
+}
+
+// A copy of the templates folder whose xgemm declaration gains the test-only TEST_PERTURB
+// parameter (see gemm_tile.cl).
+std::string perturbable_templates() {
+  const std::string dir = test::temp_dir("perturb");
+  for (const auto& f : fs::directory_iterator(test::source_path("kernel_templates"))) {
+    fs::copy_file(f.path(), fs::path(dir) / f.path().filename());
+  }
+  for (const std::string name : {"xgemm", "xgemm_direct"}) {
+    auto j = read_json_file(dir + "/" + name + ".json");
+    j["parameters"].push_back(
+        {{"name", "TEST_PERTURB"}, {"values", {0, 1, 2, 3}}, {"default", 0}, {"help", "test"}});
+    write_json_atomic(dir + "/" + name + ".json", j);
+  }
+  return dir;
+}
+
+}  // namespace
+
+TEST_CASE("a sample of each ci space agrees with Eigen on an awkward shape", "[device][xgemm]") {
+  auto ev = make_evaluator();
+  if (!ev) {
+    WARN("no OpenCL device: skipped");
+    return;
+  }
+  const auto& b = bench();
+  for (const std::string kernel : {"xgemm", "xgemm_direct"}) {
+    const KernelSpec& spec = ev->spec(kernel);
+    const ParamSpace space(spec, "ci", device_limits(b.device->info, nullptr),
+                           Context{{"ELEM_BYTES", 4}});
+    const auto configs = space.enumerate();
+    REQUIRE(configs.size() >= 4);
+    // Four configurations spread evenly over the space, compiled ahead through prepare().
+    std::vector<Configuration> sample;
+    for (size_t i = 0; i < 4; ++i) sample.push_back(configs[i * (configs.size() - 1) / 3]);
+    const Problem p = problem(kernel, Shape{67, 45, 33}, Order::kRowMajor, "NN", 1.0, 0.0);
+    ev->prepare(p, sample);
+    for (const auto& c : sample) {
+      const Result r = ev->evaluate(p, c);
+      INFO(describe(p, r));
+      CHECK(r.status == Status::kOk);
+      CHECK(r.gflops > 0);
+      CHECK(r.max_error <= r.tolerance);
+      CHECK(r.time.runs >= 1);
+      CHECK(r.usage.local_mem_bytes.has_value());
+      CHECK(r.helper_kernels == (kernel == "xgemm"));  // 67x45x33 fits no xgemm tile
+    }
+  }
+}
+
+TEST_CASE("awkward shapes in every layout and order agree with Eigen", "[device][xgemm]") {
+  auto ev = make_evaluator();
+  if (!ev) {
+    WARN("no OpenCL device: skipped");
+    return;
+  }
+  const std::vector<Shape> shapes{{1, 1, 1}, {17, 33, 65}, {1, 4096, 7}, {257, 255, 1}};
+  for (const std::string kernel : {"xgemm", "xgemm_direct"}) {
+    // Small tiles keep the padded work small; vectors of 2 exercise the vector paths.
+    const Configuration config = kernel == "xgemm" ? ev->spec(kernel).complete({{"MWG", 16},
+                                                                                {"NWG", 16},
+                                                                                {"KWG", 16},
+                                                                                {"MDIMC", 8},
+                                                                                {"NDIMC", 8},
+                                                                                {"MDIMA", 8},
+                                                                                {"NDIMB", 8}})
+                                                   : ev->spec(kernel).defaults();
+    for (const auto& shape : shapes) {
+      for (auto order : {Order::kRowMajor, Order::kColMajor}) {
+        for (const std::string layout : {"NN", "NT", "TN", "TT"}) {
+          const Problem p = problem(kernel, shape, order, layout, -1.5, 0.75);
+          const Result r = ev->evaluate(p, config);
+          INFO(describe(p, r));
+          CHECK(r.status == Status::kOk);
+        }
+      }
+    }
+    // beta == 0: C starts as NaN on the device and must not be read.
+    for (const std::string layout : {"NN", "TT"}) {
+      const Problem p = problem(kernel, Shape{17, 33, 65}, Order::kRowMajor, layout, 2.0, 0.0);
+      const Result r = ev->evaluate(p, config);
+      INFO(describe(p, r));
+      CHECK(r.status == Status::kOk);
+    }
+  }
+}
+
+TEST_CASE("double precision agrees with Eigen", "[device][xgemm]") {
+  auto ev = make_evaluator();
+  if (!ev) {
+    WARN("no OpenCL device: skipped");
+    return;
+  }
+  if (!bench().device->info.has_fp64) {
+    WARN("no cl_khr_fp64: skipped");
+    return;
+  }
+  for (const std::string kernel : {"xgemm", "xgemm_direct"}) {
+    Problem p = problem(kernel, Shape{33, 17, 40}, Order::kColMajor, "NT", 0.5, -1.0);
+    p.precision = Precision::kFP64;
+    const Result r = ev->evaluate(p, ev->spec(kernel).defaults());
+    INFO(describe(p, r));
+    CHECK(r.status == Status::kOk);
+    CHECK(r.tolerance < 1e-12);
+  }
+}
+
+TEST_CASE("verification catches wrong kernels", "[device][xgemm]") {
+  const std::string templates = perturbable_templates();
+  auto ev = make_evaluator(templates);
+  if (!ev) {
+    WARN("no OpenCL device: skipped");
+    return;
+  }
+  for (const std::string kernel : {"xgemm", "xgemm_direct"}) {
+    Configuration c = ev->spec(kernel).defaults();
+    const Problem with_c = problem(kernel, Shape{40, 24, 48}, Order::kRowMajor, "NN", 1.0, 1.0);
+    const Problem no_c = problem(kernel, Shape{40, 24, 48}, Order::kRowMajor, "NN", 1.0, 0.0);
+    if (kernel == "xgemm_direct") {
+      // Its edge path (40 x 24 crosses tiles) must not read C when beta == 0 either.
+      c["TEST_PERTURB"] = 3;
+      const Result r = ev->evaluate(no_c, c);
+      CHECK(r.status == Status::kWrongResult);
+      CHECK_THAT(r.message, Catch::Contains("NaN"));
+      continue;
+    }
+    c["TEST_PERTURB"] = 0;
+    CHECK(ev->evaluate(with_c, c).status == Status::kOk);
+    c["TEST_PERTURB"] = 1;  // one output vector 1% off
+    Result r = ev->evaluate(with_c, c);
+    CHECK(r.status == Status::kWrongResult);
+    CHECK(r.max_error > r.tolerance);
+    CHECK_THAT(r.message, Catch::Contains("exceeds tolerance"));
+    c["TEST_PERTURB"] = 2;  // NaN in one output
+    r = ev->evaluate(with_c, c);
+    CHECK(r.status == Status::kWrongResult);
+    CHECK_THAT(r.message, Catch::Contains("NaN"));
+    c["TEST_PERTURB"] = 3;  // reads C although beta == 0: right with beta != 0 ...
+    CHECK(ev->evaluate(with_c, c).status == Status::kOk);
+    r = ev->evaluate(no_c, c);  // ... and caught by the NaN-filled C otherwise
+    CHECK(r.status == Status::kWrongResult);
+    CHECK_THAT(r.message, Catch::Contains("NaN"));
+  }
+}
+
+TEST_CASE("invalid configurations, build failures and unsupported problems are results",
+          "[device][xgemm]") {
+  const std::string templates = test::temp_dir("broken");
+  for (const auto& f : fs::directory_iterator(test::source_path("kernel_templates"))) {
+    fs::copy_file(f.path(), fs::path(templates) / f.path().filename());
+  }
+  {
+    auto j = read_json_file(templates + "/xgemm.json");
+    j["kernel"] = "broken";
+    j["source"] = "broken.cl";
+    write_json_atomic(templates + "/broken.json", j);
+    std::ofstream(templates + "/broken.cl")
+        << "#include \"xgemm.cl\"\n__kernel void extra() { undeclared_thing = 1; }\n";
+  }
+  auto ev = make_evaluator(templates);
+  if (!ev) {
+    WARN("no OpenCL device: skipped");
+    return;
+  }
+  const Problem p = problem("xgemm", Shape{8, 8, 8}, Order::kRowMajor, "NN", 1.0, 0.0);
+  Configuration c = ev->spec("xgemm").defaults();
+  c["KWI"] = 8;
+  c["KWG"] = 8;
+  Result r = ev->evaluate(p, c);
+  CHECK(r.status == Status::kInvalid);
+  CHECK_THAT(r.message, Catch::Contains("KWG % ((MDIMC * NDIMC) / MDIMA) == 0"));
+  c = ev->spec("xgemm").defaults();
+  c.erase("SA");
+  CHECK(ev->evaluate(p, c).status == Status::kInvalid);
+
+  Problem bp = p;
+  bp.kernel = "broken";
+  r = ev->evaluate(bp, ev->spec("broken").defaults());
+  CHECK(r.status == Status::kCompileFailed);
+  CHECK_THAT(r.message, Catch::Contains("undeclared_thing"));
+
+  Problem unknown = p;
+  unknown.kernel = "no_such_kernel";
+  r = ev->evaluate(unknown, {});
+  CHECK(r.status == Status::kInvalid);
+  CHECK_THAT(r.message, Catch::Contains("no_such_kernel"));
+  REQUIRE_THROWS_WITH(ev->spec("no_such_kernel"), Catch::Contains("known: "));
+
+  Problem batched = p;
+  batched.batch = 4;
+  CHECK(ev->evaluate(batched, ev->spec("xgemm").defaults()).status == Status::kUnsupported);
+}
+
+TEST_CASE("a second evaluation of a configuration loads the cached binary", "[device][xgemm]") {
+  auto& b = bench();
+  if (!b.device) {
+    WARN("no OpenCL device: skipped");
+    return;
+  }
+  auto options = quick_options(test::source_path("kernel_templates"));
+  options.cache_dir = test::temp_dir("fresh-cache");
+  const Problem p = problem("xgemm_direct", Shape{16, 16, 16}, Order::kColMajor, "NN", 1.0, 0.0);
+  Configuration c;
+  {
+    OpenClEvaluator first(*b.device, nullptr, options);
+    c = first.spec("xgemm_direct").complete({{"KWID", 8}, {"PADB", 0}});
+    const Result r = first.evaluate(p, c);
+    CHECK(r.status == Status::kOk);
+    CHECK_FALSE(r.binary_cached);
+  }
+  OpenClEvaluator second(*b.device, nullptr, options);
+  const Result r = second.evaluate(p, c);
+  CHECK(r.status == Status::kOk);
+  CHECK(r.binary_cached);
+  // A different device options string is another binary.
+  options.cache_dir = "none";
+  OpenClEvaluator uncached(*b.device, nullptr, options);
+  CHECK_FALSE(uncached.evaluate(p, c).binary_cached);
+}
+
+TEST_CASE("timing repeats until both the count and the time are reached", "[device][xgemm]") {
+  auto& b = bench();
+  if (!b.device) {
+    WARN("no OpenCL device: skipped");
+    return;
+  }
+  auto options = quick_options(test::source_path("kernel_templates"));
+  options.min_runs = 4;
+  options.min_time_ms = 0;
+  options.max_runs = 10;
+  OpenClEvaluator ev(*b.device, nullptr, options);
+  const Problem p = problem("xgemm", Shape{64, 64, 64}, Order::kRowMajor, "NN", 1.0, 0.0);
+  Result r = ev.evaluate(p, ev.spec("xgemm").defaults());
+  REQUIRE(r.status == Status::kOk);
+  CHECK(r.time.runs == 4);
+  CHECK_FALSE(r.helper_kernels);  // 64^3 fits the default 64x64x32 tiles
+  CHECK(r.time.min_ms <= r.time.median_ms);
+  CHECK(r.time.median_ms <= r.time.max_ms);
+  CHECK(r.time.kernel_median_ms == Approx(r.time.median_ms));
+  CHECK(r.gflops == Approx(p.flops() / (r.time.median_ms * 1e6)));
+  options.min_runs = 1;
+  options.min_time_ms = 1e9;  // unreachable: max_runs stops it
+  OpenClEvaluator capped(*b.device, nullptr, options);
+  r = capped.evaluate(p, capped.spec("xgemm").defaults());
+  CHECK(r.time.runs == 10);
+}

@@ -1,0 +1,182 @@
+// The kernel template declarations, source assembly and launch geometry (no device needed).
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "src/core/error.hpp"
+#include "src/kernel/gemm_view.hpp"
+#include "src/kernel/kernel_source.hpp"
+#include "src/kernel/kernel_spec.hpp"
+#include "tests/test_support.hpp"
+
+using namespace gemmtune;
+
+namespace {
+KernelSpec load_template(const std::string& name) {
+  return KernelSpec::load(test::source_path("kernel_templates/" + name + ".json"));
+}
+const Context kFp32{{"ELEM_BYTES", 4}};
+}  // namespace
+
+TEST_CASE("xgemm and xgemm_direct declarations load with valid defaults", "[kernel_spec]") {
+  for (const std::string name : {"xgemm", "xgemm_direct"}) {
+    INFO(name);
+    const KernelSpec spec = load_template(name);
+    CHECK(spec.entry_point() == name);
+    CHECK_FALSE(spec.check(spec.defaults(), DeviceLimits{}, kFp32).has_value());
+    for (const auto& c : spec.constraints()) CHECK_FALSE(c.reason.empty());
+    for (const std::string space : {"ci", "cpu", "gpu"}) REQUIRE(spec.spaces().count(space));
+    const uint64_t ci = ParamSpace(spec, "ci", DeviceLimits{}, kFp32).count();
+    const uint64_t cpu = ParamSpace(spec, "cpu", DeviceLimits{}, kFp32).count();
+    const uint64_t gpu = ParamSpace(spec, "gpu", DeviceLimits{}, kFp32).count();
+    CHECK(ci >= 12);
+    CHECK(ci <= 100);
+    CHECK(cpu > ci);
+    CHECK(cpu <= 1000);
+    CHECK(gpu > cpu);
+  }
+}
+
+TEST_CASE("xgemm constraints name what is wrong and why", "[kernel_spec]") {
+  const KernelSpec spec = load_template("xgemm");
+  auto config = spec.defaults();
+  config["KWI"] = 8;
+  config["KWG"] = 8;  // KDIMA = 16 does not divide 8
+  auto why = spec.check(config, DeviceLimits{}, kFp32);
+  REQUIRE(why);
+  CHECK_THAT(*why, Catch::Contains("KWG % ((MDIMC * NDIMC) / MDIMA) == 0"));
+  CHECK_THAT(*why, Catch::Contains("KDIMA"));
+  config = spec.defaults();
+  config["MWG"] = 16;  // 16 % (MDIMC * VWM) = 16 % 32
+  why = spec.check(config, DeviceLimits{}, kFp32);
+  REQUIRE(why);
+  CHECK_THAT(*why, Catch::Contains("MWG % (MDIMC * VWM) == 0"));
+  config = spec.defaults();
+  config["SA"] = 0;  // PADA=1 without staging duplicates PADA=0
+  why = spec.check(config, DeviceLimits{}, kFp32);
+  REQUIRE(why);
+  CHECK_THAT(*why, Catch::Contains("SA == 1 || PADA == 0"));
+}
+
+TEST_CASE("resource formulas follow the parameters", "[kernel_spec]") {
+  const KernelSpec xgemm = load_template("xgemm");
+  auto c = xgemm.defaults();  // MWG=NWG=64, KWG=32, PADA=PADB=1
+  CHECK(*xgemm.local_mem_bytes(c, kFp32) == 4 * (32 * 65 + 32 * 65));
+  CHECK(*xgemm.local_mem_bytes(c, Context{{"ELEM_BYTES", 8}}) == 8 * (32 * 65 + 32 * 65));
+  c["SB"] = 0;
+  c["PADB"] = 0;
+  CHECK(*xgemm.local_mem_bytes(c, kFp32) == 4 * 32 * 65);
+  CHECK(*xgemm.work_group_size(c, kFp32) == 256);
+  CHECK(*xgemm.registers(c, kFp32) == 4 * 4 + 4 + 4 + 12);
+  const KernelSpec direct = load_template("xgemm_direct");
+  const auto d = direct.defaults();  // WGD=32, PADA=PADB=1
+  CHECK(*direct.local_mem_bytes(d, kFp32) == 4 * 32 * (33 + 33));
+  // Aliases for tools that read tile sizes generically.
+  CHECK(*direct.value_of("MWG", d, kFp32) == 32);
+  CHECK(*direct.value_of("NWI", d, kFp32) == 4);
+}
+
+TEST_CASE("row-major problems map onto the column-major contract by swapping", "[kernel_spec]") {
+  Problem p;
+  p.shape = Shape{10, 20, 30};
+  p.order = Order::kRowMajor;
+  set_layout(p, "TN");
+  KernelView v = kernel_view(p);
+  CHECK(v.swap_ab);
+  CHECK(v.m == 20);
+  CHECK(v.n == 10);
+  CHECK(v.k == 30);
+  CHECK_FALSE(v.trans_a);  // the kernel's A is the problem's B, not transposed
+  CHECK(v.trans_b);
+  CHECK(v.a_rows() == 20);  // row-major B (30 x 20) is column-major 20 x 30
+  CHECK(v.b_rows() == 10);  // row-major A^T storage (30 x 10) is column-major 10 x 30
+  p.order = Order::kColMajor;
+  v = kernel_view(p);
+  CHECK_FALSE(v.swap_ab);
+  CHECK(v.m == 10);
+  CHECK(v.trans_a);
+  CHECK(v.a_rows() == 30);
+  CHECK(v.b_rows() == 30);
+}
+
+TEST_CASE("launch geometry comes from the declaration, padded when declared", "[kernel_spec]") {
+  Problem p;
+  p.shape = Shape{100, 70, 33};
+  p.order = Order::kColMajor;
+  const KernelView v = kernel_view(p);
+  const KernelSpec xgemm = load_template("xgemm");
+  auto g = launch_geometry(xgemm, xgemm.defaults(), kFp32, v);
+  CHECK(g.padded);
+  CHECK(g.m == 128);
+  CHECK(g.n == 128);
+  CHECK(g.k == 64);
+  CHECK(g.local == std::vector<size_t>{16, 16});
+  CHECK(g.global == std::vector<size_t>{32, 32});
+  const KernelSpec direct = load_template("xgemm_direct");
+  g = launch_geometry(direct, direct.defaults(), kFp32, v);
+  CHECK_FALSE(g.padded);
+  CHECK(g.m == 100);
+  CHECK(g.global == std::vector<size_t>{4 * 8, 3 * 8});
+
+  nlohmann::json j = xgemm.raw();
+  j["launch"]["global"] = {"M / MWG * MDIMC + 1", "N"};
+  const KernelSpec broken = KernelSpec::from_json(j, "broken.json");
+  REQUIRE_THROWS_WITH(launch_geometry(broken, broken.defaults(), kFp32, v),
+                      Catch::Contains("not a multiple of the local size"));
+  j["launch"].erase("local");
+  const KernelSpec no_local = KernelSpec::from_json(j, "broken.json");
+  REQUIRE_THROWS_WITH(launch_geometry(no_local, no_local.defaults(), kFp32, v),
+                      Catch::Contains("local"));
+}
+
+TEST_CASE("kernel sources expand includes once and options list every define", "[kernel_spec]") {
+  const std::string src = load_kernel_source(test::source_path("kernel_templates"), "xgemm.cl");
+  CHECK(src.find("#include") == std::string::npos);
+  CHECK(src.find("typedef float real;") != std::string::npos);
+  CHECK(src.find("void GEMM_ENTRY(") != std::string::npos);
+  // common.cl is included by xgemm.cl only: its typedefs appear once.
+  CHECK(src.find("typedef float real;") == src.rfind("typedef float real;"));
+
+  const std::string dir = test::temp_dir("ksrc");
+  std::ofstream(dir + "/a.cl") << "#include \"missing.cl\"\n";
+  REQUIRE_THROWS_WITH(load_kernel_source(dir, "a.cl"), Catch::Contains("missing.cl"));
+  REQUIRE_THROWS_WITH(load_kernel_source(dir, "nope.cl"), Catch::Contains("not found"));
+
+  const std::string opts =
+      build_options({{"NWG", 32}, {"MWG", 64}}, Precision::kFP64, true, false, "-cl-mad-enable");
+  CHECK(opts == "-DMWG=64 -DNWG=32 -DPRECISION=64 -DTRANSA=1 -DTRANSB=0 -cl-mad-enable");
+}
+
+TEST_CASE("build logs are trimmed for messages", "[kernel_spec]") {
+  std::string log;
+  for (int i = 0; i < 50; ++i) log += "line " + std::to_string(i) + "\n\n";
+  const std::string t = trim_build_log(log, 5, 1000);
+  CHECK_THAT(t, Catch::StartsWith("line 0\nline 1\n"));
+  CHECK_THAT(t, Catch::Contains("45 more lines"));
+  CHECK(trim_build_log("  \n\nerror: x\n") == "error: x");
+}
+
+TEST_CASE("a parameter missing from a configuration takes its default in expressions",
+          "[kernel_spec]") {
+  // Recordings made before a parameter existed lack it; they ran with its default.
+  const KernelSpec spec = load_template("xgemm_fast");
+  Configuration recorded = spec.defaults();
+  recorded.erase("DOT2");
+  const Context ctx{{"ELEM_BYTES", 4}};
+  CHECK(spec.value_of("DOT2", recorded, ctx) == 0);
+  CHECK(spec.registers(recorded, ctx) == spec.registers(spec.defaults(), ctx));
+  CHECK_THROWS_WITH(spec.value_of("NOPE", recorded, ctx), Catch::Contains("unknown name 'NOPE'"));
+}
+
+TEST_CASE("a space too large to enumerate is refused naming the named spaces", "[kernel_spec]") {
+  const KernelSpec spec = load_template("xgemm_fast");
+  const ParamSpace full(spec, "full", DeviceLimits{}, kFp32);
+  REQUIRE(full.cartesian_size() > kMaxEnumeratedCombinations);
+  CHECK_THROWS_WITH(full.count(), Catch::Contains("space 'full' of kernel xgemm_fast") &&
+                                      Catch::Contains("gpu, large"));
+  // The default GPU space is a declared one that enumerates.
+  const ParamSpace gpu(spec, "gpu", DeviceLimits{}, kFp32);
+  CHECK(gpu.cartesian_size() <= kMaxEnumeratedCombinations);
+  CHECK(gpu.count() > ParamSpace(spec, "large", DeviceLimits{}, kFp32).count() / 10);
+}
