@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <vector>
 
+#include <spdlog/spdlog.h>
+
 #include "src/core/error.hpp"
 
 namespace gemmtune {
@@ -36,9 +38,17 @@ std::string find_data_dir(const std::string& name, const std::string& override_d
   candidates.push_back(exe.parent_path() / name);
   candidates.push_back(exe.parent_path().parent_path() / name);
   candidates.push_back(exe.parent_path() / "share" / "gemmtune" / name);
+#ifdef GEMMTUNE_CONFIGURED_SOURCE_DIR
+  // Last resort for a build folder anywhere outside the source tree: the sources it was
+  // configured from. An installed tree has found its share/ folder above.
+  candidates.push_back(fs::path(GEMMTUNE_CONFIGURED_SOURCE_DIR) / name);
+#endif
   std::string looked;
   for (const auto& c : candidates) {
-    if (fs::is_directory(c, ec)) return c.lexically_normal().string();
+    if (fs::is_directory(c, ec)) {
+      spdlog::debug("{} folder: {}", name, c.lexically_normal().string());
+      return c.lexically_normal().string();
+    }
     looked += (looked.empty() ? "" : ", ") + c.lexically_normal().string();
   }
   throw Error(ErrorCode::kInvalidFile,

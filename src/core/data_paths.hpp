@@ -10,7 +10,8 @@ std::string executable_dir();
 
 // Finds `name` (e.g. "kernel_templates"): `override_dir` when given (must exist), else
 // $GEMMTUNE_DATA_DIR/name, next to the binary, one level up (a build folder in the source tree),
-// or ../share/gemmtune/name (an installed tree). Throws Error listing where it looked.
+// ../share/gemmtune/name (an installed tree), and last the source folder the build was configured
+// from. Throws Error listing where it looked.
 std::string find_data_dir(const std::string& name, const std::string& override_dir);
 
 }  // namespace gemmtune
