@@ -33,6 +33,62 @@ std::vector<std::string> string_list(const nlohmann::json& j, const std::string&
   return out;
 }
 
+std::map<std::string, Figure> figures_from_json(const nlohmann::json& j, const std::string& field,
+                                               const std::string& origin) {
+  if (!j.is_object()) throw invalid_file(origin, "field '" + field + "' must be an object");
+  std::map<std::string, Figure> out;
+  for (const auto& [key, fj] : j.items()) {
+    const std::string name = field + "." + key;
+    if (!fj.is_object() || !fj.contains("value") || !fj["value"].is_number()) {
+      throw invalid_file(origin, "field '" + name + ".value' must be a number");
+    }
+    if (!fj.contains("source") || !fj["source"].is_string() ||
+        fj["source"].get<std::string>().empty()) {
+      throw invalid_file(origin, "field '" + name + ".source' must name a public source");
+    }
+    if (fj["value"].get<double>() < 0) throw invalid_file(origin, "field '" + name + "' is negative");
+    out[key] = Figure{fj["value"].get<double>(), fj["source"].get<std::string>()};
+  }
+  return out;
+}
+
+std::vector<ProfileModel> models_from_json(const nlohmann::json& j, const std::string& origin) {
+  std::vector<ProfileModel> out;
+  if (!j.contains("models")) return out;
+  if (!j["models"].is_array()) throw invalid_file(origin, "field 'models' must be an array");
+  for (const auto& mj : j["models"]) {
+    if (!mj.is_object()) throw invalid_file(origin, "field 'models' must hold objects");
+    ProfileModel m;
+    m.name = require_string(mj, "name", origin + " models");
+    const std::string field = "models." + m.name;
+    m.name_contains = string_list(mj, "name_contains", origin + " " + field);
+    if (m.name_contains.empty()) {
+      throw invalid_file(origin, "field '" + field + ".name_contains' must name the device");
+    }
+    if (mj.contains("priority") && !mj["priority"].is_number_integer()) {
+      throw invalid_file(origin, "field '" + field + ".priority' must be an integer");
+    }
+    m.priority = mj.value("priority", 0);
+    if (!mj.contains("figures")) throw invalid_file(origin, "missing field '" + field + ".figures'");
+    m.figures = figures_from_json(mj["figures"], field + ".figures", origin);
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+// The architecture profile with one model's figures in place: it matches that model's devices
+// only, ahead of the architecture (and of lower-priority models).
+DeviceProfile model_variant(const DeviceProfile& base, const ProfileModel& model) {
+  DeviceProfile v = base;
+  v.model = model.name;
+  v.description = base.description + ", " + model.name;
+  v.name_contains = model.name_contains;
+  v.priority = base.priority + 1 + model.priority;
+  for (const auto& [key, figure] : model.figures) v.figures[key] = figure;
+  v.models.clear();
+  return v;
+}
+
 }  // namespace
 
 const std::vector<std::string>& DeviceProfile::required_figures() {
@@ -90,6 +146,7 @@ void to_json(nlohmann::json& j, const DeviceProfile& p) {
                      {"wavefront_sizes", p.wavefront_sizes},
                      {"build_options", p.build_options},
                      {"register_cap_option", p.register_cap_option}};
+  if (!p.model.empty()) j["model"] = p.model;
   for (const auto& [k, f] : p.figures) j["figures"][k] = {{"value", f.value}, {"source", f.source}};
 }
 
@@ -128,19 +185,7 @@ DeviceProfile profile_from_json(const nlohmann::json& j, const std::string& orig
   if (!j.contains("figures") || !j["figures"].is_object()) {
     throw invalid_file(origin, "field 'figures' must be an object");
   }
-  for (const auto& [key, fj] : j["figures"].items()) {
-    const std::string field = "figures." + key;
-    if (!fj.is_object() || !fj.contains("value") || !fj["value"].is_number()) {
-      throw invalid_file(origin, "field '" + field + ".value' must be a number");
-    }
-    if (!fj.contains("source") || !fj["source"].is_string() ||
-        fj["source"].get<std::string>().empty()) {
-      throw invalid_file(origin, "field '" + field + ".source' must name a public source");
-    }
-    if (fj["value"].get<double>() < 0)
-      throw invalid_file(origin, "field '" + field + "' is negative");
-    p.figures[key] = Figure{fj["value"].get<double>(), fj["source"].get<std::string>()};
-  }
+  p.figures = figures_from_json(j["figures"], "figures", origin);
   for (const auto& key : DeviceProfile::required_figures()) {
     if (!p.figures.count(key)) throw invalid_file(origin, "missing field 'figures." + key + "'");
   }
@@ -159,6 +204,7 @@ DeviceProfile profile_from_json(const nlohmann::json& j, const std::string& orig
     }
     p.register_cap_option = o.get<std::string>();
   }
+  p.models = models_from_json(j, origin);
   return p;
 }
 
@@ -179,22 +225,33 @@ ProfileSet ProfileSet::load_dir(const std::string& dir) {
   for (const auto& f : files) {
     auto p = load_profile(f);
     if (set.find(p.name)) throw invalid_file(f, "profile name '" + p.name + "' is used twice");
+    for (const auto& model : p.models) set.variants_.push_back(model_variant(p, model));
     set.profiles_.push_back(std::move(p));
   }
   return set;
 }
 
-const DeviceProfile* ProfileSet::find(const std::string& name) const {
+const DeviceProfile* ProfileSet::find(const std::string& name,
+                                      const std::string& device_name) const {
+  const DeviceProfile* best = nullptr;
   for (const auto& p : profiles_) {
-    if (lower(p.name) == lower(name)) return &p;
+    if (lower(p.name) == lower(name)) best = &p;
   }
-  return nullptr;
+  if (!best || device_name.empty()) return best;
+  for (const auto& v : variants_) {
+    const bool named = std::any_of(v.name_contains.begin(), v.name_contains.end(),
+                                   [&](const std::string& n) { return contains_ci(device_name, n); });
+    if (lower(v.name) == lower(name) && named && v.priority > best->priority) best = &v;
+  }
+  return best;
 }
 
 const DeviceProfile* ProfileSet::match(const DeviceInfo& device) const {
   const DeviceProfile* best = nullptr;
-  for (const auto& p : profiles_) {
-    if (p.matches(device) && (!best || p.priority > best->priority)) best = &p;
+  for (const auto* set : {&variants_, &profiles_}) {
+    for (const auto& p : *set) {
+      if (p.matches(device) && (!best || p.priority > best->priority)) best = &p;
+    }
   }
   return best;
 }

@@ -20,8 +20,18 @@ struct Figure {
   std::string source;
 };
 
+// Figures that differ between models of one architecture (the H100's memory bandwidth is not the
+// H200's): a model matches by device name and overrides the architecture's figures.
+struct ProfileModel {
+  std::string name;                        // e.g. "H100"
+  std::vector<std::string> name_contains;  // any of these, case-insensitive, in CL_DEVICE_NAME
+  int priority = 0;                        // among the models of one profile; higher wins
+  std::map<std::string, Figure> figures;   // overrides
+};
+
 struct DeviceProfile {
   std::string name;         // e.g. "gfx1012"
+  std::string model;        // "" for the architecture; the model's name for a model's variant
   std::string description;  // e.g. "AMD Radeon RX 5500 XT (RDNA1)"
   std::string file;         // where it was loaded from
   // Matching: every listed criterion must hold; a device matches the profile with highest priority.
@@ -35,6 +45,7 @@ struct DeviceProfile {
   // The compiler option that caps registers per work-item, the value appended (NVIDIA:
   // "-cl-nv-maxrregcount="); empty where the driver has none, and then kernels run uncapped.
   std::string register_cap_option;
+  std::vector<ProfileModel> models;  // empty in a model's variant
 
   // The figure `key`, or throws Error naming the profile file and the field.
   double figure(const std::string& key) const;
@@ -56,12 +67,16 @@ class ProfileSet {
   // Loads every *.json of `dir` (sorted by name).
   static ProfileSet load_dir(const std::string& dir);
   const std::vector<DeviceProfile>& profiles() const { return profiles_; }
-  const DeviceProfile* find(const std::string& name) const;
-  // Best-matching profile of a device, or nullptr ("generic").
+  // The architecture profile `name`; with `device_name`, the variant of the model that device is
+  // when the profile declares one (else the architecture profile). nullptr when unknown.
+  const DeviceProfile* find(const std::string& name, const std::string& device_name = "") const;
+  // Best-matching profile of a device, or nullptr ("generic"): a model's variant before its
+  // architecture.
   const DeviceProfile* match(const DeviceInfo& device) const;
 
  private:
   std::vector<DeviceProfile> profiles_;
+  std::vector<DeviceProfile> variants_;  // one per declared model, figures overridden
 };
 
 // The limits a configuration must respect on this device: the driver's work-group size and local

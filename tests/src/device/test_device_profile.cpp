@@ -125,3 +125,46 @@ TEST_CASE("device limits combine the driver and the profile", "[profile]") {
   CHECK(limits.max_registers_per_thread == 255);
   CHECK(device_limits(nv, nullptr).max_registers_per_thread == 0);
 }
+
+TEST_CASE("models of one architecture keep their own figures", "[profile]") {
+  const auto set = ProfileSet::load_dir(test::source_path("devices"));
+  auto hopper = [](const std::string& name) {
+    DeviceInfo d;
+    d.type = "gpu";
+    d.name = name;
+    d.vendor = "NVIDIA Corporation";
+    return d;
+  };
+  const auto bandwidth = [&](const std::string& name) {
+    const auto* p = set.match(hopper(name));
+    REQUIRE(p != nullptr);
+    CHECK(p->name == "sm_90");
+    return p->figure("memory_bandwidth_gbs");
+  };
+  CHECK(bandwidth("NVIDIA H100 80GB HBM3") == 3350);
+  CHECK(bandwidth("NVIDIA H100 PCIe") == 2000);
+  CHECK(bandwidth("NVIDIA H100 NVL") == 3900);
+  CHECK(bandwidth("NVIDIA H200") == 4800);
+  CHECK(set.match(hopper("NVIDIA H100 PCIe"))->figure("compute_units") == 114);
+  CHECK(set.match(hopper("NVIDIA H100 80GB HBM3"))->figure("compute_units") == 132);
+  CHECK(set.match(hopper("NVIDIA H100 80GB HBM3"))->model == "H100 SXM");
+
+  // A database names the architecture and the device: the lookup by both gives the model.
+  CHECK(set.find("sm_90")->model.empty());
+  CHECK(set.find("sm_90", "NVIDIA H100 80GB HBM3")->figure("memory_bandwidth_gbs") == 3350);
+  CHECK(set.find("sm_90", "NVIDIA H200")->figure("memory_bandwidth_gbs") == 4800);
+  CHECK(set.find("sm_90", "Mali-G78") == set.find("sm_90"));
+  CHECK(set.find("gfx1012", "NVIDIA H100 80GB HBM3") == set.find("gfx1012"));
+}
+
+TEST_CASE("a malformed model is an error naming the file and the field", "[profile]") {
+  auto j = read_json_file(test::source_path("devices/sm_90.json"));
+  j["models"][0].erase("name_contains");
+  CHECK_THAT(load_error(j), Catch::Contains("name_contains"));
+  j = read_json_file(test::source_path("devices/sm_90.json"));
+  j["models"][0]["figures"]["memory_bandwidth_gbs"]["value"] = "fast";
+  CHECK_THAT(load_error(j), Catch::Contains("models.H100 SXM.figures.memory_bandwidth_gbs.value"));
+  j = read_json_file(test::source_path("devices/sm_90.json"));
+  j["models"] = 3;
+  CHECK_THAT(load_error(j), Catch::Contains("models"));
+}
