@@ -1,0 +1,189 @@
+// The options of `gemmtune search`, and how a resumed search takes back the settings its journal
+// recorded.
+#include <fmt/format.h>
+
+#include "search/strategies/strategies.hpp"
+#include "src/core/error.hpp"
+#include "tools/search_command.hpp"
+
+namespace gemmtune::cli {
+
+namespace {
+
+// The problem and strategy options; the ones a journal records are kept in `given`.
+void add_problem_and_strategy_options(CLI::App& cmd, SearchArgs& a, GivenOptions& g) {
+  std::string strategies_help = "Search strategy:";
+  for (const auto& s : strategies()) strategies_help += " " + s.name + " (" + s.description + ");";
+  g["kernel"] = cmd.add_option("--kernel", a.kernel, "Kernel template")->capture_default_str();
+  g["space"] = cmd.add_option("--space", a.space,
+                              "Named space of the template: ci, cpu, gpu or full (default: cpu "
+                              "on a CPU device, gpu otherwise)");
+  g["strategy"] = cmd.add_option("--strategy", a.strategy, strategies_help)->capture_default_str();
+  std::string option_help = "Strategy option STRATEGY.NAME=VALUE (repeatable):";
+  for (const auto& s : strategies()) {
+    for (const auto& o : s.options) {
+      option_help +=
+          fmt::format(" {}.{} ({}, default {});", s.name, o.name, o.help, o.default_value);
+    }
+  }
+  g["strategy-option"] = cmd.add_option("--strategy-option", a.strategy_options, option_help);
+  g["max-evals"] = cmd.add_option("--max-evals", a.max_evals,
+                                  "Evaluations per shape at most, journalled ones included "
+                                  "(default 100 unless another budget is given; exhaustive: all)");
+  g["time-budget"] = cmd.add_option("--time-budget", a.time_budget_s,
+                                    "Seconds per shape at most (checked between evaluations)");
+  g["space-fraction"] = cmd.add_option("--space-fraction", a.space_fraction,
+                                       "Fraction of the space per shape at most (0 to 1)")
+                            ->check(CLI::Range(0.0, 1.0));
+  g["seed"] = cmd.add_option("--seed", a.seed, "Seed of the strategy")->capture_default_str();
+  g["shapes"] = cmd.add_option("-s,--shapes", a.shapes,
+                               "Shapes MxNxK, comma-separated (each gets its own best)");
+  g["shapes-file"] = cmd.add_option("--shapes-file", a.shapes_file, "File of shapes, one a line");
+  g["layout"] = cmd.add_option("--layout", a.layout, "NN, NT, TN or TT")->capture_default_str();
+  g["order"] = cmd.add_option("--order", a.order, "row or col")->capture_default_str();
+  g["precision"] =
+      cmd.add_option("--precision", a.precision, "32, 64, 16 or 16acc32")->capture_default_str();
+  g["batch"] = cmd.add_option("--batch", a.batch, "Independent GEMMs per shape, one launch")
+                   ->capture_default_str();
+  g["batch-layout"] =
+      cmd.add_option("--batch-layout", a.batch_layout, "strided or offsets (batch > 1)")
+          ->capture_default_str();
+  g["epilogue"] = cmd.add_option("--epilogue", a.epilogue,
+                                 "Fused epilogue: \"\" (none), bias, relu, gelu, bias,relu or "
+                                 "bias,gelu (bias: one value per column of C)");
+  g["alpha"] = cmd.add_option("--alpha", a.alpha, "Scale of A*B")->capture_default_str();
+  g["beta"] = cmd.add_option("--beta", a.beta, "Scale of C")->capture_default_str();
+}
+
+// Where the search measures, what it writes, and how it finishes.
+void add_run_options(CLI::App& cmd, SearchArgs& a, GivenOptions& g) {
+  add_device_option(cmd, a.device);
+  g["device"] = cmd.get_option("--device");
+  cmd.add_option("--compile-threads", a.compile_threads,
+                 "Background compile threads (default: the cores available)");
+  cmd.add_option("--lookahead", a.lookahead,
+                 "Configurations in flight (default: compile threads + 1, capped by the strategy)");
+  cmd.add_option("--journal", a.journal,
+                 "JSON-lines journal of every evaluation (default: beside the output)");
+  cmd.add_option("--resume", a.resume,
+                 "Continue the search of this journal (its settings apply unless given again)");
+  g["replay"] = cmd.add_option("--replay", a.replay,
+                               "Answer from a recorded space (a journal of an exhaustive run, "
+                               ".jsonl or .gz) instead of a device");
+  cmd.add_option("--replay-delay-ms", a.replay_delay_ms,
+                 "Replay: sleep per evaluation, imitating measurement time");
+  g["output"] = cmd.add_option("-o,--output", a.output,
+                               "Best configuration per shape with metadata (JSON; default "
+                               "search-<kernel>-<device>.json)");
+  g["eval-timeout"] = cmd.add_option("--eval-timeout", a.eval_timeout_s,
+                                     "Seconds an evaluation may take before it counts as a hang")
+                          ->capture_default_str();
+  cmd.add_flag("--in-process", a.in_process,
+               "Evaluate in this process (no protection against driver crashes and hangs)");
+  cmd.add_option("--cache-dir", a.cache_dir, "Kernel binary cache (\"none\" disables)");
+  cmd.add_flag("--json", a.json, "Print the results as JSON");
+  g["db"] = cmd.add_option("--db", a.db,
+                           "Tuned database to update (default: results/<device id>.json; a replay "
+                           "writes one only when given)");
+  g["no-db"] = cmd.add_flag("--no-db", a.no_db, "Write no tuned database or report");
+  cmd.add_flag("--replace", a.replace,
+               "Replace a database entry even when the new result is slower");
+  cmd.add_flag("--plots", a.plots, "Draw PNG pictures beside the report (python3 with matplotlib)");
+  g["refine"] =
+      cmd.add_flag("--refine", a.refine,
+                   "Finish each shape with the A/B refinement (single changes from the best)");
+  cmd.add_option("--refine-evals", a.refine_evals, "Evaluations the refinement may use")
+      ->capture_default_str();
+}
+
+}  // namespace
+
+void add_search_options(CLI::App& cmd, SearchArgs& a, GivenOptions& given) {
+  add_problem_and_strategy_options(cmd, a, given);
+  add_run_options(cmd, a, given);
+}
+
+nlohmann::json settings_json(const SearchArgs& a, const std::vector<Shape>& shapes) {
+  nlohmann::json shape_list = nlohmann::json::array();
+  for (const auto& s : shapes) shape_list.push_back(s.to_string());
+  return {{"kernel", a.kernel},
+          {"space", a.space},
+          {"strategy", a.strategy},
+          {"strategy_options", a.strategy_options},
+          {"max_evals", a.max_evals},
+          {"time_budget_s", a.time_budget_s},
+          {"space_fraction", a.space_fraction},
+          {"seed", a.seed},
+          {"shapes", shape_list},
+          {"layout", a.layout},
+          {"order", a.order},
+          {"precision", a.precision},
+          {"batch", a.batch},
+          {"batch_layout", a.batch_layout},
+          {"epilogue", a.epilogue},
+          {"alpha", a.alpha},
+          {"beta", a.beta},
+          {"device", a.device},
+          {"replay", a.replay},
+          {"output", a.output},
+          {"db", a.db},
+          {"no_db", a.no_db},
+          {"refine", a.refine},
+          {"eval_timeout_s", a.eval_timeout_s}};
+}
+
+void apply_journal_settings(SearchArgs& a, const nlohmann::json& s, const GivenOptions& given) {
+  auto unset = [&](const std::string& name) {
+    auto it = given.find(name);
+    return it == given.end() || it->second->count() == 0;
+  };
+  auto take = [&](const std::string& name, const char* key, auto& field) {
+    if (unset(name) && s.contains(key)) field = s[key].get<std::decay_t<decltype(field)>>();
+  };
+  take("kernel", "kernel", a.kernel);
+  take("space", "space", a.space);
+  take("strategy", "strategy", a.strategy);
+  take("strategy-option", "strategy_options", a.strategy_options);
+  take("max-evals", "max_evals", a.max_evals);
+  take("time-budget", "time_budget_s", a.time_budget_s);
+  take("space-fraction", "space_fraction", a.space_fraction);
+  take("seed", "seed", a.seed);
+  take("layout", "layout", a.layout);
+  take("order", "order", a.order);
+  take("precision", "precision", a.precision);
+  take("batch", "batch", a.batch);
+  take("batch-layout", "batch_layout", a.batch_layout);
+  take("epilogue", "epilogue", a.epilogue);
+  take("alpha", "alpha", a.alpha);
+  take("beta", "beta", a.beta);
+  take("device", "device", a.device);
+  take("replay", "replay", a.replay);
+  take("output", "output", a.output);
+  take("db", "db", a.db);
+  take("no-db", "no_db", a.no_db);
+  take("refine", "refine", a.refine);
+  take("eval-timeout", "eval_timeout_s", a.eval_timeout_s);
+  if (unset("shapes") && unset("shapes-file") && s.contains("shapes")) {
+    std::string list;
+    for (const auto& sh : s["shapes"]) list += (list.empty() ? "" : ",") + sh.get<std::string>();
+    a.shapes = list;
+  }
+}
+
+Problem base_problem(SearchArgs& a) {
+  Problem base;
+  base.kernel = a.kernel;
+  set_layout(base, a.layout);
+  base.order = parse_order(a.order);
+  base.precision = parse_precision(a.precision);
+  if (a.batch < 1) throw invalid_argument("--batch must be at least 1");
+  base.batch = a.batch;
+  base.batch_layout = parse_batch_layout(a.batch_layout);
+  a.epilogue = canonical_epilogue(a.epilogue);  // also as the journal records it
+  base.epilogue = a.epilogue;
+  base.alpha = a.alpha;
+  base.beta = a.beta;
+  return base;
+}
+
+}  // namespace gemmtune::cli
