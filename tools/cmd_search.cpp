@@ -194,7 +194,7 @@ ShapeOutcome tune_shape(const SearchRun& run, const Problem& problem) {
   settings.stop = run.stop;
   settings.lookahead = a.lookahead > 0     ? size_t(a.lookahead)
                        : run.target.replay ? 1
-                                           : size_t(a.compile_threads) + 1;
+                                           : size_t(a.eval.compile_threads) + 1;
   settings.interrupt = &g_interrupted;
   settings.journal = &run.journal;
   if (run.resumed) {

@@ -32,18 +32,10 @@ struct SearchArgs {
   int64_t max_evals = 0;
   double time_budget_s = 0;
   double space_fraction = 0;
-  uint64_t seed = 1;
-  std::string shapes;
-  std::string shapes_file;
-  std::string layout = "NN";
-  std::string order = "row";
-  std::string precision = "32";
-  int64_t batch = 1;
-  std::string batch_layout = "strided";
-  std::string epilogue;
-  double alpha = 1.0, beta = 0.0;
+  uint64_t seed = 1;  // the strategy's
+  ProblemOptions problem;
   std::string device;
-  int compile_threads = 0;
+  EvaluatorOptions eval;  // --cache-dir, --compile-threads, timing; templates from the globals
   int lookahead = 0;
   std::string journal;
   std::string resume;
@@ -52,7 +44,6 @@ struct SearchArgs {
   std::string output;
   double eval_timeout_s = 120;
   bool in_process = false;
-  std::string cache_dir;
   bool json = false;
   std::string db;  // "" = results/<device id>.json for a device, none for a replay
   bool no_db = false;

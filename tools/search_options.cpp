@@ -1,5 +1,8 @@
 // The options of `gemmtune search`, and how a resumed search takes back the settings its journal
 // recorded.
+#include <climits>
+#include <limits>
+
 #include <fmt/format.h>
 
 #include "search/strategies/strategies.hpp"
@@ -27,42 +30,32 @@ void add_problem_and_strategy_options(CLI::App& cmd, SearchArgs& a, GivenOptions
     }
   }
   g["strategy-option"] = cmd.add_option("--strategy-option", a.strategy_options, option_help);
+  // A budget of 0 would read as "none given" (100 evaluations): each must be positive.
   g["max-evals"] = cmd.add_option("--max-evals", a.max_evals,
                                   "Evaluations per shape at most, journalled ones included "
-                                  "(default 100 unless another budget is given; exhaustive: all)");
+                                  "(default 100 unless another budget is given; exhaustive: all)")
+                       ->check(whole_number(1));
   g["time-budget"] = cmd.add_option("--time-budget", a.time_budget_s,
-                                    "Seconds per shape at most (checked between evaluations)");
+                                    "Seconds per shape at most (checked between evaluations)")
+                         ->check(finite_number(0, std::numeric_limits<double>::max(), true));
   g["space-fraction"] = cmd.add_option("--space-fraction", a.space_fraction,
                                        "Fraction of the space per shape at most (0 to 1)")
-                            ->check(CLI::Range(0.0, 1.0));
-  g["seed"] = cmd.add_option("--seed", a.seed, "Seed of the strategy")->capture_default_str();
-  g["shapes"] = cmd.add_option("-s,--shapes", a.shapes,
-                               "Shapes MxNxK, comma-separated (each gets its own best)");
-  g["shapes-file"] = cmd.add_option("--shapes-file", a.shapes_file, "File of shapes, one a line");
-  g["layout"] = cmd.add_option("--layout", a.layout, "NN, NT, TN or TT")->capture_default_str();
-  g["order"] = cmd.add_option("--order", a.order, "row or col")->capture_default_str();
-  g["precision"] =
-      cmd.add_option("--precision", a.precision, "32, 64, 16 or 16acc32")->capture_default_str();
-  g["batch"] = cmd.add_option("--batch", a.batch, "Independent GEMMs per shape, one launch")
-                   ->capture_default_str();
-  g["batch-layout"] =
-      cmd.add_option("--batch-layout", a.batch_layout, "strided or offsets (batch > 1)")
-          ->capture_default_str();
-  g["epilogue"] = cmd.add_option("--epilogue", a.epilogue,
-                                 "Fused epilogue: \"\" (none), bias, relu, gelu, bias,relu or "
-                                 "bias,gelu (bias: one value per column of C)");
-  g["alpha"] = cmd.add_option("--alpha", a.alpha, "Scale of A*B")->capture_default_str();
-  g["beta"] = cmd.add_option("--beta", a.beta, "Scale of C")->capture_default_str();
+                            ->check(finite_number(0, 1, true));
+  g["seed"] = cmd.add_option("--seed", a.seed, "Seed of the strategy")
+                  ->capture_default_str()
+                  ->check(seed_number());
+  add_problem_options(cmd, a.problem, kWholeProblem | kShapeList);
+  for (const auto& [name, option] : a.problem.added) g[name] = option;
 }
 
 // Where the search measures, what it writes, and how it finishes.
 void add_run_options(CLI::App& cmd, SearchArgs& a, GivenOptions& g) {
   add_device_option(cmd, a.device);
   g["device"] = cmd.get_option("--device");
-  cmd.add_option("--compile-threads", a.compile_threads,
-                 "Background compile threads (default: the cores available)");
+  add_measure_options(cmd, a.eval, kTiming | kCacheDir | kCompileThreads);
   cmd.add_option("--lookahead", a.lookahead,
-                 "Configurations in flight (default: compile threads + 1, capped by the strategy)");
+                 "Configurations in flight (default: compile threads + 1, capped by the strategy)")
+      ->check(whole_number(1, INT_MAX));
   cmd.add_option("--journal", a.journal,
                  "JSON-lines journal of every evaluation (default: beside the output)");
   cmd.add_option("--resume", a.resume,
@@ -71,16 +64,17 @@ void add_run_options(CLI::App& cmd, SearchArgs& a, GivenOptions& g) {
                                "Answer from a recorded space (a journal of an exhaustive run, "
                                ".jsonl or .gz) instead of a device");
   cmd.add_option("--replay-delay-ms", a.replay_delay_ms,
-                 "Replay: sleep per evaluation, imitating measurement time");
+                 "Replay: sleep per evaluation, imitating measurement time")
+      ->check(finite_number(0));
   g["output"] = cmd.add_option("-o,--output", a.output,
                                "Best configuration per shape with metadata (JSON; default "
                                "search-<kernel>-<device>.json)");
   g["eval-timeout"] = cmd.add_option("--eval-timeout", a.eval_timeout_s,
                                      "Seconds an evaluation may take before it counts as a hang")
-                          ->capture_default_str();
+                          ->capture_default_str()
+                          ->check(finite_number(0, std::numeric_limits<double>::max(), true));
   cmd.add_flag("--in-process", a.in_process,
                "Evaluate in this process (no protection against driver crashes and hangs)");
-  cmd.add_option("--cache-dir", a.cache_dir, "Kernel binary cache (\"none\" disables)");
   cmd.add_flag("--json", a.json, "Print the results as JSON");
   g["db"] = cmd.add_option("--db", a.db,
                            "Tuned database to update (default: results/<device id>.json; a replay "
@@ -93,7 +87,8 @@ void add_run_options(CLI::App& cmd, SearchArgs& a, GivenOptions& g) {
       cmd.add_flag("--refine", a.refine,
                    "Finish each shape with the A/B refinement (single changes from the best)");
   cmd.add_option("--refine-evals", a.refine_evals, "Evaluations the refinement may use")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(whole_number(1));
 }
 
 }  // namespace
@@ -115,14 +110,14 @@ nlohmann::json settings_json(const SearchArgs& a, const std::vector<Shape>& shap
           {"space_fraction", a.space_fraction},
           {"seed", a.seed},
           {"shapes", shape_list},
-          {"layout", a.layout},
-          {"order", a.order},
-          {"precision", a.precision},
-          {"batch", a.batch},
-          {"batch_layout", a.batch_layout},
-          {"epilogue", a.epilogue},
-          {"alpha", a.alpha},
-          {"beta", a.beta},
+          {"layout", a.problem.layout},
+          {"order", a.problem.order},
+          {"precision", a.problem.precision},
+          {"batch", a.problem.batch},
+          {"batch_layout", a.problem.batch_layout},
+          {"epilogue", a.problem.epilogue},
+          {"alpha", a.problem.alpha},
+          {"beta", a.problem.beta},
           {"device", a.device},
           {"replay", a.replay},
           {"output", a.output},
@@ -148,14 +143,14 @@ void apply_journal_settings(SearchArgs& a, const nlohmann::json& s, const GivenO
   take("time-budget", "time_budget_s", a.time_budget_s);
   take("space-fraction", "space_fraction", a.space_fraction);
   take("seed", "seed", a.seed);
-  take("layout", "layout", a.layout);
-  take("order", "order", a.order);
-  take("precision", "precision", a.precision);
-  take("batch", "batch", a.batch);
-  take("batch-layout", "batch_layout", a.batch_layout);
-  take("epilogue", "epilogue", a.epilogue);
-  take("alpha", "alpha", a.alpha);
-  take("beta", "beta", a.beta);
+  take("layout", "layout", a.problem.layout);
+  take("order", "order", a.problem.order);
+  take("precision", "precision", a.problem.precision);
+  take("batch", "batch", a.problem.batch);
+  take("batch-layout", "batch_layout", a.problem.batch_layout);
+  take("epilogue", "epilogue", a.problem.epilogue);
+  take("alpha", "alpha", a.problem.alpha);
+  take("beta", "beta", a.problem.beta);
   take("device", "device", a.device);
   take("replay", "replay", a.replay);
   take("output", "output", a.output);
@@ -166,24 +161,13 @@ void apply_journal_settings(SearchArgs& a, const nlohmann::json& s, const GivenO
   if (unset("shapes") && unset("shapes-file") && s.contains("shapes")) {
     std::string list;
     for (const auto& sh : s["shapes"]) list += (list.empty() ? "" : ",") + sh.get<std::string>();
-    a.shapes = list;
+    a.problem.shapes = list;
   }
 }
 
 Problem base_problem(SearchArgs& a) {
-  Problem base;
-  base.kernel = a.kernel;
-  set_layout(base, a.layout);
-  base.order = parse_order(a.order);
-  base.precision = parse_precision(a.precision);
-  if (a.batch < 1) throw invalid_argument("--batch must be at least 1");
-  base.batch = a.batch;
-  base.batch_layout = parse_batch_layout(a.batch_layout);
-  a.epilogue = canonical_epilogue(a.epilogue);  // also as the journal records it
-  base.epilogue = a.epilogue;
-  base.alpha = a.alpha;
-  base.beta = a.beta;
-  return base;
+  a.problem.epilogue = canonical_epilogue(a.problem.epilogue);  // also as the journal records it
+  return a.problem.problem(a.kernel);
 }
 
 }  // namespace gemmtune::cli

@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "search/tuning/worker_evaluator.hpp"
 #include "src/core/error.hpp"
 #include "src/device/device.hpp"
@@ -21,20 +23,21 @@ std::string self_executable() {
   return p.string();
 }
 
-// The worker runs this same binary with the global options of this command line.
+// The worker runs this same binary with the global options and the measurement settings of
+// this command line.
 std::unique_ptr<Evaluator> make_worker_evaluator(const GlobalOptions& global, const SearchArgs& a,
                                                  const Device& device) {
   WorkerOptions w;
   w.argv = {self_executable()};
-  if (!global.templates_dir.empty())
-    w.argv.insert(w.argv.end(), {"--templates", global.templates_dir});
-  if (!global.devices_dir.empty()) w.argv.insert(w.argv.end(), {"--devices", global.devices_dir});
-  if (!global.log_level.empty()) w.argv.insert(w.argv.end(), {"--log-level", global.log_level});
-  if (global.verbose) w.argv.push_back("-v");
-  if (global.quiet) w.argv.push_back("-q");
-  w.argv.insert(w.argv.end(), {"worker", "--fd", "3", "--device", device.info.selector(),
-                               "--compile-threads", std::to_string(a.compile_threads)});
-  if (!a.cache_dir.empty()) w.argv.insert(w.argv.end(), {"--cache-dir", a.cache_dir});
+  for (auto& arg : global_arguments(global)) w.argv.push_back(std::move(arg));
+  const MeasureSettings& m = a.eval.measure;
+  w.argv.insert(
+      w.argv.end(),
+      {"worker", "--fd", "3", "--device", device.info.selector(), "--compile-threads",
+       std::to_string(a.eval.compile_threads), "--warmup", std::to_string(m.warmup_runs),
+       "--min-runs", std::to_string(m.min_runs), "--min-time-ms", fmt::format("{}", m.min_time_ms),
+       "--max-runs", std::to_string(m.max_runs), "--seed", std::to_string(m.data_seed)});
+  if (!a.eval.cache_dir.empty()) w.argv.insert(w.argv.end(), {"--cache-dir", a.eval.cache_dir});
   w.eval_timeout_s = a.eval_timeout_s;
   w.start_timeout_s = std::max(60.0, a.eval_timeout_s);
   return std::make_unique<WorkerEvaluator>(std::move(w));
@@ -86,15 +89,12 @@ SearchTarget open_device_target(const GlobalOptions& global, SearchArgs& a) {
   t.db.device = DatabaseDevice::from(device.info);
   t.db.path = a.no_db ? "" : a.db.empty() ? Database::default_path(device.info) : a.db;
   if (a.space.empty()) a.space = device.info.type == "cpu" ? "cpu" : "gpu";
-  a.compile_threads = a.compile_threads > 0
-                          ? a.compile_threads
-                          : int(std::max(1u, std::thread::hardware_concurrency()));
+  if (a.eval.compile_threads <= 0) {
+    a.eval.compile_threads = int(std::max(1u, std::thread::hardware_concurrency()));
+  }
   if (a.in_process) {
-    OpenClEvaluatorOptions o;
-    o.templates_dir = templates_dir(global);
-    o.cache_dir = a.cache_dir;
-    o.compile_threads = a.compile_threads;
-    t.evaluator = std::make_unique<OpenClEvaluator>(device, profile, std::move(o));
+    const OpenClEvaluatorOptions o = opencl_options(evaluator_options(global, a.eval));
+    t.evaluator = std::make_unique<OpenClEvaluator>(device, profile, o);
   } else {
     t.evaluator = make_worker_evaluator(global, a, device);
   }
@@ -102,11 +102,7 @@ SearchTarget open_device_target(const GlobalOptions& global, SearchArgs& a) {
 }
 
 std::vector<Problem> search_problems(const SearchArgs& a, Problem base, ReplayEvaluator* replay) {
-  std::vector<Shape> shapes;
-  if (!a.shapes_file.empty()) shapes = read_shapes_file(a.shapes_file);
-  if (!a.shapes.empty()) {
-    for (const auto& s : parse_shape_list(a.shapes)) shapes.push_back(s);
-  }
+  std::vector<Shape> shapes = a.problem.shape_list();
   if (shapes.empty()) {
     if (!replay) throw invalid_argument("no shape given (use -s/--shapes or --shapes-file)");
     for (const auto& p : replay->problems()) shapes.push_back(p.shape);
@@ -129,6 +125,7 @@ std::vector<Problem> search_problems(const SearchArgs& a, Problem base, ReplayEv
       }
       if (!found) replay->configurations(p);  // throws, naming the recorded shapes
     }
+    check_problem_size(p);
     problems.push_back(p);
   }
   return problems;
