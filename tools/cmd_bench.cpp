@@ -2,6 +2,7 @@
 // database of the same problems (the input of gemmtune compare).
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include <fmt/format.h>
@@ -10,8 +11,7 @@
 #include "src/core/error.hpp"
 #include "src/core/version.hpp"
 #include "src/db/database.hpp"
-#include "src/eval/clblast_evaluator.hpp"
-#include "src/eval/opencl_evaluator.hpp"
+#include "src/eval/evaluator_factory.hpp"
 #include "tools/commands.hpp"
 
 namespace gemmtune::cli {
@@ -48,9 +48,8 @@ void set_bench_command(CLI::App& app, GlobalOptions& options) {
       const fs::path p(a->db);
       out = (p.parent_path() / (p.stem().string() + "-bench.json")).string();
     }
-    const OpenClEvaluatorOptions eo = opencl_options(evaluator_options(options, a->eval));
-    std::unique_ptr<OpenClEvaluator> opencl;
-    std::unique_ptr<Evaluator> clblast;
+    const EvaluatorOptions eo = evaluator_options(options, a->eval);
+    std::map<std::string, std::unique_ptr<DeviceEvaluator>> evaluators;  // by kernel
 
     Database result;
     result.device = here;
@@ -61,23 +60,8 @@ void set_bench_command(CLI::App& app, GlobalOptions& options) {
       Problem problem = e.key.problem();
       problem.alpha = e.alpha;
       problem.beta = e.beta;
-      Evaluator* evaluator = nullptr;
-      if (is_clblast_kernel(e.key.kernel)) {
-        if (!clblast) {
-          ClblastEvaluatorOptions co;
-          co.templates_dir = eo.templates_dir;
-          co.warmup_runs = eo.warmup_runs;
-          co.min_runs = eo.min_runs;
-          co.min_time_ms = eo.min_time_ms;
-          co.max_runs = eo.max_runs;
-          co.data_seed = eo.data_seed;
-          clblast = make_clblast_evaluator(device, profile, co);
-        }
-        evaluator = clblast.get();
-      } else {
-        if (!opencl) opencl = std::make_unique<OpenClEvaluator>(device, profile, eo);
-        evaluator = opencl.get();
-      }
+      auto& evaluator = evaluators[e.key.kernel];
+      if (!evaluator) evaluator = make_evaluator(e.key.kernel, device, profile, eo);
       const Result r = evaluator->evaluate(problem, e.parameters);
       Provenance found = e.found;
       found.strategy = "bench";
