@@ -20,20 +20,10 @@ namespace gemmtune::cli {
 struct AbCommandOptions {
   std::string baseline;  // "db:FILE", "journal:FILE" or a parameter string
   std::string kernel = "xgemm";
-  std::string shape;  // -s MxNxK
-  int64_t m = 0, n = 0, k = 0;
-  std::string layout = "NN";
-  std::string order = "row";
-  std::string precision = "32";
-  double alpha = 1.0, beta = 0.0;
+  ProblemOptions problem;  // the shape: -s/--shape or -m/-n/-k
   std::string device;
   std::string replay;  // answer from a recorded space instead of a device
-  std::string cache_dir;
-  int warmup = 1;
-  int min_runs = 3;
-  double min_time_ms = 20.0;
-  int max_runs = 200;
-  uint64_t seed = 42;
+  EvaluatorOptions eval;
   std::string threshold = "2%";
   int min_pairs = 5;
   int max_pairs = 20;

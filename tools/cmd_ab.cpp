@@ -1,8 +1,8 @@
 // gemmtune ab: one keep-or-revert comparison of a baseline configuration and a single change,
-// measured interleaved and verified (see search/ab/ab_protocol.hpp). Also holds the set-up shared with
-// gemmtune refine (tools/ab_options.hpp).
+// measured interleaved and verified (see search/ab/ab_protocol.hpp). Also holds the set-up shared
+// with gemmtune refine (tools/ab_options.hpp).
+#include <climits>
 #include <cmath>
-#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -11,11 +11,11 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "src/core/error.hpp"
 #include "src/db/database.hpp"
+#include "src/db/journal.hpp"
 #include "src/device/device.hpp"
 #include "src/device/device_profile.hpp"
-#include "src/core/error.hpp"
-#include "src/db/journal.hpp"
 #include "src/eval/opencl_evaluator.hpp"
 #include "src/eval/replay_evaluator.hpp"
 #include "tools/ab_options.hpp"
@@ -30,37 +30,22 @@ void add_ab_options(CLI::App& cmd, AbCommandOptions& o) {
                  "take the template's defaults)")
       ->required();
   cmd.add_option("--kernel", o.kernel, "Kernel template")->capture_default_str();
-  cmd.add_option("-s,--shape", o.shape, "Problem shape MxNxK (or N for NxNxN)");
-  cmd.add_option("-m", o.m, "Rows of C (with -n and -k, instead of --shape)");
-  cmd.add_option("-n", o.n, "Columns of C");
-  cmd.add_option("-k", o.k, "Inner dimension");
-  cmd.add_option("--layout", o.layout, "NN, NT, TN or TT (op(A), op(B))")->capture_default_str();
-  cmd.add_option("--order", o.order, "row or col (storage order)")->capture_default_str();
-  cmd.add_option("--precision", o.precision, "32, 64 or 16")->capture_default_str();
-  cmd.add_option("--alpha", o.alpha, "Scale of A*B")->capture_default_str();
-  cmd.add_option("--beta", o.beta, "Scale of C")->capture_default_str();
+  add_problem_options(cmd, o.problem, kWholeProblem | kOneShape);
   add_device_option(cmd, o.device);
   cmd.add_option("--replay", o.replay,
                  "Answer from a recorded space (a journal of an exhaustive run) instead of a "
                  "device; without a shape, its only recorded problem is used");
-  cmd.add_option("--cache-dir", o.cache_dir, "Binary cache folder (none disables)");
-  cmd.add_option("--warmup", o.warmup, "Untimed runs before each measurement")
-      ->capture_default_str();
-  cmd.add_option("--min-runs", o.min_runs, "Timed runs per measurement at least")
-      ->capture_default_str();
-  cmd.add_option("--min-time-ms", o.min_time_ms, "Timed milliseconds per measurement at least")
-      ->capture_default_str();
-  cmd.add_option("--max-runs", o.max_runs, "Timed runs per measurement at most")
-      ->capture_default_str();
-  cmd.add_option("--seed", o.seed, "Seed of the input data")->capture_default_str();
+  add_measure_options(cmd, o.eval, kTiming | kDataSeed | kCacheDir);
   cmd.add_option("--threshold", o.threshold,
                  "Speed-up a change must exceed to be kept: 2% or 0.02 (never less than the "
                  "measured noise)")
       ->capture_default_str();
   cmd.add_option("--min-pairs", o.min_pairs, "Interleaved baseline/change pairs at least")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(whole_number(1, INT_MAX));
   cmd.add_option("--max-pairs", o.max_pairs, "Pairs at most, measured while within noise")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(whole_number(1, INT_MAX));
   cmd.add_option("--log", o.log, "Append each decision to this JSON-lines file");
   cmd.add_option("--changelog", o.changelog, "Write each decision to this Markdown changelog");
   cmd.add_flag("--json", o.json, "Print the outcome as JSON");
@@ -202,27 +187,14 @@ AbSession open_ab_session(const GlobalOptions& global, const AbCommandOptions& o
   s.settings.min_pairs = o.min_pairs;
   s.settings.max_pairs = o.max_pairs;
   s.settings.validate();
-  if (o.min_runs < 1 || o.max_runs < 1 || o.warmup < 0) {
-    throw invalid_argument("--min-runs and --max-runs must be at least 1, --warmup at least 0");
-  }
 
   // The problem: the flags, else the only problem a replay or journal records.
-  const bool mnk = o.m != 0 || o.n != 0 || o.k != 0;
-  if (mnk && !o.shape.empty()) throw invalid_argument("give either --shape or -m/-n/-k, not both");
-  if (mnk && (o.m <= 0 || o.n <= 0 || o.k <= 0)) {
-    throw invalid_argument(
-        fmt::format("-m, -n and -k must all be positive (got {}x{}x{})", o.m, o.n, o.k));
-  }
+  const std::optional<Shape> shape = o.problem.one_shape();
   std::unique_ptr<ReplayEvaluator> replay;
   if (!o.replay.empty()) replay = std::make_unique<ReplayEvaluator>(o.replay);
-  if (mnk || !o.shape.empty()) {
-    s.problem.kernel = o.kernel;
-    s.problem.shape = mnk ? Shape{o.m, o.n, o.k} : parse_shape(o.shape);
-    s.problem.order = parse_order(o.order);
-    set_layout(s.problem, o.layout);
-    s.problem.precision = parse_precision(o.precision);
-    s.problem.alpha = o.alpha;
-    s.problem.beta = o.beta;
+  if (shape) {
+    s.problem = o.problem.problem(o.kernel);
+    s.problem.shape = *shape;
   } else {
     std::optional<Problem> only;
     std::string from;
@@ -240,11 +212,17 @@ AbSession open_ab_session(const GlobalOptions& global, const AbCommandOptions& o
     }
     s.problem = *only;
   }
+  check_problem_size(s.problem);
 
   // The evaluator.
-  const std::string problem_words =
+  std::string problem_words =
       fmt::format("{} {} {}-major {} fp{}", s.problem.kernel, s.problem.shape.to_string(),
                   s.problem.order_name(), s.problem.layout(), to_string(s.problem.precision));
+  if (s.problem.batch != 1) {
+    problem_words +=
+        fmt::format(" batch {} ({})", s.problem.batch, to_string(s.problem.batch_layout));
+  }
+  if (!s.problem.epilogue.empty()) problem_words += " epilogue " + s.problem.epilogue;
   if (replay) {
     if (!replay->has_problem(s.problem)) replay->configurations(s.problem);  // throws, naming it
     s.owned_spec_ = std::make_unique<KernelSpec>(
@@ -266,17 +244,10 @@ AbSession open_ab_session(const GlobalOptions& global, const AbCommandOptions& o
     s.profiles_ = std::make_unique<ProfileSet>(load_profiles(global));
     const Device device = select_device(o.device, s.profiles_.get());
     const DeviceProfile* profile = s.profiles_->find(device.info.profile);
-    OpenClEvaluatorOptions eo;
-    eo.templates_dir = templates_dir(global);
-    eo.cache_dir = o.cache_dir;
-    eo.warmup_runs = o.warmup;
-    eo.min_runs = o.min_runs;
-    eo.min_time_ms = o.min_time_ms;
-    eo.max_runs = o.max_runs;
-    eo.data_seed = o.seed;
+    EvaluatorOptions eo = evaluator_options(global, o.eval);
     // Background compilation would compete with the timed runs and widen the noise.
     eo.compile_threads = 1;
-    auto ev = std::make_unique<OpenClEvaluator>(device, profile, eo);
+    auto ev = std::make_unique<OpenClEvaluator>(device, profile, opencl_options(eo));
     s.spec = &ev->spec(s.problem.kernel);
     s.limits = device_limits(device.info, profile);
     s.indicators = report_indicator_function(*s.spec, profile, DatabaseDevice::from(device.info));
@@ -297,8 +268,8 @@ AbSession open_ab_session(const GlobalOptions& global, const AbCommandOptions& o
   std::string settings = fmt::format("threshold {:g}%, {} to {} pairs", 100 * s.settings.threshold,
                                      s.settings.min_pairs, s.settings.max_pairs);
   if (o.replay.empty()) {
-    settings += fmt::format(", {} timed runs and {:g} ms at least per measurement", o.min_runs,
-                            o.min_time_ms);
+    settings += fmt::format(", {} timed runs and {:g} ms at least per measurement",
+                            o.eval.measure.min_runs, o.eval.measure.min_time_ms);
   }
   s.header_fields.push_back({"settings", settings});
 
@@ -373,8 +344,7 @@ void run_ab_command(const GlobalOptions& global, const AbCommandOptions& o,
   }
   if (rec.reason == DecisionReason::kBaselineFailed) {
     // Nothing was compared: a failed check, not a decision.
-    std::cout.flush();
-    std::exit(1);
+    throw CheckFailed(rec.explanation.substr(0, rec.explanation.find('\n')));
   }
 }
 

@@ -2,16 +2,16 @@
 // database of the same problems (the input of gemmtune compare).
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "src/eval/clblast_evaluator.hpp"
-#include "src/db/database.hpp"
 #include "src/core/error.hpp"
-#include "src/eval/opencl_evaluator.hpp"
 #include "src/core/version.hpp"
+#include "src/db/database.hpp"
+#include "src/eval/evaluator_factory.hpp"
 #include "tools/commands.hpp"
 
 namespace gemmtune::cli {
@@ -20,22 +20,19 @@ void set_bench_command(CLI::App& app, GlobalOptions& options) {
   auto* cmd = app.add_subcommand(
       "bench", "Re-measure every entry of a database on this device into a new database");
   struct Args {
-    std::string db, out, device, cache_dir;
-    int warmup = 1, min_runs = 5, max_runs = 200;
-    double min_time_ms = 50.0;
-    uint64_t seed = 42;
+    std::string db, out, device;
+    EvaluatorOptions eval;
   };
   auto a = std::make_shared<Args>();
+  // A regression check wants steadier figures than a search: more runs, more time.
+  a->eval.measure.min_runs = 5;
+  a->eval.measure.min_time_ms = 50.0;
   cmd->add_option("DB", a->db, "Database to re-measure")->required();
   cmd->add_option("-o,--output", a->out, "Database to write (default: <DB>-bench.json)");
   add_device_option(*cmd, a->device);
-  cmd->add_option("--warmup", a->warmup, "Untimed runs first")->capture_default_str();
-  cmd->add_option("--min-runs", a->min_runs, "Timed runs at least")->capture_default_str();
-  cmd->add_option("--min-time-ms", a->min_time_ms, "Timed milliseconds at least")
-      ->capture_default_str();
-  cmd->add_option("--max-runs", a->max_runs, "Timed runs at most")->capture_default_str();
-  cmd->add_option("--cache", a->cache_dir, "Kernel binary cache folder (\"none\" disables)");
-  cmd->add_option("--data-seed", a->seed, "Seed of the input matrices")->capture_default_str();
+  // --cache and --data-seed were this command's spellings before the shared group.
+  add_measure_options(*cmd, a->eval, kTiming | kDataSeed | kCacheDir,
+                      MeasureSpelling{"--cache-dir,--cache", "--seed,--data-seed"});
   cmd->callback([a, &options]() {
     const auto base = Database::load(a->db);
     const auto profiles = load_profiles(options);
@@ -43,8 +40,7 @@ void set_bench_command(CLI::App& app, GlobalOptions& options) {
     const DeviceProfile* profile = profiles.find(device.info.profile);
     const auto here = DatabaseDevice::from(device.info);
     if (!base.device.same_hardware(here)) {
-      spdlog::warn("{} was tuned on '{}'; measuring on '{}'", a->db, base.device.name,
-                   here.name);
+      spdlog::warn("{} was tuned on '{}'; measuring on '{}'", a->db, base.device.name, here.name);
     }
     namespace fs = std::filesystem;
     std::string out = a->out;
@@ -52,16 +48,8 @@ void set_bench_command(CLI::App& app, GlobalOptions& options) {
       const fs::path p(a->db);
       out = (p.parent_path() / (p.stem().string() + "-bench.json")).string();
     }
-    OpenClEvaluatorOptions eo;
-    eo.templates_dir = templates_dir(options);
-    eo.cache_dir = a->cache_dir;
-    eo.warmup_runs = a->warmup;
-    eo.min_runs = a->min_runs;
-    eo.min_time_ms = a->min_time_ms;
-    eo.max_runs = a->max_runs;
-    eo.data_seed = a->seed;
-    std::unique_ptr<OpenClEvaluator> opencl;
-    std::unique_ptr<Evaluator> clblast;
+    const EvaluatorOptions eo = evaluator_options(options, a->eval);
+    std::map<std::string, std::unique_ptr<DeviceEvaluator>> evaluators;  // by kernel
 
     Database result;
     result.device = here;
@@ -72,23 +60,8 @@ void set_bench_command(CLI::App& app, GlobalOptions& options) {
       Problem problem = e.key.problem();
       problem.alpha = e.alpha;
       problem.beta = e.beta;
-      Evaluator* evaluator = nullptr;
-      if (is_clblast_kernel(e.key.kernel)) {
-        if (!clblast) {
-          ClblastEvaluatorOptions co;
-          co.templates_dir = eo.templates_dir;
-          co.warmup_runs = eo.warmup_runs;
-          co.min_runs = eo.min_runs;
-          co.min_time_ms = eo.min_time_ms;
-          co.max_runs = eo.max_runs;
-          co.data_seed = eo.data_seed;
-          clblast = make_clblast_evaluator(device, profile, co);
-        }
-        evaluator = clblast.get();
-      } else {
-        if (!opencl) opencl = std::make_unique<OpenClEvaluator>(device, profile, eo);
-        evaluator = opencl.get();
-      }
+      auto& evaluator = evaluators[e.key.kernel];
+      if (!evaluator) evaluator = make_evaluator(e.key.kernel, device, profile, eo);
       const Result r = evaluator->evaluate(problem, e.parameters);
       Provenance found = e.found;
       found.strategy = "bench";

@@ -2,17 +2,17 @@
 // cuBLAS column) over a suite of shapes, in one or more precisions and batch layouts, as a table,
 // JSON or a Markdown document for results/.
 #include <algorithm>
-#include <cstdlib>
+#include <climits>
 #include <filesystem>
 #include <iostream>
 
 #include <spdlog/spdlog.h>
 
 #include "src/bench/bench_suite.hpp"
-#include "src/db/database.hpp"
-#include "src/device/device_profile.hpp"
 #include "src/core/error.hpp"
 #include "src/core/json_util.hpp"
+#include "src/db/database.hpp"
+#include "src/device/device_profile.hpp"
 #include "tools/commands.hpp"
 
 namespace gemmtune::cli {
@@ -30,9 +30,7 @@ struct BenchSuiteCliOptions {
   std::string kernels;
   bool epilogue = false;
   int reps = 20;
-  int warmup = 3;
-  uint64_t seed = 42;
-  std::string cache_dir;
+  EvaluatorOptions eval;  // --warmup, --seed, --cache-dir
   bool no_clblast = false;
   std::string cublas;
   bool json = false;
@@ -62,11 +60,12 @@ std::string command_line(const GlobalOptions& g, const BenchSuiteCliOptions& o) 
   if (!o.batch_layouts.empty()) s += " --batch-layout " + quoted(o.batch_layouts);
   if (!o.kernels.empty()) s += " --kernels " + quoted(o.kernels);
   if (o.epilogue) s += " --epilogue";
-  s += " --reps " + std::to_string(o.reps) + " --warmup " + std::to_string(o.warmup);
-  if (o.seed != 42) s += " --seed " + std::to_string(o.seed);
+  const MeasureSettings& m = o.eval.measure;
+  s += " --reps " + std::to_string(o.reps) + " --warmup " + std::to_string(m.warmup_runs);
+  if (m.data_seed != 42) s += " --seed " + std::to_string(m.data_seed);
   if (o.no_clblast) s += " --no-clblast";
   if (!o.cublas.empty()) s += " --cublas " + quoted(o.cublas);
-  if (!o.cache_dir.empty()) s += " --cache-dir " + quoted(o.cache_dir);
+  if (!o.eval.cache_dir.empty()) s += " --cache-dir " + quoted(o.eval.cache_dir);
   if (o.json) s += " --json";
   if (!o.output.empty()) s += " -o " + quoted(o.output);
   if (!o.save_json.empty()) s += " --save-json " + quoted(o.save_json);
@@ -104,7 +103,7 @@ std::vector<T> parse_list(const std::string& text, const std::string& flag, Pars
   return out;
 }
 
-int run(const GlobalOptions& global, const BenchSuiteCliOptions& o) {
+void run(const GlobalOptions& global, const BenchSuiteCliOptions& o) {
   BenchSuiteOptions options;
   if (o.batch < 1) throw invalid_argument("--batch must be at least 1");
   options.precisions = parse_list<Precision>(o.precisions, "--precision", parse_precision);
@@ -141,13 +140,11 @@ int run(const GlobalOptions& global, const BenchSuiteCliOptions& o) {
   options.epilogue = o.epilogue;
   options.clblast = !o.no_clblast;
   options.reps = o.reps;
-  options.warmup = o.warmup;
-  options.seed = o.seed;
-  options.cache_dir = o.cache_dir;
+  options.warmup = o.eval.measure.warmup_runs;
+  options.seed = o.eval.measure.data_seed;
+  options.cache_dir = o.eval.cache_dir;
   options.templates_dir = templates_dir(global);
   options.command = command_line(global, o);
-  if (o.reps < 1) throw invalid_argument("--reps must be at least 1");
-  if (o.warmup < 0) throw invalid_argument("--warmup must be at least 0");
 
   // Read every input file before the device is touched, so that bad input fails fast.
   std::optional<CublasResults> cublas;
@@ -186,11 +183,7 @@ int run(const GlobalOptions& global, const BenchSuiteCliOptions& o) {
     write_json_atomic(o.save_json, nlohmann::json(report));
     spdlog::info("wrote {}", o.save_json);
   }
-  if (!report.all_ok()) {
-    spdlog::error("some rows failed or gave wrong results (see the table)");
-    return 1;
-  }
-  return 0;
+  if (!report.all_ok()) throw CheckFailed("some rows failed or gave wrong results (see the table)");
 }
 
 }  // namespace
@@ -215,7 +208,8 @@ void set_bench_suite_command(CLI::App& app, GlobalOptions& options) {
       ->capture_default_str();
   cmd->add_option("--batch", o->batch,
                   "GEMMs of each shape per call (CLBlast: GemmStridedBatched or GemmBatched)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(whole_number(1));
   cmd->add_option("--batch-layout", o->batch_layouts,
                   "Comma-separated layouts of a batch, one row each: strided, offsets (default: "
                   "strided; both for --suite batched)");
@@ -226,24 +220,17 @@ void set_bench_suite_command(CLI::App& app, GlobalOptions& options) {
                 "Add a fused bias+ReLU row per FP32 single-GEMM shape (CLBlast: Gemm + a "
                 "bias+ReLU kernel)");
   cmd->add_option("--reps", o->reps, "Timed calls of each side, interleaved")
-      ->capture_default_str();
-  cmd->add_option("--warmup", o->warmup, "Untimed calls of each side first")->capture_default_str();
-  cmd->add_option("--seed", o->seed, "Seed of the input data")->capture_default_str();
-  cmd->add_option("--cache-dir", o->cache_dir,
-                  "Binary cache folder (default $XDG_CACHE_HOME/gemmtune; none disables)");
+      ->capture_default_str()
+      ->check(whole_number(1, INT_MAX));
+  o->eval.measure.warmup_runs = 3;  // untimed calls of each side first
+  add_measure_options(*cmd, o->eval, kWarmup | kDataSeed | kCacheDir);
   cmd->add_flag("--no-clblast", o->no_clblast, "Leave the CLBlast column out (n/a)");
   cmd->add_option("--cublas", o->cublas,
                   "Merge a cuBLAS column from scripts/bench-cublas.py --json output");
   cmd->add_flag("--json", o->json, "Print the report as JSON instead of a table");
   cmd->add_option("-o,--output", o->output, "Also write the report as Markdown to this file");
   cmd->add_option("--save-json", o->save_json, "Also write the report as JSON to this file");
-  cmd->callback([&options, o]() {
-    const int code = run(options, *o);
-    if (code != 0) {
-      std::cout.flush();
-      std::exit(code);
-    }
-  });
+  cmd->callback([&options, o]() { run(options, *o); });
 }
 
 }  // namespace gemmtune::cli

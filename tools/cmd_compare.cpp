@@ -1,9 +1,10 @@
 // gemmtune compare: the regression check of a re-measured database against a baseline.
-#include <cstdlib>
 #include <iostream>
 
-#include "src/db/compare.hpp"
+#include <fmt/format.h>
+
 #include "src/core/json_util.hpp"
+#include "src/db/compare.hpp"
 #include "tools/commands.hpp"
 
 namespace gemmtune::cli {
@@ -45,9 +46,11 @@ void set_compare_command(CLI::App& app, GlobalOptions& options) {
     } else {
       std::cout << to_table(report);
     }
-    std::cout.flush();
-    // Exit code 1 means "the check failed"; files are written and output flushed by now.
-    if (report.failures() > 0) std::exit(1);
+    // Exit code 1 means "the check failed"; the files are written by now.
+    if (report.failures() > 0) {
+      throw CheckFailed(fmt::format("{} of {} entries regressed or failed", report.failures(),
+                                    report.rows.size()));
+    }
   });
 }
 

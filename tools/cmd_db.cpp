@@ -3,8 +3,8 @@
 
 #include <fmt/format.h>
 
-#include "src/db/database.hpp"
 #include "src/core/error.hpp"
+#include "src/db/database.hpp"
 #include "tools/commands.hpp"
 
 namespace gemmtune::cli {
@@ -19,13 +19,14 @@ void print_entries(const Database& db) {
                            db.metadata.gemmtune_version);
   std::cout << fmt::format("entries  {}\n\n", db.entries().size());
   if (db.entries().empty()) return;
-  std::cout << fmt::format("{:<16} {:>7} {:>4} {:>3} {:>12} {:>16} {:>10} {:>10} {:>6} {:>9} {:<12} {}\n",
-                           "kernel", "prec", "ord", "op", "batch", "MxNxK", "GFLOPS",
-                           "median ms", "cv %", "error", "found by", "parameters");
+  std::cout << fmt::format(
+      "{:<16} {:>7} {:>4} {:>3} {:>12} {:>16} {:>10} {:>10} {:>6} {:>9} {:<12} {}\n", "kernel",
+      "prec", "ord", "op", "batch", "MxNxK", "GFLOPS", "median ms", "cv %", "error", "found by",
+      "parameters");
   for (const auto& e : db.entries()) {
     const auto& k = e.key;
-    std::string gflops = e.status == Status::kOk ? fmt::format("{:.1f}", e.gflops)
-                                                 : to_string(e.status);
+    std::string gflops =
+        e.status == Status::kOk ? fmt::format("{:.1f}", e.gflops) : to_string(e.status);
     std::cout << fmt::format(
         "{:<16} {:>7} {:>4} {:>3} {:>12} {:>16} {:>10} {:>10.4f} {:>6.2f} {:>9.2e} {:<12} {}\n",
         k.kernel, "fp" + to_string(k.precision), k.order == Order::kRowMajor ? "row" : "col",
@@ -33,8 +34,8 @@ void print_entries(const Database& db) {
         // A batch names where its matrices lie: two entries may differ only there.
         k.batch > 1 ? std::to_string(k.batch) + " " + to_string(k.batch_layout)
                     : std::to_string(k.batch),
-        k.shape.to_string(), gflops, e.time.median_ms, e.time.cv * 100,
-        e.max_error, e.found.strategy, to_string(e.parameters));
+        k.shape.to_string(), gflops, e.time.median_ms, e.time.cv * 100, e.max_error,
+        e.found.strategy, to_string(e.parameters));
   }
 }
 
@@ -77,43 +78,28 @@ void set_lookup(CLI::App& db_cmd) {
   auto* cmd = db_cmd.add_subcommand(
       "lookup", "Find the tuned parameters of a problem: the exact shape, else the nearest one");
   struct Args {
-    std::string path, kernel = "xgemm", precision = "32", layout = "NN", order = "row",
-                batch_layout = "strided";
-    int64_t m = 0, n = 0, k = 0, batch = 1;
+    std::string path, kernel = "xgemm";
+    ProblemOptions problem;
     bool json = false;
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("DB", a->path, "Database file")->required();
-  cmd->add_option("-m", a->m, "M")->required()->check(CLI::PositiveNumber);
-  cmd->add_option("-n", a->n, "N")->required()->check(CLI::PositiveNumber);
-  cmd->add_option("-k", a->k, "K")->required()->check(CLI::PositiveNumber);
   cmd->add_option("--kernel", a->kernel, "Kernel template")->capture_default_str();
-  cmd->add_option("--precision", a->precision, "32, 64, 16 or 16acc32")->capture_default_str();
-  cmd->add_option("--layout", a->layout, "NN, NT, TN or TT")->capture_default_str();
-  cmd->add_option("--order", a->order, "row or col")->capture_default_str();
-  cmd->add_option("--batch", a->batch, "Batch count")->capture_default_str();
-  cmd->add_option("--batch-layout", a->batch_layout, "strided or offsets (batch > 1)")
-      ->capture_default_str();
+  add_problem_options(*cmd, a->problem, kPrecision | kLayoutOrder | kBatch | kEpilogue | kMnk);
+  for (const char* dim : {"m", "n", "k"}) a->problem.added.at(dim)->required();
   cmd->add_flag("--json", a->json, "Print JSON");
   cmd->callback([a]() {
-    EntryKey key;
-    key.kernel = a->kernel;
-    key.precision = parse_precision(a->precision);
-    key.order = parse_order(a->order);
-    Problem check;
-    set_layout(check, a->layout);
-    key.layout = a->layout;
-    key.batch = a->batch;
-    key.batch_layout =
-        a->batch > 1 ? parse_batch_layout(a->batch_layout) : BatchLayout::kStrided;
-    key.shape = Shape{a->m, a->n, a->k};
+    Problem problem = a->problem.problem(a->kernel);
+    problem.shape = *a->problem.one_shape();
+    const EntryKey key = EntryKey::of(problem);
     const auto db = Database::load(a->path);
     const auto match = db.nearest(key);
     if (!match.entry) {
       throw invalid_argument(a->path + " has no entry for " + key.kernel + " fp" +
-                             to_string(key.precision) + " " + a->order + " " + key.layout +
+                             to_string(key.precision) + " " + a->problem.order + " " + key.layout +
                              " batch " + std::to_string(key.batch) +
-                             (key.batch > 1 ? " " + to_string(key.batch_layout) : std::string()));
+                             (key.batch > 1 ? " " + to_string(key.batch_layout) : std::string()) +
+                             (key.epilogue.empty() ? "" : " epilogue " + key.epilogue));
     }
     const auto& e = *match.entry;
     if (a->json) {

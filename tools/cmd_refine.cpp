@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "src/db/database.hpp"
-#include "src/core/error.hpp"
 #include "search/ab/refine.hpp"
+#include "src/core/error.hpp"
+#include "src/db/database.hpp"
 #include "tools/ab_options.hpp"
 #include "tools/commands.hpp"
 
@@ -119,9 +119,11 @@ void set_refine_command(CLI::App& app, GlobalOptions& options) {
                   "declared value)")
       ->capture_default_str();
   cmd->add_option("--max-evals", r->max_evals, "Evaluations at most (0: no limit)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(whole_number(0));
   cmd->add_option("--time-budget", r->time_budget_s, "Seconds at most (0: no limit)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(finite_number(0));
   cmd->callback([&options, o, r]() { run_refine_command(options, *o, *r); });
 }
 

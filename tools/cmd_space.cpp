@@ -4,10 +4,10 @@
 
 #include <fmt/format.h>
 
-#include "src/device/device.hpp"
 #include "src/core/error.hpp"
-#include "src/kernel/kernel_spec.hpp"
 #include "src/core/problem.hpp"
+#include "src/device/device.hpp"
+#include "src/kernel/kernel_spec.hpp"
 #include "tools/commands.hpp"
 
 namespace gemmtune::cli {
@@ -19,7 +19,7 @@ struct SpaceArgs {
   std::string space = "ci";
   std::string device;
   bool use_device = false;
-  std::string precision = "32";
+  ProblemOptions problem;  // the precision
   std::string check;
   bool list = false;
   bool json = false;
@@ -27,7 +27,7 @@ struct SpaceArgs {
 
 void run_space(const GlobalOptions& options, const SpaceArgs& a) {
   const auto spec = KernelSpec::load(templates_dir(options) + "/" + a.kernel + ".json");
-  const Precision precision = parse_precision(a.precision);
+  const Precision precision = a.problem.problem(a.kernel).precision;
   DeviceLimits limits;
   std::string against = "no device limits";
   if (a.use_device || !a.device.empty()) {
@@ -41,7 +41,8 @@ void run_space(const GlobalOptions& options, const SpaceArgs& a) {
   if (!a.check.empty()) {
     const auto config = spec.complete(parse_configuration(a.check));
     const auto why = space.check(config);
-    if (why) throw invalid_argument("configuration " + to_string(config) + " is not valid: " + *why);
+    if (why)
+      throw invalid_argument("configuration " + to_string(config) + " is not valid: " + *why);
     std::cout << "valid: " << to_string(config) << "\n";
     return;
   }
@@ -60,8 +61,10 @@ void run_space(const GlobalOptions& options, const SpaceArgs& a) {
   }
   const uint64_t valid = space.count();
   if (a.json) {
-    std::cout << nlohmann::json{{"kernel", a.kernel},       {"space", a.space},
-                                {"valid", valid},           {"combinations", space.cartesian_size()},
+    std::cout << nlohmann::json{{"kernel", a.kernel},
+                                {"space", a.space},
+                                {"valid", valid},
+                                {"combinations", space.cartesian_size()},
                                 {"against", against}}
                      .dump(2)
               << "\n";
@@ -74,14 +77,15 @@ void run_space(const GlobalOptions& options, const SpaceArgs& a) {
 }  // namespace
 
 void set_space_command(CLI::App& app, GlobalOptions& options) {
-  auto* cmd = app.add_subcommand("space", "Count, list or check configurations of a kernel's space");
+  auto* cmd =
+      app.add_subcommand("space", "Count, list or check configurations of a kernel's space");
   auto a = std::make_shared<SpaceArgs>();
   cmd->add_option("--kernel", a->kernel, "Kernel template")->capture_default_str();
   cmd->add_option("--space", a->space, "Named space (ci, cpu, gpu, ...; full = every value)")
       ->capture_default_str();
   add_device_option(*cmd, a->device);
   cmd->add_flag("--device-limits", a->use_device, "Prune by the default device's limits");
-  cmd->add_option("--precision", a->precision, "32, 64, 16 or 16acc32")->capture_default_str();
+  add_problem_options(*cmd, a->problem, kPrecision);
   cmd->add_option("--check", a->check, "Check one configuration (missing names take defaults)");
   cmd->add_flag("--list", a->list, "List the valid configurations");
   cmd->add_flag("--json", a->json, "JSON output");

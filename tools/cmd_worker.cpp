@@ -9,8 +9,8 @@
 
 #include <spdlog/spdlog.h>
 
-#include "src/device/device.hpp"
 #include "src/core/error.hpp"
+#include "src/device/device.hpp"
 #include "src/eval/opencl_evaluator.hpp"
 #include "src/eval/replay_evaluator.hpp"
 #include "tools/commands.hpp"
@@ -24,8 +24,7 @@ struct WorkerSettings {
   std::string device;
   std::string replay;
   double replay_delay_ms = 0;
-  int compile_threads = 0;
-  std::string cache_dir;
+  EvaluatorOptions eval;
 };
 
 bool write_line(int fd, const nlohmann::json& j) {
@@ -66,12 +65,8 @@ void run_worker(const GlobalOptions& options, const WorkerSettings& s) {
     } else {
       const auto profiles = load_profiles(options);
       const Device device = select_device(s.device, &profiles);
-      OpenClEvaluatorOptions o;
-      o.templates_dir = templates_dir(options);
-      o.cache_dir = s.cache_dir;
-      o.compile_threads = s.compile_threads;
-      evaluator =
-          std::make_unique<OpenClEvaluator>(device, profiles.match(device.info), std::move(o));
+      const OpenClEvaluatorOptions o = opencl_options(evaluator_options(options, s.eval));
+      evaluator = std::make_unique<OpenClEvaluator>(device, profiles.match(device.info), o);
     }
   } catch (const std::exception& e) {
     write_line(s.fd, {{"fatal", e.what()}});
@@ -120,8 +115,7 @@ void set_worker_command(CLI::App& app, GlobalOptions& options) {
   add_device_option(*cmd, s->device);
   cmd->add_option("--replay", s->replay, "Answer from a recorded space instead of a device");
   cmd->add_option("--replay-delay-ms", s->replay_delay_ms, "Sleep per replayed evaluation");
-  cmd->add_option("--compile-threads", s->compile_threads, "Background compile threads");
-  cmd->add_option("--cache-dir", s->cache_dir, "Binary cache folder");
+  add_measure_options(*cmd, s->eval, kTiming | kDataSeed | kCacheDir | kCompileThreads);
   cmd->callback([&options, s]() { run_worker(options, *s); });
 }
 

@@ -1,11 +1,21 @@
 // One function per subcommand; each lives in its own cmd_<verb>.cpp.
 #pragma once
 
+#include <stdexcept>
+
 #include <CLI/CLI.hpp>
 
 #include "tools/common_options.hpp"
 
 namespace gemmtune::cli {
+
+// A command that ran to its end but whose check failed (a regression, a wrong result, a kernel
+// that does not build): main prints the message on one line and exits 1. Commands never call
+// exit themselves; bad input and device failures are gemmtune::Error, mapped by main too.
+class CheckFailed : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 void set_devices_command(CLI::App& app, GlobalOptions& options);
 void set_space_command(CLI::App& app, GlobalOptions& options);

@@ -1,16 +1,17 @@
 // gemmtune: the command-line front end. This file owns argument parsing, logging setup, error
 // handling and exit codes; each subcommand lives in its own cmd_<verb>.cpp.
 //
-// Exit codes: 0 success; 1 a check failed (e.g. a regression found by compare);
-// 2 bad input (arguments, files); 3 device or OpenCL failure; 4 internal error.
+// Exit codes: 0 success; 1 a check failed (e.g. a regression found by compare, a wrong result);
+// 2 bad input (arguments, numbers out of range, files); 3 device or OpenCL failure; 4 internal
+// error. Commands throw; only this file turns what they throw into an exit code.
 #include <iostream>
 
 #include <spdlog/spdlog.h>
 
 #include "src/core/error.hpp"
 #include "src/core/logging.hpp"
-#include "src/device/opencl.hpp"
 #include "src/core/version.hpp"
+#include "src/device/opencl.hpp"
 #include "tools/commands.hpp"
 
 namespace {
@@ -18,10 +19,13 @@ namespace {
 int exit_code_for(gemmtune::ErrorCode code) {
   switch (code) {
     case gemmtune::ErrorCode::kInvalidArgument:
-    case gemmtune::ErrorCode::kInvalidFile: return 2;
+    case gemmtune::ErrorCode::kInvalidFile:
+      return 2;
     case gemmtune::ErrorCode::kDevice:
-    case gemmtune::ErrorCode::kUnsupported: return 3;
-    case gemmtune::ErrorCode::kInternal: return 4;
+    case gemmtune::ErrorCode::kUnsupported:
+      return 3;
+    case gemmtune::ErrorCode::kInternal:
+      return 4;
   }
   return 4;
 }
@@ -33,6 +37,9 @@ int main(int argc, char** argv) {
   CLI::App app{"gemmtune: an auto-tuner for OpenCL GEMM kernels"};
   app.set_version_flag("--version", std::string("gemmtune ") + version());
   app.require_subcommand(1);
+  // Subcommands inherit this: an option they do not know goes to the main app, so the global
+  // options (-v, --quiet, --log-level, --templates, --devices) may stand after the subcommand.
+  app.fallthrough();
   cli::GlobalOptions options;
   cli::add_global_options(app, options);
   // Logging is set up before any subcommand callback runs.
@@ -67,6 +74,9 @@ int main(int argc, char** argv) {
     }
     std::cerr << "gemmtune: " << e.what() << " (see gemmtune --help)\n";
     return 2;
+  } catch (const cli::CheckFailed& e) {
+    std::cerr << "gemmtune: check failed: " << e.what() << "\n";
+    return 1;
   } catch (const Error& e) {
     std::cerr << "gemmtune: error: " << e.what() << "\n";
     return exit_code_for(e.code());

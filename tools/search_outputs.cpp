@@ -1,0 +1,183 @@
+// What `gemmtune search` leaves behind: the results file with its metadata, the bottleneck report
+// (and pictures) beside the tuned database, and the summary on stdout.
+#include <algorithm>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "src/core/data_paths.hpp"
+#include "src/core/json_util.hpp"
+#include "src/core/version.hpp"
+#include "src/report/report.hpp"
+#include "tools/search_command.hpp"
+
+namespace gemmtune::cli {
+
+namespace {
+
+// Draws the pictures into <stem>-plots beside the database; returns the Markdown that shows
+// them, or "" when python3 with matplotlib is missing.
+std::string draw_plots(const std::string& db_path, const std::string& journal) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(db_path).parent_path();
+  const std::string stem = fs::path(db_path).stem().string();
+  const fs::path pictures = dir / (stem + "-plots");
+  const std::string script = find_data_dir("scripts", "") + "/plot.py";
+  // Debian's python3 carries python3-matplotlib; another python3 earlier on PATH may not.
+  std::string python = "python3";
+  for (const char* candidate : {"python3", "/usr/bin/python3"}) {
+    const std::string probe = std::string(candidate) + " -c 'import matplotlib' >/dev/null 2>&1";
+    if (std::system(probe.c_str()) == 0) {
+      python = candidate;
+      break;
+    }
+  }
+  const std::string cmd = python + " " + shell_quote(script) + " all " + shell_quote(journal) +
+                          " " + shell_quote(db_path) + " -d " + shell_quote(pictures.string());
+  if (std::system(cmd.c_str()) != 0) {
+    spdlog::warn("pictures not drawn: `{}` failed (python3 with matplotlib is needed)", cmd);
+    return "";
+  }
+  std::vector<std::string> pngs;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(pictures, ec)) {
+    if (e.path().extension() == ".png") pngs.push_back(e.path().filename().string());
+  }
+  std::sort(pngs.begin(), pngs.end());
+  std::string md = "\n## Pictures\n\n";
+  for (const auto& p : pngs) md += "![" + p + "](" + stem + "-plots/" + p + ")\n";
+  return md;
+}
+
+// Writes <db stem>-report.md/.json beside the database (and the pictures with --plots); returns
+// the Markdown report's path.
+std::string write_report_beside(const GlobalOptions& global, const DatabaseTarget& db,
+                                const std::string& journal, bool plots) {
+  namespace fs = std::filesystem;
+  const Database loaded = Database::load(db.path);
+  const auto profiles = load_profiles(global);
+  const DeviceProfile* profile = profiles.find(loaded.device.profile);
+  const auto report = analyze_database(loaded, templates_dir(global), profile);
+  const fs::path dir = fs::path(db.path).parent_path();
+  const std::string stem = fs::path(db.path).stem().string();
+  std::string md = to_markdown(report);
+  if (plots) md += draw_plots(db.path, journal);
+  const std::string md_path = (dir / (stem + "-report.md")).string();
+  write_file_atomic(md_path, md);
+  write_json_atomic((dir / (stem + "-report.json")).string(), nlohmann::json(report));
+  return md_path;
+}
+
+void print_summary(const std::vector<ShapeOutcome>& outcomes) {
+  std::cout << fmt::format("{:<20} {:>7} {:>7} {:>7} {:>10} {:>10} {:>9}  {}\n", "shape", "evals",
+                           "failed", "resumed", "GFLOPS", "ms", "evals/min", "best configuration");
+  for (const auto& o : outcomes) {
+    const auto& t = o.outcome;
+    std::cout << fmt::format(
+        "{:<20} {:>7} {:>7} {:>7} {:>10} {:>10} {:>9.1f}  {}\n", o.problem.shape.to_string(),
+        t.evaluations, t.failed, t.resumed, t.best ? fmt::format("{:.2f}", t.best->gflops) : "-",
+        t.best ? fmt::format("{:.4f}", t.best->time.median_ms) : "-", t.evaluations_per_minute(),
+        t.best ? to_string(t.best->config) : "(no valid configuration)");
+  }
+}
+
+nlohmann::json shape_results(const std::vector<ShapeOutcome>& outcomes) {
+  nlohmann::json results = nlohmann::json::array();
+  for (const auto& o : outcomes) {
+    const auto& t = o.outcome;
+    results.push_back({{"problem", o.problem},
+                       {"shape", o.problem.shape.to_string()},
+                       {"best", t.best ? nlohmann::json(*t.best) : nlohmann::json()},
+                       {"space_size", o.space_size},
+                       {"evaluations", t.evaluations},
+                       {"measured", t.measured},
+                       {"resumed", t.resumed},
+                       {"failed", t.failed},
+                       {"elapsed_s", t.elapsed_s},
+                       {"evaluations_per_minute", t.evaluations_per_minute()},
+                       {"stop_reason", t.stop_reason}});
+  }
+  return results;
+}
+
+}  // namespace
+
+std::string local_date() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string shell_quote(const std::string& s) {
+  if (s.find_first_not_of(
+          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:=,") ==
+      std::string::npos) {
+    return s;
+  }
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+void write_search_outputs(const GlobalOptions& global, const SearchArgs& a,
+                          const SearchTarget& target, const std::vector<ShapeOutcome>& outcomes,
+                          bool interrupted) {
+  size_t measured = 0;
+  double elapsed = 0;
+  for (const auto& o : outcomes) {
+    measured += o.outcome.measured;
+    elapsed += o.outcome.elapsed_s;
+  }
+  const double per_minute = elapsed > 0 ? 60.0 * double(measured) / elapsed : 0;
+  const auto& device_json = target.device_json;
+  nlohmann::json out = {
+      {"format", "gemmtune-search"},
+      {"metadata",
+       {{"device", device_json},
+        {"driver", device_json.is_object() ? device_json.value("driver_version", "") : ""},
+        {"gemmtune_version", version()},
+        {"seed", a.seed},
+        {"date", local_date()},
+        {"strategy", a.strategy},
+        {"strategy_options", a.strategy_options},
+        {"kernel", a.kernel},
+        {"space", a.space},
+        {"evaluator", target.evaluator->description()},
+        {"journal", a.journal},
+        {"complete", !interrupted},
+        {"evaluations_per_minute", per_minute}}},
+      {"results", shape_results(outcomes)}};
+  std::error_code ec;
+  const auto parent = std::filesystem::path(a.output).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  write_json_atomic(a.output, out);
+
+  const auto& db = target.db;
+  const bool have_db = !db.path.empty() && std::filesystem::exists(db.path);
+  const std::string report_path =
+      have_db ? write_report_beside(global, db, a.journal, a.plots) : "";
+  if (a.json) {
+    std::cout << out.dump(2) << "\n";
+  } else {
+    print_summary(outcomes);
+    std::cout << fmt::format("{} configurations measured in {:.1f} s: {:.1f} per minute\n",
+                             measured, elapsed, per_minute);
+    std::cout << "Results written to " << a.output << " (journal " << a.journal << ")\n";
+    if (have_db) {
+      std::cout << "Tuned database: " << db.path << "\nReport: " << report_path << "\n";
+    }
+  }
+  if (interrupted) {
+    spdlog::warn("search interrupted; continue it with: gemmtune search --resume {}",
+                 shell_quote(a.journal));
+  }
+}
+
+}  // namespace gemmtune::cli

@@ -1,0 +1,134 @@
+// What `gemmtune search` measures on: a recorded space, or a device through a worker process
+// (in this process with --in-process), and the problems it tunes there.
+#include <algorithm>
+#include <filesystem>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "search/tuning/worker_evaluator.hpp"
+#include "src/core/error.hpp"
+#include "src/device/device.hpp"
+#include "src/eval/opencl_evaluator.hpp"
+#include "tools/search_command.hpp"
+
+namespace gemmtune::cli {
+
+namespace {
+
+std::string self_executable() {
+  std::error_code ec;
+  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) throw Error(ErrorCode::kInternal, "cannot locate the gemmtune executable");
+  return p.string();
+}
+
+// The worker runs this same binary with the global options and the measurement settings of
+// this command line.
+std::unique_ptr<Evaluator> make_worker_evaluator(const GlobalOptions& global, const SearchArgs& a,
+                                                 const Device& device) {
+  WorkerOptions w;
+  w.argv = {self_executable()};
+  for (auto& arg : global_arguments(global)) w.argv.push_back(std::move(arg));
+  const MeasureSettings& m = a.eval.measure;
+  w.argv.insert(
+      w.argv.end(),
+      {"worker", "--fd", "3", "--device", device.info.selector(), "--compile-threads",
+       std::to_string(a.eval.compile_threads), "--warmup", std::to_string(m.warmup_runs),
+       "--min-runs", std::to_string(m.min_runs), "--min-time-ms", fmt::format("{}", m.min_time_ms),
+       "--max-runs", std::to_string(m.max_runs), "--seed", std::to_string(m.data_seed)});
+  if (!a.eval.cache_dir.empty()) w.argv.insert(w.argv.end(), {"--cache-dir", a.eval.cache_dir});
+  w.eval_timeout_s = a.eval_timeout_s;
+  w.start_timeout_s = std::max(60.0, a.eval_timeout_s);
+  return std::make_unique<WorkerEvaluator>(std::move(w));
+}
+
+}  // namespace
+
+std::string spec_path(const GlobalOptions& global, const std::string& kernel) {
+  return templates_dir(global) + "/" + kernel + ".json";
+}
+
+SearchTarget open_replay_target(SearchArgs& a, Problem& base, const GivenOptions& given) {
+  SearchTarget t;
+  auto r = std::make_unique<ReplayEvaluator>(a.replay, a.replay_delay_ms);
+  t.replay = r.get();
+  t.evaluator = std::move(r);
+  const auto& h = t.replay->header();
+  t.device_json = h.value("device", nlohmann::json::object());
+  t.device_id = t.device_json.is_object() ? t.device_json.value("id", "replay") : "replay";
+  const auto recorded_kernel = t.replay->problems().front().kernel;
+  if (given.at("kernel")->count() == 0 && a.resume.empty()) a.kernel = recorded_kernel;
+  base.kernel = a.kernel;
+  if (a.kernel != recorded_kernel) {
+    throw invalid_argument("replay " + a.replay + " records kernel " + recorded_kernel + ", not " +
+                           a.kernel);
+  }
+  if (a.space.empty()) a.space = h.value("space", "recorded");
+  if (t.device_json.is_object()) {
+    try {
+      t.db.device = DatabaseDevice::from(t.device_json.get<DeviceInfo>());
+    } catch (const std::exception&) {
+      t.db.device.name = t.device_json.value("name", "replay");  // an older header: name only
+    }
+  }
+  t.db.path = a.no_db ? "" : a.db;
+  return t;
+}
+
+SearchTarget open_device_target(const GlobalOptions& global, SearchArgs& a) {
+  SearchTarget t;
+  const auto profiles = load_profiles(global);
+  const Device device = select_device(a.device, &profiles);
+  const DeviceProfile* profile = profiles.match(device.info);
+  t.device_json = device.info;
+  t.device_json["id"] = device.info.id();
+  t.device_id = device.info.id();
+  t.spec = KernelSpec::load(spec_path(global, a.kernel));
+  t.limits = device_limits(device.info, profile);
+  t.db.device = DatabaseDevice::from(device.info);
+  t.db.path = a.no_db ? "" : a.db.empty() ? Database::default_path(device.info) : a.db;
+  if (a.space.empty()) a.space = device.info.type == "cpu" ? "cpu" : "gpu";
+  if (a.eval.compile_threads <= 0) {
+    a.eval.compile_threads = int(std::max(1u, std::thread::hardware_concurrency()));
+  }
+  if (a.in_process) {
+    const OpenClEvaluatorOptions o = opencl_options(evaluator_options(global, a.eval));
+    t.evaluator = std::make_unique<OpenClEvaluator>(device, profile, o);
+  } else {
+    t.evaluator = make_worker_evaluator(global, a, device);
+  }
+  return t;
+}
+
+std::vector<Problem> search_problems(const SearchArgs& a, Problem base, ReplayEvaluator* replay) {
+  std::vector<Shape> shapes = a.problem.shape_list();
+  if (shapes.empty()) {
+    if (!replay) throw invalid_argument("no shape given (use -s/--shapes or --shapes-file)");
+    for (const auto& p : replay->problems()) shapes.push_back(p.shape);
+    // A replay's problems carry their own layout and precision.
+    base = replay->problems().front();
+  }
+  std::vector<Problem> problems;
+  for (const auto& s : shapes) {
+    Problem p = base;
+    p.shape = s;
+    if (replay && !replay->has_problem(p)) {
+      // Take layout, precision and scaling from the recording when only the shape was given.
+      bool found = false;
+      for (const auto& q : replay->problems()) {
+        if (q.shape == s && q.kernel == p.kernel) {
+          p = q;
+          found = true;
+          break;
+        }
+      }
+      if (!found) replay->configurations(p);  // throws, naming the recorded shapes
+    }
+    check_problem_size(p);
+    problems.push_back(p);
+  }
+  return problems;
+}
+
+}  // namespace gemmtune::cli
