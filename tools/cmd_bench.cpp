@@ -37,7 +37,7 @@ void set_bench_command(CLI::App& app, GlobalOptions& options) {
     const auto base = Database::load(a->db);
     const auto profiles = load_profiles(options);
     const Device device = select_device(a->device, &profiles);
-    const DeviceProfile* profile = profiles.find(device.info.profile);
+    const DeviceProfile* profile = profiles.match(device.info);
     const auto here = DatabaseDevice::from(device.info);
     if (!base.device.same_hardware(here)) {
       spdlog::warn("{} was tuned on '{}'; measuring on '{}'", a->db, base.device.name, here.name);

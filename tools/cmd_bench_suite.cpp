@@ -152,7 +152,7 @@ void run(const GlobalOptions& global, const BenchSuiteCliOptions& o) {
 
   const auto profiles = load_profiles(global);
   const Device device = select_device(o.device, &profiles);
-  const DeviceProfile* profile = profiles.find(device.info.profile);
+  const DeviceProfile* profile = profiles.match(device.info);
 
   std::vector<NamedDatabase> databases;
   std::vector<std::string> paths = o.databases;

@@ -30,7 +30,8 @@ void set_report_command(CLI::App& app, GlobalOptions& options) {
     const auto db = Database::load(a->db);
     const auto profiles = load_profiles(options);
     const std::string name = a->profile.empty() ? db.device.profile : a->profile;
-    const DeviceProfile* profile = profiles.find(name);
+    // The model of the database's device where the profile tells models apart.
+    const DeviceProfile* profile = profiles.find(name, db.device.name);
     if (!profile && !a->profile.empty()) {
       throw invalid_argument("no device profile named '" + a->profile + "'");
     }

@@ -87,7 +87,7 @@ void run(const GlobalOptions& global, const RunOptions& o) {
 
   const auto profiles = load_profiles(global);
   const Device device = select_device(o.device, &profiles);
-  const DeviceProfile* profile = profiles.find(device.info.profile);
+  const DeviceProfile* profile = profiles.match(device.info);
   EvaluatorOptions eo = evaluator_options(global, o.eval);
   eo.compile_threads = 1;  // one configuration: nothing to build in the background
   Result result;

@@ -33,7 +33,7 @@ void run_space(const GlobalOptions& options, const SpaceArgs& a) {
   if (a.use_device || !a.device.empty()) {
     const auto profiles = load_profiles(options);
     const auto device = select_device(a.device, &profiles);
-    limits = device_limits(device.info, profiles.find(device.info.profile));
+    limits = device_limits(device.info, profiles.match(device.info));
     against = device.info.name + " [" + device.info.profile + "]";
   }
   const Context context{{"ELEM_BYTES", element_bytes(precision)}};

@@ -60,7 +60,7 @@ std::string write_report_beside(const GlobalOptions& global, const DatabaseTarge
   namespace fs = std::filesystem;
   const Database loaded = Database::load(db.path);
   const auto profiles = load_profiles(global);
-  const DeviceProfile* profile = profiles.find(loaded.device.profile);
+  const DeviceProfile* profile = profiles.find(loaded.device.profile, loaded.device.name);
   const auto report = analyze_database(loaded, templates_dir(global), profile);
   const fs::path dir = fs::path(db.path).parent_path();
   const std::string stem = fs::path(db.path).stem().string();

@@ -84,3 +84,12 @@ TEST_CASE("plot.py renders PNGs from fixtures", "[cli][plot]") {
   const int status = std::system(bad.c_str());
   CHECK(WEXITSTATUS(status) == 2);
 }
+
+TEST_CASE("report judges an H100 database by the H100's figures, not the H200's", "[cli][report]") {
+  // sm_90 covers both; the database's device name picks the model (3.35 against 4.8 TB/s).
+  auto r = run_gemmtune("report " + source_path("tests/data/db_h100_regcap.json"));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("66908 GFLOPS / 3350 GB/s"));
+  CHECK_THAT(r.out, !Catch::Contains("4800 GB/s"));
+}
