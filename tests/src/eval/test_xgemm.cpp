@@ -45,13 +45,17 @@ Problem problem(const std::string& kernel, Shape shape, Order order, const std::
   return p;
 }
 
-// A copy of the templates folder whose xgemm declaration gains the test-only TEST_PERTURB
-// parameter (see gemm_tile.cl).
+// A copy of the templates folder whose xgemm and xgemm_direct store their outputs through the
+// test-only wrapper tests/data/gemm_tile_store_perturbed.cl, with a TEST_PERTURB parameter that
+// picks its fault; the shipped templates have no test hooks.
 std::string perturbable_templates() {
   const std::string dir = test::temp_dir("perturb");
   for (const auto& f : fs::directory_iterator(test::source_path("kernel_templates"))) {
     fs::copy_file(f.path(), fs::path(dir) / f.path().filename());
   }
+  fs::rename(dir + "/gemm_tile_store.cl", dir + "/gemm_tile_store_exact.cl");
+  fs::copy_file(test::source_path("tests/data/gemm_tile_store_perturbed.cl"),
+                dir + "/gemm_tile_store.cl");
   for (const std::string name : {"xgemm", "xgemm_direct"}) {
     auto j = read_json_file(dir + "/" + name + ".json");
     j["parameters"].push_back(
