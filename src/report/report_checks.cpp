@@ -273,11 +273,23 @@ ReportItem bound_check(const EntryFacts& f) {
 }
 
 std::optional<int64_t> work_groups(const EntryFacts& f) {
+  const KernelView view = kernel_view(f.entry.key.problem());
+  if (f.spec) {
+    try {
+      const LaunchGeometry g = launch_geometry(*f.spec, f.params, f.ctx, view);
+      int64_t groups = 1;
+      for (size_t d = 0; d < g.global.size(); ++d) {
+        groups *= static_cast<int64_t>(g.global[d] / g.local[d]);
+      }
+      return groups;
+    } catch (const Error&) {
+      // No usable launch block (CLBlast's templates declare none): count from the tile below.
+    }
+  }
   const auto mwg = f.values.get("MWG"), nwg = f.values.get("NWG");
   if (!mwg || !nwg) return std::nullopt;
-  // Row-major problems run as their column-major transpose: the kernel's M is the problem's N.
-  const KernelView view = kernel_view(f.entry.key.problem());
-  return ceil_div(view.m, *mwg) * ceil_div(view.n, *nwg) * view.batch;
+  const int64_t split_k = std::max<int64_t>(1, f.values.get("SPLITK").value_or(1));
+  return ceil_div(view.m, *mwg) * ceil_div(view.n, *nwg) * view.batch * split_k;
 }
 
 // A small problem leaves compute units idle.
@@ -295,7 +307,7 @@ ReportItem parallelism_check(const EntryFacts& f) {
   item.value_text =
       fmt::format("{:.2f} ({} work-groups, {} CUs)", per_cu, *groups, static_cast<int64_t>(cus));
   item.target = ">= 2 work-groups per CU";
-  item.basis = "shape and tile";
+  item.basis = "shape, tile, split-K and batch";
   item.verdict = *groups >= 2 * cus ? Verdict::kOk
                  : *groups >= cus   ? Verdict::kWarn
                                     : Verdict::kBad;

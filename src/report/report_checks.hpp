@@ -76,7 +76,9 @@ ReportItem bound_check(const EntryFacts& f);
 ReportItem parallelism_check(const EntryFacts& f);
 ReportItem peak_check(const EntryFacts& f);
 
-// Work-groups one launch of the entry runs: tiles x batch. Nullopt without tile sizes.
+// Work-groups one launch of the entry runs: from the template's launch block (split-K and the
+// batch included, as the evaluator launches it), else tiles x batch x SPLITK from the parameters.
+// Nullopt without tile sizes.
 std::optional<int64_t> work_groups(const EntryFacts& f);
 
 }  // namespace gemmtune::report_checks
