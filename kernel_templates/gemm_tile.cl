@@ -86,13 +86,6 @@
 #define B_AT(k, n) GT_LOAD(bgm + (k) * ldb + (n))
 #endif
 
-// Whether the output is combined with C: beta == 0 must not read C, which may hold NaN.
-#if defined(TEST_PERTURB) && TEST_PERTURB == 3
-#define GT_READ_C(b) 1  // test hook: a kernel that wrongly reads C when beta == 0
-#else
-#define GT_READ_C(b) ((b) != ZERO)
-#endif
-
 #if SA == 1
 // Stages the KWG x MWG slice of op(A) at (m0, k0) as alm[k * ALD + m]; outside the matrix
 // (only when !full) it stores zeros, which add nothing to the products.
@@ -187,6 +180,8 @@ inline void load_tile_b(const __global mreal* restrict bgm, const int ldb, const
 #endif
 }
 #endif
+
+#include "gemm_tile_store.cl"
 
 __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1)))
 void GEMM_ENTRY(const int M, const int N, const int K, const real_arg alpha,
@@ -292,31 +287,7 @@ void GEMM_ENTRY(const int M, const int N, const int K, const real_arg alpha,
 #pragma unroll
       for (int i = 0; i < MVI; ++i) {
         const int m = m0 + MV(tm, i) * VWM;
-        realM r = a * acc[ni][i];
-#if defined(TEST_PERTURB) && (TEST_PERTURB == 1 || TEST_PERTURB == 2)
-        // Test hook only (never set by the templates): corrupts the first output vector so that
-        // the tests can show verification catching a wrong kernel. 1: 1% off, 2: NaN.
-        if (get_group_id(0) == 0 && get_group_id(1) == 0 && tm == 0 && tn == 0 && ni == 0 &&
-            i == 0) {
-#if TEST_PERTURB == 1
-          r = r * (real)1.01f;
-#else
-          r = (realM)(NAN);
-#endif
-        }
-#endif
-        __global mreal* cp = cgm + n * ldc + m;
-        if (full_mn) {
-          if (GT_READ_C(b)) r += b * GLOAD_M(cp);
-          GSTORE_M(r, cp);
-        } else if (n < N) {
-          real out[VWM];
-          VSTORE_M(r, out);
-#pragma unroll
-          for (int u = 0; u < VWM; ++u) {
-            if (m + u < M) GT_STORE(GT_READ_C(b) ? out[u] + b * GT_LOAD(cp + u) : out[u], cp + u);
-          }
-        }
+        store_vector(a * acc[ni][i], b, cgm + n * ldc + m, m, n, M, N, full_mn);
       }
     }
   }

@@ -10,6 +10,9 @@ build_dir="${GEMMTUNE_BUILD_DIR:-$root/build}"
 # Kernel binaries are cached per test run (gemmtune keeps them under $XDG_CACHE_HOME/gemmtune),
 # so a stale cache can never hide a build failure.
 export XDG_CACHE_HOME="$build_dir/test-cache"
+# PoCL is always installed here (install-deps.sh), so a device test that finds no OpenCL device is
+# a failure, never a skip (tests/test_support.hpp).
+export GEMMTUNE_REQUIRE_DEVICE=1
 rm -rf "$XDG_CACHE_HOME"
 cd "$build_dir"
 ctest --output-on-failure -j "${GEMMTUNE_TEST_JOBS:-2}" --timeout 600

@@ -46,6 +46,16 @@ const TestDevice& test_device() {
   return d;
 }
 
+bool device_required() {
+  const char* v = std::getenv("GEMMTUNE_REQUIRE_DEVICE");
+  return v != nullptr && *v != '\0' && std::string(v) != "0";
+}
+
+void unavailable(const std::string& why) {
+  if (device_required()) FAIL(why + ", and GEMMTUNE_REQUIRE_DEVICE is set: device tests must run");
+  WARN(why + ": skipped");
+}
+
 OpenClEvaluatorOptions quick_evaluator_options() {
   OpenClEvaluatorOptions o;
   o.templates_dir = source_path("kernel_templates");

@@ -38,6 +38,14 @@ struct TestDevice {
 };
 const TestDevice& test_device();
 
+// Device tests never pass silently. With GEMMTUNE_REQUIRE_DEVICE set to anything but "" or "0"
+// (scripts/test.sh and ctest set it: PoCL is always installed there) a device test that cannot
+// run fails; without it, it is skipped with a warning. `why` names what is missing: "no OpenCL
+// device", "the device has no cl_khr_fp64". Use as
+//   if (!ev) return test::unavailable("no OpenCL device");
+bool device_required();
+void unavailable(const std::string& why);
+
 // Options that measure a configuration once, quickly: the source tree's templates, no warm-up, one
 // timed run, one compile thread; binaries in the default cache ($XDG_CACHE_HOME under ctest).
 OpenClEvaluatorOptions quick_evaluator_options();

@@ -20,8 +20,8 @@ enum class Verdict { kOk, kWarn, kBad, kUnknown };
 std::string to_string(Verdict v);  // "ok", "warn", "bad", "n/a"
 
 struct ReportItem {
-  std::string id;      // "occupancy", "lds", "registers", ...
-  std::string title;   // "Occupancy"
+  std::string id;     // "occupancy", "lds", "registers", ...
+  std::string title;  // "Occupancy"
   std::optional<double> value;
   std::string value_text;  // the value in words, with its unit
   std::string target;      // what would be good, in words
@@ -52,8 +52,8 @@ struct Occupancy {
   int64_t waves_by_registers = 0;
   int64_t waves_by_lds = 0;  // max_waves when the kernel uses no LDS
   int64_t max_waves = 0;
-  int64_t waves = 0;        // the minimum of the three
-  std::string limiter;      // "registers", "LDS" or "hardware"
+  int64_t waves = 0;    // the minimum of the three
+  std::string limiter;  // "registers", "LDS" or "hardware"
 };
 
 // `registers` per work-item, `lds_bytes` per work-group. The wavefront is the profile's first

@@ -2,6 +2,7 @@
 // [.tune] tag; not part of the suite because they take minutes).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
@@ -65,7 +66,27 @@ TEST_CASE("strategies on the synthetic GPU-like space", "[.tune]") {
     }
     s.options = parse_strategy_options(items);
   }
-  print(evaluate_strategies(replay, replay.problems().front(), s));
+  const StrategyEvalReport report = evaluate_strategies(replay, replay.problems().front(), s);
+  print(report);
+  // The figures printed mean something only if the comparison ran as asked: every strategy for
+  // every seed, each trajectory a fraction of an optimum that lies in the space.
+  REQUIRE(report.strategies.size() == s.strategies.size());
+  CHECK(report.valid > 0);
+  CHECK(report.optimum_ms > 0);
+  for (const auto& e : report.strategies) {
+    INFO(e.strategy);
+    CHECK(e.trajectories.size() == static_cast<size_t>(s.seeds));
+    for (const auto& trajectory : e.trajectories) {
+      // 0 until the first valid measurement, then optimum / best so far: never down, never past 1.
+      REQUIRE(!trajectory.empty());
+      CHECK(trajectory.back() > 0);
+      CHECK(std::is_sorted(trajectory.begin(), trajectory.end()));
+      CHECK((trajectory.front() >= 0 && trajectory.back() <= 1));
+    }
+    for (const auto& b : e.budgets) {
+      CHECK((b.reached_95 >= 0 && b.reached_95 <= 1));
+    }
+  }
   if (const char* out = std::getenv("TUNE_WRITE_REPLAY")) {
     JournalWriter w(out);
     w.write_header(j.headers.front());

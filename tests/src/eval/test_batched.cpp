@@ -56,14 +56,9 @@ void check_batched(const std::string& kernel, Precision precision,
                    const std::vector<BatchLayout>& batch_layouts,
                    const std::vector<std::string>& layouts) {
   auto ev = make_evaluator();
-  if (!ev) {
-    WARN("no OpenCL device: skipped");
-    return;
-  }
-  if (precision == Precision::kFP64 && !bench().device->info.has_fp64) {
-    WARN("the device has no cl_khr_fp64: skipped");
-    return;
-  }
+  if (!ev) return test::unavailable("no OpenCL device");
+  if (precision == Precision::kFP64 && !bench().device->info.has_fp64)
+    return test::unavailable("the device has no cl_khr_fp64");
   const Configuration config = test::small_config(*ev, kernel);
   const std::vector<Shape> shapes{{1, 1, 1}, {7, 13, 5}, {33, 65, 17}, {100, 1, 300}};
   for (auto batch_layout : batch_layouts) {
@@ -231,10 +226,7 @@ TEST_CASE("batched xgemm_fast in both batch layouts", "[device][batched]") {
 
 TEST_CASE("batched xgemm_fast with split-K in 16acc32", "[device][batched]") {
   auto ev = make_evaluator();
-  if (!ev) {
-    WARN("no OpenCL device: skipped");
-    return;
-  }
+  if (!ev) return test::unavailable("no OpenCL device");
   Configuration c = test::small_config(*ev, "xgemm_fast");
   c["SPLITK"] = 3;
   for (auto batch_layout : {BatchLayout::kStrided, BatchLayout::kOffsets}) {
@@ -250,10 +242,7 @@ TEST_CASE("batched xgemm_fast with split-K in 16acc32", "[device][batched]") {
 
 TEST_CASE("many small matrices run as one launch", "[device][batched]") {
   auto ev = make_evaluator();
-  if (!ev) {
-    WARN("no OpenCL device: skipped");
-    return;
-  }
+  if (!ev) return test::unavailable("no OpenCL device");
   const Configuration c =
       ev->spec("xgemm_direct")
           .complete({{"WGD", 16}, {"MDIMCD", 8}, {"NDIMCD", 8}, {"MDIMAD", 8}, {"NDIMBD", 8}});
@@ -270,10 +259,7 @@ TEST_CASE("many small matrices run as one launch", "[device][batched]") {
 
 TEST_CASE("a template without batching refuses a batch clearly", "[device][batched]") {
   auto ev = make_evaluator();
-  if (!ev) {
-    WARN("no OpenCL device: skipped");
-    return;
-  }
+  if (!ev) return test::unavailable("no OpenCL device");
   Problem p = batched("xgemm", Shape{8, 8, 8}, Order::kRowMajor, "NN", 4, BatchLayout::kStrided,
                       Precision::kFP32, 0.0);
   const Result r = ev->evaluate(p, ev->spec("xgemm").defaults());
@@ -283,10 +269,7 @@ TEST_CASE("a template without batching refuses a batch clearly", "[device][batch
 
 TEST_CASE("gemmtune run takes --batch, --batch-layout and --precision 16acc32",
           "[device][batched][cli]") {
-  if (!bench().device) {
-    WARN("no OpenCL device: skipped");
-    return;
-  }
+  if (!bench().device) return test::unavailable("no OpenCL device");
   const std::string common =
       "run --kernel xgemm_direct -m 7 -n 13 -k 5 --params WGD=16,MDIMCD=8,NDIMCD=8,MDIMAD=8,"
       "NDIMBD=8 --min-runs 1 --min-time-ms 0 --warmup 0 --beta 0.5 --json";

@@ -48,10 +48,7 @@ Problem problem(const Shape& shape, Order order, const std::string& layout, Prec
 TEST_CASE("xgemm_fast DOT2 in 16acc32 over awkward shapes, layouts and orders",
           "[device][precision][dot2]") {
   auto ev = make_evaluator();
-  if (!ev) {
-    WARN("no OpenCL device: skipped");
-    return;
-  }
+  if (!ev) return test::unavailable("no OpenCL device");
   const Configuration config = dot2_config(*ev);
   const std::vector<Shape> shapes{{1, 1, 1}, {17, 33, 65}, {33, 17, 7}, {65, 3, 9}};
   for (const std::string layout : {"NN", "NT", "TN", "TT"}) {
@@ -70,10 +67,7 @@ TEST_CASE("xgemm_fast DOT2 in 16acc32 over awkward shapes, layouts and orders",
 TEST_CASE("xgemm_fast DOT2 in 16acc32 with split-K, beta and the local-memory variants",
           "[device][precision][dot2]") {
   auto ev = make_evaluator();
-  if (!ev) {
-    WARN("no OpenCL device: skipped");
-    return;
-  }
+  if (!ev) return test::unavailable("no OpenCL device");
   Configuration split = dot2_config(*ev);
   split["SPLITK"] = 2;
   // One buffer without prefetch, swizzled, scalar A pairs and 8-wide B pairs, no unroll.
@@ -122,10 +116,7 @@ TEST_CASE("xgemm_fast DOT2 is refused for float and double storage with its reas
 
 TEST_CASE("gemmtune run refuses DOT2=1 in precision 32 with the constraint's reason",
           "[device][dot2]") {
-  if (!test::test_device().device) {
-    WARN("no OpenCL device: skipped");
-    return;
-  }
+  if (!test::test_device().device) return test::unavailable("no OpenCL device");
   const auto r =
       test::run_gemmtune("run --kernel xgemm_fast --params DOT2=1 -m 8 -n 8 -k 8 --precision 32");
   INFO(r.out << r.err);
@@ -136,10 +127,7 @@ TEST_CASE("gemmtune run refuses DOT2=1 in precision 32 with the constraint's rea
 TEST_CASE("xgemm_fast DOT2 in pure FP16 is refused clearly without cl_khr_fp16",
           "[device][precision][dot2]") {
   auto ev = make_evaluator();
-  if (!ev) {
-    WARN("no OpenCL device: skipped");
-    return;
-  }
+  if (!ev) return test::unavailable("no OpenCL device");
   if (test::test_device().device->info.has_fp16) {
     WARN(
         "the device has cl_khr_fp16, so FP16 is not refused here: the DOT2 FP16 path is "

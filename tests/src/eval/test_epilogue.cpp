@@ -135,10 +135,7 @@ TEST_CASE("the reference applies bias and activation, and a wrong epilogue fails
 
 TEST_CASE("xgemm_fast applies the epilogue in every order and layout", "[epilogue][device]") {
   auto ev = make_evaluator();
-  if (!ev) {
-    WARN("no OpenCL device: skipped");
-    return;
-  }
+  if (!ev) return test::unavailable("no OpenCL device");
   for (const std::string epilogue : {"bias,relu", "bias,gelu", "relu"}) {
     for (Order order : {Order::kRowMajor, Order::kColMajor}) {
       for (const std::string layout : {"NN", "NT", "TN", "TT"}) {
@@ -155,10 +152,7 @@ TEST_CASE("xgemm_fast applies the epilogue in every order and layout", "[epilogu
 
 TEST_CASE("xgemm_fast's epilogue with beta, split-K and a batch", "[epilogue][device]") {
   auto ev = make_evaluator();
-  if (!ev) {
-    WARN("no OpenCL device: skipped");
-    return;
-  }
+  if (!ev) return test::unavailable("no OpenCL device");
   Problem with_beta = fast_problem({33, 17, 65}, Order::kRowMajor, "NT", "bias,gelu");
   with_beta.alpha = 1.5;
   with_beta.beta = -0.75;
@@ -182,10 +176,7 @@ TEST_CASE("a kernel built with another epilogue than the problem's fails verific
   // The profile's options come after the epilogue's defines and override them.
   for (const std::string override : {"-DACTIVATION=1", "-DBIAS=0"}) {
     auto ev = make_evaluator(override);
-    if (!ev) {
-      WARN("no OpenCL device: skipped");
-      return;
-    }
+    if (!ev) return test::unavailable("no OpenCL device");
     const Result r = ev->evaluate(p, fast_config());
     INFO(override << ": " << describe(p, r));
     CHECK(r.status == Status::kWrongResult);
@@ -194,10 +185,7 @@ TEST_CASE("a kernel built with another epilogue than the problem's fails verific
 
 TEST_CASE("a kernel without epilogue support reports it unsupported", "[epilogue][device]") {
   auto ev = make_evaluator();
-  if (!ev) {
-    WARN("no OpenCL device: skipped");
-    return;
-  }
+  if (!ev) return test::unavailable("no OpenCL device");
   Problem p = fast_problem({8, 8, 8}, Order::kRowMajor, "NN", "bias,relu");
   p.kernel = "xgemm";
   const Result r = ev->evaluate(p, ev->spec("xgemm").defaults());
@@ -208,10 +196,8 @@ TEST_CASE("a kernel without epilogue support reports it unsupported", "[epilogue
 TEST_CASE("run --epilogue measures, refuses bad specs and unsupported kernels",
           "[epilogue][cli][device]") {
   const auto devices = test::run_gemmtune("devices --json");
-  if (devices.exit_code != 0 || nlohmann::json::parse(devices.out).empty()) {
-    WARN("no OpenCL device: skipped");
-    return;
-  }
+  if (devices.exit_code != 0 || nlohmann::json::parse(devices.out).empty())
+    return test::unavailable("no OpenCL device");
   const std::string common =
       " -m 33 -n 17 -k 65 --min-runs 1 --min-time-ms 0 --warmup 0 --cache-dir " + bench().cache_dir;
   auto r = test::run_gemmtune("run --kernel xgemm_fast --epilogue bias,gelu --json" + common);
@@ -289,10 +275,8 @@ TEST_CASE("database files keep an entry per epilogue", "[epilogue][database]") {
 TEST_CASE("search --epilogue is journalled and taken back on --resume",
           "[epilogue][cli][search][device]") {
   const auto devices = test::run_gemmtune("devices --json");
-  if (devices.exit_code != 0 || nlohmann::json::parse(devices.out).empty()) {
-    WARN("no OpenCL device: skipped");
-    return;
-  }
+  if (devices.exit_code != 0 || nlohmann::json::parse(devices.out).empty())
+    return test::unavailable("no OpenCL device");
   const std::string dir = test::temp_dir("epilogue-search");
   const std::string out = dir + "/out.json", journal = dir + "/out.journal.jsonl";
   auto r = test::run_gemmtune(

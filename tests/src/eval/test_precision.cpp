@@ -45,10 +45,7 @@ const std::vector<Shape>& awkward_shapes() {
 // each template compiles four variants per precision.
 void check_all_layouts(const std::string& kernel, Precision precision) {
   auto ev = make_evaluator();
-  if (!ev) {
-    WARN("no OpenCL device: skipped");
-    return;
-  }
+  if (!ev) return test::unavailable("no OpenCL device");
   const Configuration config = test::small_config(*ev, kernel);
   for (const std::string layout : {"NN", "NT", "TN", "TT"}) {
     for (auto order : {Order::kRowMajor, Order::kColMajor}) {
@@ -77,9 +74,12 @@ void check_all_layouts(const std::string& kernel, Precision precision) {
 }
 
 bool has_fp64() {
-  if (!bench().device) return false;
+  if (!bench().device) {
+    test::unavailable("no OpenCL device");
+    return false;
+  }
   if (!bench().device->info.has_fp64) {
-    WARN("the device has no cl_khr_fp64: skipped");
+    test::unavailable("the device has no cl_khr_fp64");
     return false;
   }
   return true;
@@ -168,10 +168,7 @@ TEST_CASE("xgemm_fast in 16acc32 over awkward shapes, layouts and orders", "[dev
 
 TEST_CASE("xgemm_fast 16acc32 with split-K and without local memory", "[device][precision]") {
   auto ev = make_evaluator();
-  if (!ev) {
-    WARN("no OpenCL device: skipped");
-    return;
-  }
+  if (!ev) return test::unavailable("no OpenCL device");
   Problem p;
   p.kernel = "xgemm_fast";
   p.shape = Shape{33, 65, 17};
@@ -195,10 +192,7 @@ TEST_CASE("xgemm_fast 16acc32 with split-K and without local memory", "[device][
 TEST_CASE("pure FP16 runs with cl_khr_fp16 and is refused clearly without it",
           "[device][precision]") {
   auto ev = make_evaluator();
-  if (!ev) {
-    WARN("no OpenCL device: skipped");
-    return;
-  }
+  if (!ev) return test::unavailable("no OpenCL device");
   const bool fp16 = bench().device->info.has_fp16;
   for (const std::string kernel : {"xgemm_direct", "xgemm", "xgemm_fast"}) {
     Problem p;

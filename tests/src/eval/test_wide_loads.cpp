@@ -47,10 +47,7 @@ Problem problem(const Shape& shape, Order order, const std::string& layout) {
 TEST_CASE("xgemm_fast with wide global loads over awkward shapes, layouts and orders",
           "[device][glv]") {
   auto ev = make_evaluator();
-  if (!ev) {
-    WARN("no OpenCL device: skipped");
-    return;
-  }
+  if (!ev) return test::unavailable("no OpenCL device");
   for (int64_t glv : {2, 4}) {
     const Configuration config = wide_config(*ev, glv);
     for (Order order : {Order::kRowMajor, Order::kColMajor}) {
@@ -69,10 +66,7 @@ TEST_CASE("xgemm_fast with wide global loads over awkward shapes, layouts and or
 TEST_CASE("wide global loads with staging, swizzle, split-K, half storage and batches",
           "[device][glv]") {
   auto ev = make_evaluator();
-  if (!ev) {
-    WARN("no OpenCL device: skipped");
-    return;
-  }
+  if (!ev) return test::unavailable("no OpenCL device");
   const std::vector<Configuration> variants = {
       wide_config(*ev, 4, {{"STAGES", 1}, {"PREFETCH", 0}}),
       wide_config(*ev, 4, {{"STAGES", 2}, {"PREFETCH", 1}, {"SWZ", 1}}),

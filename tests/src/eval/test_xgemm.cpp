@@ -45,13 +45,17 @@ Problem problem(const std::string& kernel, Shape shape, Order order, const std::
   return p;
 }
 
-// A copy of the templates folder whose xgemm declaration gains the test-only TEST_PERTURB
-// parameter (see gemm_tile.cl).
+// A copy of the templates folder whose xgemm and xgemm_direct store their outputs through the
+// test-only wrapper tests/data/gemm_tile_store_perturbed.cl, with a TEST_PERTURB parameter that
+// picks its fault; the shipped templates have no test hooks.
 std::string perturbable_templates() {
   const std::string dir = test::temp_dir("perturb");
   for (const auto& f : fs::directory_iterator(test::source_path("kernel_templates"))) {
     fs::copy_file(f.path(), fs::path(dir) / f.path().filename());
   }
+  fs::rename(dir + "/gemm_tile_store.cl", dir + "/gemm_tile_store_exact.cl");
+  fs::copy_file(test::source_path("tests/data/gemm_tile_store_perturbed.cl"),
+                dir + "/gemm_tile_store.cl");
   for (const std::string name : {"xgemm", "xgemm_direct"}) {
     auto j = read_json_file(dir + "/" + name + ".json");
     j["parameters"].push_back(
@@ -65,10 +69,7 @@ std::string perturbable_templates() {
 
 TEST_CASE("a sample of each ci space agrees with Eigen on an awkward shape", "[device][xgemm]") {
   auto ev = make_evaluator();
-  if (!ev) {
-    WARN("no OpenCL device: skipped");
-    return;
-  }
+  if (!ev) return test::unavailable("no OpenCL device");
   const auto& b = bench();
   for (const std::string kernel : {"xgemm", "xgemm_direct"}) {
     const KernelSpec& spec = ev->spec(kernel);
@@ -96,10 +97,7 @@ TEST_CASE("a sample of each ci space agrees with Eigen on an awkward shape", "[d
 
 TEST_CASE("awkward shapes in every layout and order agree with Eigen", "[device][xgemm]") {
   auto ev = make_evaluator();
-  if (!ev) {
-    WARN("no OpenCL device: skipped");
-    return;
-  }
+  if (!ev) return test::unavailable("no OpenCL device");
   const std::vector<Shape> shapes{{1, 1, 1}, {17, 33, 65}, {1, 4096, 7}, {257, 255, 1}};
   for (const std::string kernel : {"xgemm", "xgemm_direct"}) {
     // Small tiles keep the padded work small; vectors of 2 exercise the vector paths.
@@ -133,14 +131,8 @@ TEST_CASE("awkward shapes in every layout and order agree with Eigen", "[device]
 
 TEST_CASE("double precision agrees with Eigen", "[device][xgemm]") {
   auto ev = make_evaluator();
-  if (!ev) {
-    WARN("no OpenCL device: skipped");
-    return;
-  }
-  if (!bench().device->info.has_fp64) {
-    WARN("no cl_khr_fp64: skipped");
-    return;
-  }
+  if (!ev) return test::unavailable("no OpenCL device");
+  if (!bench().device->info.has_fp64) return test::unavailable("the device has no cl_khr_fp64");
   for (const std::string kernel : {"xgemm", "xgemm_direct"}) {
     Problem p = problem(kernel, Shape{33, 17, 40}, Order::kColMajor, "NT", 0.5, -1.0);
     p.precision = Precision::kFP64;
@@ -154,10 +146,7 @@ TEST_CASE("double precision agrees with Eigen", "[device][xgemm]") {
 TEST_CASE("verification catches wrong kernels", "[device][xgemm]") {
   const std::string templates = perturbable_templates();
   auto ev = make_evaluator(templates);
-  if (!ev) {
-    WARN("no OpenCL device: skipped");
-    return;
-  }
+  if (!ev) return test::unavailable("no OpenCL device");
   for (const std::string kernel : {"xgemm", "xgemm_direct"}) {
     Configuration c = ev->spec(kernel).defaults();
     const Problem with_c = problem(kernel, Shape{40, 24, 48}, Order::kRowMajor, "NN", 1.0, 1.0);
@@ -204,10 +193,7 @@ TEST_CASE("invalid configurations, build failures and unsupported problems are r
         << "#include \"xgemm.cl\"\n__kernel void extra() { undeclared_thing = 1; }\n";
   }
   auto ev = make_evaluator(templates);
-  if (!ev) {
-    WARN("no OpenCL device: skipped");
-    return;
-  }
+  if (!ev) return test::unavailable("no OpenCL device");
   const Problem p = problem("xgemm", Shape{8, 8, 8}, Order::kRowMajor, "NN", 1.0, 0.0);
   Configuration c = ev->spec("xgemm").defaults();
   c["KWI"] = 8;
@@ -239,10 +225,7 @@ TEST_CASE("invalid configurations, build failures and unsupported problems are r
 
 TEST_CASE("a second evaluation of a configuration loads the cached binary", "[device][xgemm]") {
   auto& b = bench();
-  if (!b.device) {
-    WARN("no OpenCL device: skipped");
-    return;
-  }
+  if (!b.device) return test::unavailable("no OpenCL device");
   auto options = quick_options(test::source_path("kernel_templates"));
   options.cache_dir = test::temp_dir("fresh-cache");
   const Problem p = problem("xgemm_direct", Shape{16, 16, 16}, Order::kColMajor, "NN", 1.0, 0.0);
@@ -266,10 +249,7 @@ TEST_CASE("a second evaluation of a configuration loads the cached binary", "[de
 
 TEST_CASE("timing repeats until both the count and the time are reached", "[device][xgemm]") {
   auto& b = bench();
-  if (!b.device) {
-    WARN("no OpenCL device: skipped");
-    return;
-  }
+  if (!b.device) return test::unavailable("no OpenCL device");
   auto options = quick_options(test::source_path("kernel_templates"));
   options.min_runs = 4;
   options.min_time_ms = 0;

@@ -228,3 +228,35 @@ TEST_CASE("database report renders Markdown and JSON", "[report]") {
     }
   }
 }
+
+TEST_CASE("work-groups per compute unit count split-K and batches", "[report]") {
+  const auto s = spec("xgemm_fast");
+  const auto p = profile("gfx1012");
+  DatabaseEntry e;
+  e.key.kernel = "xgemm_fast";
+  // Row-major: the kernel's M is 4096 (32 tiles of 128) and its N 64 (one tile).
+  e.key.shape = Shape{64, 4096, 4096};
+  e.parameters = s.complete({{"MWG", 128}, {"NWG", 64}, {"SPLITK", 1}});
+  e.gflops = 1000;
+  const auto parallelism = [&](const KernelSpec* kernel_spec) {
+    const auto r = analyze_entry(e, kernel_spec, &p, gfx1012_device());
+    REQUIRE(r.item("parallelism"));
+    return *r.item("parallelism");
+  };
+  auto item = parallelism(&s);
+  CHECK(*item.value == Approx(32.0 / 22));  // gfx1012_device() has 22 CUs
+  CHECK_THAT(item.value_text, Catch::Contains("(32 work-groups, 22 CUs)"));
+  // Split-K runs SPLITK work-groups per tile.
+  e.parameters["SPLITK"] = 8;
+  item = parallelism(&s);
+  CHECK(*item.value == Approx(256.0 / 22));
+  CHECK_THAT(item.value_text, Catch::Contains("(256 work-groups"));
+  CHECK(item.verdict == Verdict::kOk);
+  // A batch runs them all once per entry.
+  e.key.batch = 3;
+  item = parallelism(&s);
+  CHECK(*item.value == Approx(768.0 / 22));
+  // Without the template the parameters give the same count.
+  item = parallelism(nullptr);
+  CHECK(*item.value == Approx(768.0 / 22));
+}

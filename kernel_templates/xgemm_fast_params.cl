@@ -1,0 +1,96 @@
+// xgemm_fast, part 1: the tunables with their defaults, the problem-level options the host sets,
+// and the sizes derived from them. Included first by xgemm_fast.cl; every later part reads these.
+//
+// Every tunable has a default; the host only adds -D defines.
+
+#ifndef TRANSA
+#define TRANSA 0  // 1: A is stored K x M (op(A) = A^T)
+#endif
+#ifndef TRANSB
+#define TRANSB 0  // 1: B is stored N x K (op(B) = B^T)
+#endif
+
+#ifndef MWG
+#define MWG 64  // work-group tile in M
+#endif
+#ifndef NWG
+#define NWG 64  // work-group tile in N
+#endif
+#ifndef KWG
+#define KWG 16  // K tile held in local memory per stage
+#endif
+#ifndef MDIMC
+#define MDIMC 16  // threads along M
+#endif
+#ifndef NDIMC
+#define NDIMC 16  // threads along N
+#endif
+#ifndef VWM
+#define VWM 4  // vector width of the A fragment reads from local memory
+#endif
+#ifndef VWN
+#define VWN 4  // vector width of the B fragment reads from local memory
+#endif
+#ifndef STRM
+#define STRM 1  // 1: a thread's M fragment is VWM-wide chunks at stride MDIMC*VWM; 0: contiguous
+#endif
+#ifndef STRN
+#define STRN 1  // same for N
+#endif
+#ifndef KWI
+#define KWI 4  // unroll factor of the inner K loop
+#endif
+#ifndef LDS
+#define LDS 1  // 1: stage tiles through local memory; 0: read fragments straight from global memory
+#endif
+#ifndef STAGES
+#define STAGES 2  // local-memory buffers: 2 = double buffering, one barrier per K tile
+#endif
+#ifndef PREFETCH
+#define PREFETCH 1  // 1: global loads of tile t+1 are issued before the FMAs of tile t
+#endif
+#ifndef PADA
+#define PADA 0  // extra elements per local-memory row of A (bank-conflict avoidance)
+#endif
+#ifndef PADB
+#define PADB 0  // same for B
+#endif
+#ifndef SWZ
+#define SWZ 0  // 1: XOR-swizzle the vector chunks of each local-memory row by the row index
+#endif
+#ifndef GROUPM
+#define GROUPM 1  // work-group rasterization: tiles visited in groups of GROUPM tile rows
+#endif
+#ifndef SPLITK
+#define SPLITK 1  // K split across work-groups; partial sums reduced by XgemmFastReduce
+#endif
+#ifndef DOT2
+#define DOT2 0  // 1: half pairs along K accumulated into float (dot2); half storage only
+#endif
+#ifndef REGCAP
+#define REGCAP 0  // registers per work-item the host asked the compiler for (0: its choice)
+#endif
+#ifndef GLV
+#define GLV 1  // elements per global load of the A and B tiles (1, 2 or 4)
+#endif
+
+// Problem-level options set by the host, not tuned.
+#ifndef BIAS
+#define BIAS 0  // 0: none, 1: bias[m] added per row of the view, 2: bias[n] per column
+#endif
+#ifndef ACTIVATION
+#define ACTIVATION 0  // 0: none, 1: ReLU, 2: GELU (tanh form)
+#endif
+
+// Derived values.
+#define MWI (MWG / MDIMC)       // outputs per thread in M
+#define NWI (NWG / NDIMC)       // outputs per thread in N
+#define THREADS (MDIMC * NDIMC)  // work-group size
+#define A_LOADS ((MWG * KWG) / THREADS)  // elements of the A tile each thread loads
+#define B_LOADS ((NWG * KWG) / THREADS)
+#define A_SLOTS (A_LOADS / GLV)  // of them, GLV-wide vectors along A's contiguous dimension
+#define B_SLOTS (B_LOADS / GLV)
+#define ASTRIDE (MWG + PADA)  // local-memory row length of A (one row per k)
+#define BSTRIDE (NWG + PADB)
+#define MCHUNKS (MWG / VWM)
+#define NCHUNKS (NWG / VWN)

@@ -1,0 +1,84 @@
+// The checks of the bottleneck report, one function each; analyze_entry (report.cpp) gathers the
+// facts of an entry once and runs them in the report's order. Internal to src/report.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "src/report/report.hpp"
+
+namespace gemmtune::report_checks {
+
+// a / b rounded up; 0 for a divisor that is not positive (a figure the profile lacks).
+inline int64_t ceil_div(int64_t a, int64_t b) {
+  return b > 0 ? (a + b - 1) / b : 0;
+}
+
+// Reads values of a configuration the same way for every template: an optional "report" block
+// in the template json maps a name to an expression; otherwise the spec's parameters and derived
+// values; without a spec, the entry's parameters.
+class Values {
+ public:
+  Values(const KernelSpec* spec, const Configuration& config, Context context)
+      : spec_(spec), config_(config), context_(std::move(context)) {}
+
+  std::optional<int64_t> get(const std::string& name) const;
+  // Work per work-item along one dimension: the derived value, else tile / threads.
+  std::optional<int64_t> per_thread(const std::string& derived, const std::string& tile,
+                                    const std::string& threads) const;
+
+ private:
+  const KernelSpec* spec_;
+  const Configuration& config_;
+  Context context_;
+};
+
+// What the checks read: the entry with its template, device and profile, and the figures that
+// several checks share, each measured by the driver where it was, else estimated from the spec.
+struct EntryFacts {
+  EntryFacts(const DatabaseEntry& entry, const KernelSpec* spec, const DeviceProfile* profile,
+             const DatabaseDevice& device, Configuration params);
+  // Not copyable: `values` refers to `params`.
+  EntryFacts(const EntryFacts&) = delete;
+  EntryFacts& operator=(const EntryFacts&) = delete;
+
+  const DatabaseEntry& entry;
+  const KernelSpec* spec;  // null when there is none or it does not match the entry
+  const DeviceProfile* profile;
+  const DatabaseDevice& device;
+  const Configuration params;  // the entry's parameters, completed with the template's defaults
+  const int64_t elem;          // bytes per matrix element
+  const Context ctx;           // ELEM_BYTES
+  const Values values;
+  const bool cpu;  // a CPU device: occupancy means nothing and registers are vector registers
+
+  std::optional<int64_t> lds;  // bytes per work-group
+  std::string lds_basis;
+  std::optional<int64_t> regs;  // per work-item
+  std::string regs_basis;
+  std::optional<int64_t> wg;   // work-items per work-group
+  int64_t wave = 0;            // the profile's native wavefront, 0 when unknown
+  std::optional<double> peak;  // GFLOPS of the profile in the entry's precision
+};
+
+// The basis words of a figure the driver measured.
+std::string measured_basis(const DatabaseEntry& entry);
+extern const char* const kEstimateBasis;
+
+ReportItem lds_check(const EntryFacts& f);
+ReportItem registers_check(const EntryFacts& f);
+ReportItem occupancy_check(const EntryFacts& f);
+ReportItem wave_utilization_check(const EntryFacts& f);
+ReportItem work_per_thread_check(const EntryFacts& f);
+ReportItem vector_width_check(const EntryFacts& f);
+ReportItem bound_check(const EntryFacts& f);
+ReportItem parallelism_check(const EntryFacts& f);
+ReportItem peak_check(const EntryFacts& f);
+
+// Work-groups one launch of the entry runs: from the template's launch block (split-K and the
+// batch included, as the evaluator launches it), else tiles x batch x SPLITK from the parameters.
+// Nullopt without tile sizes.
+std::optional<int64_t> work_groups(const EntryFacts& f);
+
+}  // namespace gemmtune::report_checks
