@@ -2,8 +2,8 @@
 // batch, gemmtune's best tuned configuration against CLBlast's stock routine (Gemm for one GEMM,
 // GemmStridedBatched or GemmBatched for a batch) on the same buffers, in the same process, with
 // calls interleaved so that both see the same clocks and temperatures. Both outputs are verified
-// against an Eigen reference once per row. Optionally a fused bias+ReLU row per FP32 shape, and a
-// cuBLAS column merged from scripts/bench-cublas.py.
+// against the Eigen reference of src/verify once per row. Optionally a fused bias+ReLU row per FP32
+// shape, and a cuBLAS column merged from scripts/bench-cublas.py.
 //
 // Timing: "wall" is the whole call as a user sees it, from the first enqueue to the return of
 // clFinish on a host steady clock (every kernel of the call included). "kernel" is gemmtune's
@@ -20,10 +20,11 @@
 #include <nlohmann/json.hpp>
 
 #include "src/core/configuration.hpp"
-#include "src/db/database.hpp"
-#include "src/device/device.hpp"
 #include "src/core/problem.hpp"
 #include "src/core/result.hpp"
+#include "src/db/database.hpp"
+#include "src/device/device.hpp"
+#include "src/verify/reference.hpp"
 
 namespace gemmtune {
 
@@ -166,9 +167,10 @@ struct BenchSuiteOptions {
   uint64_t seed = 42;                // input data
   std::string templates_dir;
   std::string cache_dir;  // binary cache ("" default folder, "none" disables)
-  // Shapes with M*N*K above this are verified on a fixed-seed sample of rows (all columns).
-  int64_t full_check_limit = int64_t{1} << 31;
-  int sample_rows = 128;
+  // Shapes with M*N*K*batch above this are verified on a sample of rows (all columns): one row
+  // of every band of `sample_band` rows and the first and last two (src/verify/reference.hpp).
+  int64_t full_check_limit = kFullCheckLimit;
+  int64_t sample_band = kSampleBand;
   std::string command;  // recorded in the report
 };
 

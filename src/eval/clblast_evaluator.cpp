@@ -21,6 +21,7 @@
 #include <spdlog/spdlog.h>
 
 #include "src/db/export.hpp"
+#include "src/eval/measure.hpp"
 #include "src/kernel/kernel_spec.hpp"
 #include "src/verify/reference.hpp"
 
@@ -138,24 +139,6 @@ clblast::Precision clblast_precision(Precision p) {
     default:
       return clblast::Precision::kSingle;
   }
-}
-
-TimingStats summarize(std::vector<double> ms) {
-  TimingStats t;
-  if (ms.empty()) return t;
-  std::sort(ms.begin(), ms.end());
-  t.runs = static_cast<int>(ms.size());
-  t.min_ms = ms.front();
-  t.max_ms = ms.back();
-  t.median_ms =
-      ms.size() % 2 ? ms[ms.size() / 2] : 0.5 * (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]);
-  t.mean_ms = std::accumulate(ms.begin(), ms.end(), 0.0) / ms.size();
-  double var = 0;
-  for (double v : ms) var += (v - t.mean_ms) * (v - t.mean_ms);
-  t.cv = t.mean_ms > 0 ? std::sqrt(var / ms.size()) / t.mean_ms : 0;
-  // The whole call is timed: CLBlast's helper kernels are part of it.
-  t.kernel_median_ms = t.median_ms;
-  return t;
 }
 
 class ClblastEvaluator : public DeviceEvaluator {
@@ -410,27 +393,22 @@ class ClblastEvaluator : public DeviceEvaluator {
                                    std::to_string(temp) + "-byte temporary buffer)");
       }
     }
-    for (int i = 0; i < measure_.warmup_runs; ++i) {
-      if ((status = gemm(s)) != clblast::StatusCode::kSuccess) break;
+    // The whole call is timed (CLBlast's helper kernels are part of it), so the kernel-only
+    // median is the call's. A failing call stops the measurement.
+    try {
+      r.time = measure_calls(measure_, [&] {
+        const auto start = std::chrono::steady_clock::now();
+        status = gemm(s);
+        if (status != clblast::StatusCode::kSuccess) throw status;
+        const double ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
+        return std::make_pair(ms, ms);
+      });
+    } catch (clblast::StatusCode failed) {
+      return Result::failure(config, result_status(failed),
+                             "clblast::Gemm: " + status_text(failed));
     }
-    std::vector<double> times;
-    double total = 0;
-    while (status == clblast::StatusCode::kSuccess &&
-           (static_cast<int>(times.size()) < measure_.min_runs || total < measure_.min_time_ms) &&
-           static_cast<int>(times.size()) < std::max(measure_.max_runs, 1)) {
-      const auto start = std::chrono::steady_clock::now();
-      status = gemm(s);
-      const double ms =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-              .count();
-      times.push_back(ms);
-      total += ms;
-    }
-    if (status != clblast::StatusCode::kSuccess) {
-      return Result::failure(config, result_status(status),
-                             "clblast::Gemm: " + status_text(status));
-    }
-    r.time = summarize(times);
     r.gflops = r.time.median_ms > 0 ? problem.flops() / (r.time.median_ms * 1e6) : 0;
     return r;
   }

@@ -1,5 +1,7 @@
 #include "src/kernel/gemm_view.hpp"
 
+#include <algorithm>
+
 #include "src/core/error.hpp"
 
 namespace gemmtune {
@@ -27,27 +29,17 @@ KernelView kernel_view(const Problem& problem) {
 
 bool supports_epilogue(const KernelSpec& spec, const Epilogue& epilogue) {
   if (epilogue.none()) return true;
-  const nlohmann::json& raw = spec.raw();
-  if (!raw.contains("epilogue") || !raw["epilogue"].is_array()) return false;
+  const auto& items = spec.epilogue();
   auto declares = [&](const std::string& item) {
-    for (const auto& v : raw["epilogue"]) {
-      if (v.is_string() && v.get<std::string>() == item) return true;
-    }
-    return false;
+    return std::find(items.begin(), items.end(), item) != items.end();
   };
   if (epilogue.bias && !declares("bias")) return false;
   return epilogue.activation == Activation::kNone || declares(to_string(epilogue.activation));
 }
 
 bool supports_batch(const KernelSpec& spec, BatchLayout layout) {
-  const nlohmann::json& launch = spec.launch();
-  if (!launch.contains("batch") || !launch["batch"].is_object()) return false;
-  const auto& layouts = launch["batch"].value("layouts", nlohmann::json::array());
-  if (!layouts.is_array()) return false;
-  for (const auto& l : layouts) {
-    if (l.is_string() && l.get<std::string>() == to_string(layout)) return true;
-  }
-  return false;
+  const auto& layouts = spec.launch().batch_layouts;
+  return std::find(layouts.begin(), layouts.end(), layout) != layouts.end();
 }
 
 namespace {
@@ -56,6 +48,8 @@ int64_t round_up(int64_t x, int64_t multiple) {
   return (x + multiple - 1) / multiple * multiple;
 }
 
+// Evaluates the declaration's expressions for one configuration; a value that cannot be
+// computed or is not positive is an Error naming the template and the field.
 class LaunchEvaluator {
  public:
   LaunchEvaluator(const KernelSpec& spec, const Configuration& config, Context context)
@@ -63,34 +57,19 @@ class LaunchEvaluator {
 
   Context& context() { return context_; }
 
-  int64_t value(const nlohmann::json& j, const std::string& field) const {
-    std::string text;
-    if (j.is_number_integer()) {
-      text = std::to_string(j.get<int64_t>());
-    } else if (j.is_string()) {
-      text = j.get<std::string>();
-    } else {
-      throw error(field, "must be an expression string");
-    }
-    Expression expr;
-    try {
-      expr = Expression::parse(text);
-    } catch (const Error& e) {
-      throw error(field, e.what());
-    }
+  int64_t value(const Expression& expr, const std::string& field) const {
     auto v = spec_.evaluate(expr, config_, context_);
-    if (!v) throw error(field, "'" + text + "' cannot be evaluated (division by zero?)");
-    if (*v <= 0) throw error(field, "'" + text + "' = " + std::to_string(*v) + " is not positive");
+    if (!v) throw error(field, "'" + expr.text() + "' cannot be evaluated (division by zero?)");
+    if (*v <= 0) {
+      throw error(field, "'" + expr.text() + "' = " + std::to_string(*v) + " is not positive");
+    }
     return *v;
   }
 
-  std::vector<size_t> sizes(const nlohmann::json& j, const std::string& field) const {
-    if (!j.is_array() || j.empty() || j.size() > 3) {
-      throw error(field, "must be an array of 1 to 3 expressions");
-    }
+  std::vector<size_t> sizes(const std::vector<Expression>& exprs, const std::string& field) const {
     std::vector<size_t> out;
-    for (size_t i = 0; i < j.size(); ++i) {
-      out.push_back(static_cast<size_t>(value(j[i], field + "[" + std::to_string(i) + "]")));
+    for (size_t i = 0; i < exprs.size(); ++i) {
+      out.push_back(static_cast<size_t>(value(exprs[i], field + "[" + std::to_string(i) + "]")));
     }
     return out;
   }
@@ -110,24 +89,17 @@ class LaunchEvaluator {
 
 LaunchGeometry launch_geometry(const KernelSpec& spec, const Configuration& config,
                                const Context& context, const KernelView& view) {
-  const nlohmann::json& launch = spec.launch();
+  const LaunchDeclaration& launch = spec.launch();
   LaunchEvaluator eval(spec, config, context);
   LaunchGeometry g;
   g.m = view.m;
   g.n = view.n;
   g.k = view.k;
-  if (launch.contains("pad")) {
-    const auto& pad = launch["pad"];
-    if (!pad.is_object()) throw eval.error("pad", "must be an object {\"M\": expr, ...}");
-    for (const auto& [dim, expr] : pad.items()) {
-      if (dim != "M" && dim != "N" && dim != "K") {
-        throw eval.error("pad", "names '" + dim + "'; only M, N and K can be padded");
-      }
-    }
+  if (launch.padded) {
     g.padded = true;
-    if (pad.contains("M")) g.pad_m = eval.value(pad["M"], "pad.M");
-    if (pad.contains("N")) g.pad_n = eval.value(pad["N"], "pad.N");
-    if (pad.contains("K")) g.pad_k = eval.value(pad["K"], "pad.K");
+    if (!launch.pad_m.empty()) g.pad_m = eval.value(launch.pad_m, "pad.M");
+    if (!launch.pad_n.empty()) g.pad_n = eval.value(launch.pad_n, "pad.N");
+    if (!launch.pad_k.empty()) g.pad_k = eval.value(launch.pad_k, "pad.K");
     g.m = round_up(view.m, g.pad_m);
     g.n = round_up(view.n, g.pad_n);
     g.k = round_up(view.k, g.pad_k);
@@ -136,14 +108,9 @@ LaunchGeometry launch_geometry(const KernelSpec& spec, const Configuration& conf
   ctx["M"] = g.m;
   ctx["N"] = g.n;
   ctx["K"] = g.k;
-  if (!launch.contains("local") || !launch.contains("global")) {
-    throw eval.error("", "needs both 'local' and 'global'");
-  }
-  g.local = eval.sizes(launch["local"], "local");
-  g.global = eval.sizes(launch["global"], "global");
-  if (g.local.size() != g.global.size()) {
-    throw eval.error("local", "and launch.global have different numbers of dimensions");
-  }
+  if (launch.local.empty()) throw eval.error("", "is not declared: the template has no launch");
+  g.local = eval.sizes(launch.local, "local");
+  g.global = eval.sizes(launch.global, "global");
   for (size_t d = 0; d < g.local.size(); ++d) {
     if (g.global[d] % g.local[d] != 0) {
       throw eval.error("global", "[" + std::to_string(d) + "] = " + std::to_string(g.global[d]) +
@@ -166,27 +133,22 @@ LaunchGeometry launch_geometry(const KernelSpec& spec, const Configuration& conf
     }
     g.global[2] *= static_cast<size_t>(view.batch);
   }
-  if (launch.contains("split_k")) {
-    const auto& sk = launch["split_k"];
-    if (!sk.is_object() || !sk.contains("parameter") || !sk["parameter"].is_string() ||
-        !sk.contains("reduce_entry") || !sk["reduce_entry"].is_string()) {
-      throw eval.error("split_k", "must hold 'parameter' and 'reduce_entry' strings");
-    }
+  if (launch.split_k) {
+    const SplitKDeclaration& sk = *launch.split_k;
     SplitK s;
-    s.parameter = sk["parameter"].get<std::string>();
-    s.reduce_entry = sk["reduce_entry"].get<std::string>();
+    s.parameter = sk.parameter;
+    s.reduce_entry = sk.reduce_entry;
     auto it = config.find(s.parameter);
     if (it == config.end()) throw eval.error("split_k.parameter", "names no parameter");
     s.factor = it->second;
-    if (sk.contains("workspace_elements")) {
-      s.workspace_elements = eval.value(sk["workspace_elements"], "split_k.workspace_elements");
+    if (!sk.workspace_elements.empty()) {
+      s.workspace_elements = eval.value(sk.workspace_elements, "split_k.workspace_elements");
     }
     // The reduce kernel guards its edges; by default one work-item per element of C.
-    s.reduce_local = sk.contains("reduce_local")
-                         ? eval.sizes(sk["reduce_local"], "split_k.reduce_local")
-                         : std::vector<size_t>{16, 16};
-    s.reduce_global = sk.contains("reduce_global")
-                          ? eval.sizes(sk["reduce_global"], "split_k.reduce_global")
+    s.reduce_local = !sk.reduce_local.empty() ? eval.sizes(sk.reduce_local, "split_k.reduce_local")
+                                              : std::vector<size_t>{16, 16};
+    s.reduce_global = !sk.reduce_global.empty()
+                          ? eval.sizes(sk.reduce_global, "split_k.reduce_global")
                           : std::vector<size_t>{static_cast<size_t>(round_up(g.m, 16)),
                                                 static_cast<size_t>(round_up(g.n, 16))};
     if (view.batch > 1) {

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "src/core/configuration.hpp"
-#include "src/kernel/kernel_spec.hpp"
 #include "src/core/problem.hpp"
+#include "src/kernel/kernel_spec.hpp"
 
 namespace gemmtune {
 

@@ -3,42 +3,131 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "src/core/error.hpp"
 #include "src/core/json_util.hpp"
+#include "src/kernel/spec_limits.hpp"
 
 namespace gemmtune {
 
 namespace {
 
-Expression parse_field(const nlohmann::json& j, const std::string& field,
-                       const std::string& origin) {
-  if (!j.contains(field)) return {};
-  if (!j[field].is_string()) throw invalid_file(origin, "field '" + field + "' must be a string");
-  try {
-    return Expression::parse(j[field].get<std::string>());
-  } catch (const Error& e) {
-    throw invalid_file(origin, "field '" + field + "': " + e.what());
-  }
-}
+using nlohmann::json;
 
-std::vector<int64_t> int_list(const nlohmann::json& j, const std::string& where,
-                              const std::string& origin) {
-  if (!j.is_array() || j.empty()) throw invalid_file(origin, where + " must be a non-empty array");
+// Strict reading of one object of a declaration: every key must be known and every value of its
+// type, so that a misspelt field is an error instead of a silent default. Errors name the file
+// and the field's path (e.g. "launch.split_k.reduce_entry").
+class Fields {
+ public:
+  Fields(const json& j, std::string path, const std::string& origin,
+         std::initializer_list<const char*> known)
+      : j_(j), path_(std::move(path)), origin_(origin) {
+    if (!j.is_object()) throw invalid_file(origin_, "field '" + path_ + "' must be an object");
+    for (const auto& [key, value] : j.items()) {
+      if (std::none_of(known.begin(), known.end(), [&](const char* k) { return key == k; })) {
+        std::string names;
+        for (const char* k : known) names += std::string(names.empty() ? "" : ", ") + k;
+        throw error(key, "is not a known field (known: " + names + ")");
+      }
+    }
+  }
+
+  std::string where(const std::string& key) const {
+    return path_.empty() ? key : path_ + "." + key;
+  }
+  Error error(const std::string& key, const std::string& what) const {
+    return invalid_file(origin_, "field '" + where(key) + "' " + what);
+  }
+  bool has(const char* key) const { return j_.contains(key); }
+  const json& at(const char* key) const { return j_.at(key); }
+
+  std::string string(const char* key, bool required, const std::string& fallback = "") const {
+    if (!has(key)) {
+      if (required) throw error(key, "is missing");
+      return fallback;
+    }
+    if (!at(key).is_string()) throw error(key, "must be a string");
+    return at(key).get<std::string>();
+  }
+  int64_t integer(const char* key) const {
+    if (!has(key)) throw error(key, "is missing");
+    if (!at(key).is_number_integer()) throw error(key, "must be an integer");
+    return at(key).get<int64_t>();
+  }
+  // An array (empty when absent and not required).
+  const json& array(const char* key, bool required) const {
+    static const json empty = json::array();
+    if (!has(key)) {
+      if (required) throw error(key, "is missing");
+      return empty;
+    }
+    if (!at(key).is_array()) throw error(key, "must be an array");
+    return at(key);
+  }
+  // An expression string (or an integer, where `integers` allows it); empty when absent.
+  Expression expression(const char* key, bool integers = false) const {
+    if (!has(key)) return {};
+    return parse_expression(at(key), where(key), integers);
+  }
+  Expression parse_expression(const json& v, const std::string& field, bool integers) const {
+    std::string text;
+    if (integers && v.is_number_integer()) {
+      text = std::to_string(v.get<int64_t>());
+    } else if (v.is_string()) {
+      text = v.get<std::string>();
+    } else {
+      throw invalid_file(origin_, "field '" + field + "' must be an expression string");
+    }
+    try {
+      return Expression::parse(text);
+    } catch (const Error& e) {
+      throw invalid_file(origin_, "field '" + field + "': " + e.what());
+    }
+  }
+  // 1 to 3 expressions (launch sizes).
+  std::vector<Expression> sizes(const char* key) const {
+    const json& a = array(key, true);
+    if (a.empty() || a.size() > 3) throw error(key, "must hold 1 to 3 expressions");
+    std::vector<Expression> out;
+    for (size_t i = 0; i < a.size(); ++i) {
+      out.push_back(parse_expression(a[i], where(key) + "[" + std::to_string(i) + "]", true));
+    }
+    return out;
+  }
+  const std::string& origin() const { return origin_; }
+
+ private:
+  const json& j_;
+  std::string path_;
+  const std::string& origin_;
+};
+
+std::vector<int64_t> int_list(const json& j, const std::string& where, const std::string& origin) {
+  if (!j.is_array() || j.empty()) {
+    throw invalid_file(origin, "field '" + where + "' must be a non-empty array");
+  }
   std::vector<int64_t> out;
   for (const auto& v : j) {
-    if (!v.is_number_integer()) throw invalid_file(origin, where + " must hold integers");
+    if (!v.is_number_integer()) {
+      throw invalid_file(origin, "field '" + where + "' must hold integers");
+    }
     out.push_back(v.get<int64_t>());
   }
   return out;
 }
 
-// A register cap of `value` cannot be applied: the device is known to have no cap option.
-bool cap_refused(int64_t value, const DeviceLimits& limits) {
-  return value != 0 && limits.register_cap_known && limits.register_cap_option.empty();
+// Every name in `expr` must be one of `names` (parameters, derived values and the context).
+void check_names(const Expression& expr, const std::set<std::string>& names,
+                 const std::string& field, const std::string& origin) {
+  for (const auto& id : expr.identifiers()) {
+    if (!names.count(id)) {
+      throw invalid_file(origin, "field '" + field + "' uses unknown name '" + id + "'");
+    }
+  }
 }
 
 // Why `config`'s register cap cannot be applied on a device with `limits`, or nullopt.
@@ -48,6 +137,11 @@ std::optional<std::string> register_cap_refusal(const KernelSpec& spec, const Co
   if (it == config.end() || !cap_refused(it->second, limits)) return std::nullopt;
   return it->first + "=" + std::to_string(it->second) +
          " caps registers, and the device profile names no register-cap build option";
+}
+
+std::string work_items_reason(size_t dimension, int64_t size, int64_t limit) {
+  return "local size " + std::to_string(size) + " in dimension " + std::to_string(dimension) +
+         " exceeds the device's max work-item size " + std::to_string(limit);
 }
 
 }  // namespace
@@ -81,68 +175,179 @@ KernelSpec KernelSpec::load_named(const std::string& dir, const std::string& ker
   return load(path.string());
 }
 
-KernelSpec KernelSpec::from_json(const nlohmann::json& j, const std::string& origin) {
+namespace {
+
+LaunchDeclaration parse_launch(const json& j, const std::set<std::string>& names,
+                               const std::string& origin) {
+  const Fields f(j, "launch", origin, {"local", "global", "pad", "split_k", "batch"});
+  std::set<std::string> with_sizes = names;
+  with_sizes.insert({"M", "N", "K"});
+  auto checked = [&](Expression e, const std::string& field) {
+    check_names(e, with_sizes, field, origin);
+    return e;
+  };
+  LaunchDeclaration d;
+  d.local = f.sizes("local");
+  d.global = f.sizes("global");
+  if (d.local.size() != d.global.size()) {
+    throw f.error("local", "and launch.global have different numbers of dimensions");
+  }
+  for (size_t i = 0; i < d.local.size(); ++i) {
+    checked(d.local[i], "launch.local");
+    checked(d.global[i], "launch.global");
+  }
+  if (f.has("pad")) {
+    const Fields pad(f.at("pad"), "launch.pad", origin, {"M", "N", "K"});
+    d.padded = true;
+    d.pad_m = checked(pad.expression("M", true), "launch.pad.M");
+    d.pad_n = checked(pad.expression("N", true), "launch.pad.N");
+    d.pad_k = checked(pad.expression("K", true), "launch.pad.K");
+  }
+  if (f.has("split_k")) {
+    const Fields sk(
+        f.at("split_k"), "launch.split_k", origin,
+        {"parameter", "reduce_entry", "workspace_elements", "reduce_global", "reduce_local"});
+    SplitKDeclaration s;
+    s.parameter = sk.string("parameter", true);
+    if (!names.count(s.parameter)) throw sk.error("parameter", "names no parameter");
+    s.reduce_entry = sk.string("reduce_entry", true);
+    s.workspace_elements =
+        checked(sk.expression("workspace_elements", true), "launch.split_k.workspace_elements");
+    if (sk.has("reduce_global")) s.reduce_global = sk.sizes("reduce_global");
+    if (sk.has("reduce_local")) s.reduce_local = sk.sizes("reduce_local");
+    for (const auto& e : s.reduce_global) checked(e, "launch.split_k.reduce_global");
+    for (const auto& e : s.reduce_local) checked(e, "launch.split_k.reduce_local");
+    d.split_k = std::move(s);
+  }
+  if (f.has("batch")) {
+    const Fields batch(f.at("batch"), "launch.batch", origin, {"layouts"});
+    for (const auto& l : batch.array("layouts", true)) {
+      if (!l.is_string()) throw batch.error("layouts", "must hold layout names");
+      try {
+        d.batch_layouts.push_back(parse_batch_layout(l.get<std::string>()));
+      } catch (const Error& e) {
+        throw batch.error("layouts", e.what());
+      }
+    }
+  }
+  return d;
+}
+
+SpaceDeclaration parse_space(const std::string& name, const json& j,
+                             const std::set<std::string>& parameters, const std::string& origin) {
+  const std::string path = "spaces." + name;
+  const Fields f(j, path, origin, {"description", "base", "values"});
+  SpaceDeclaration d;
+  d.name = name;
+  d.description = f.string("description", false);
+  const std::string base = f.string("base", false, "default");
+  if (base != "default" && base != "full") throw f.error("base", "must be \"default\" or \"full\"");
+  d.base_full = base == "full";
+  if (f.has("values")) {
+    if (!f.at("values").is_object()) throw f.error("values", "must be an object");
+    for (const auto& [pname, vals] : f.at("values").items()) {
+      if (!parameters.count(pname)) {
+        throw invalid_file(origin, "space " + name + " names unknown parameter " + pname);
+      }
+      d.values[pname] = int_list(vals, path + ".values." + pname, origin);
+    }
+  }
+  return d;
+}
+
+}  // namespace
+
+KernelSpec KernelSpec::from_json(const json& j, const std::string& origin) {
+  const Fields f(j, "", origin,
+                 {"kernel", "source", "entry", "description", "backend", "clblast_kernel",
+                  "parameters", "derived", "constraints", "local_memory_bytes", "work_group_size",
+                  "registers", "launch", "spaces", "epilogue", "register_cap", "report"});
   KernelSpec s;
   s.raw_ = j;
-  s.name_ = require_string(j, "kernel", origin);
-  s.description_ = j.value("description", "");
-  s.source_file_ = require_string(j, "source", origin);
-  s.entry_point_ = require_string(j, "entry", origin);
-  const std::string backend = j.value("backend", "opencl");
+  s.name_ = f.string("kernel", true);
+  s.description_ = f.string("description", false);
+  const std::string backend = f.string("backend", false, "opencl");
   if (backend == "clblast") {
     s.backend_ = Backend::kClblast;
-    s.clblast_kernel_ = require_string(j, "clblast_kernel", origin);
+    s.clblast_kernel_ = f.string("clblast_kernel", true);
   } else if (backend != "opencl") {
-    throw invalid_file(origin, "field 'backend' must be \"opencl\" or \"clblast\"");
+    throw f.error("backend", "must be \"opencl\" or \"clblast\"");
+  } else if (f.has("clblast_kernel")) {
+    throw f.error("clblast_kernel", "is only for the clblast backend");
   }
-  if (!j.contains("parameters") || !j["parameters"].is_array()) {
-    throw invalid_file(origin, "field 'parameters' must be an array");
+  // CLBlast compiles its own kernel: its declarations have no source of ours.
+  const bool ours = s.backend_ == Backend::kOpenCl;
+  s.source_file_ = f.string("source", ours);
+  s.entry_point_ = f.string("entry", ours);
+  if (ours && (s.source_file_.empty() || s.entry_point_.empty())) {
+    throw f.error(s.source_file_.empty() ? "source" : "entry", "must not be empty");
   }
-  std::set<std::string> names;
-  for (size_t i = 0; i < j["parameters"].size(); ++i) {
-    const auto& pj = j["parameters"][i];
+  std::set<std::string> names{"ELEM_BYTES"}, parameter_names;
+  const json& params = f.array("parameters", true);
+  for (size_t i = 0; i < params.size(); ++i) {
     const std::string where = "parameters[" + std::to_string(i) + "]";
+    const Fields pf(params[i], where, origin, {"name", "values", "default", "help"});
     Parameter p;
-    p.name = require_string(pj, "name", origin + " " + where);
-    p.values = int_list(pj.value("values", nlohmann::json()), where + ".values", origin);
-    if (!pj.contains("default") || !pj["default"].is_number_integer()) {
-      throw invalid_file(origin, where + ".default must be an integer");
-    }
-    p.default_value = pj["default"].get<int64_t>();
+    p.name = pf.string("name", true);
+    p.values = int_list(pf.has("values") ? pf.at("values") : json(), where + ".values", origin);
+    p.default_value = pf.integer("default");
     if (std::find(p.values.begin(), p.values.end(), p.default_value) == p.values.end()) {
       throw invalid_file(origin, where + ": default " + std::to_string(p.default_value) + " of " +
                                      p.name + " is not among its values");
     }
-    p.help = pj.value("help", "");
-    if (!names.insert(p.name).second) throw invalid_file(origin, "parameter " + p.name + " twice");
+    p.help = pf.string("help", false);
+    if (!parameter_names.insert(p.name).second) {
+      throw invalid_file(origin, "parameter " + p.name + " twice");
+    }
+    names.insert(p.name);
     s.parameters_.push_back(p);
   }
-  for (const auto& dj : j.value("derived", nlohmann::json::array())) {
+  const json& derived = f.array("derived", false);
+  for (size_t i = 0; i < derived.size(); ++i) {
+    const Fields df(derived[i], "derived[" + std::to_string(i) + "]", origin, {"name", "expr"});
     DerivedValue d;
-    d.name = require_string(dj, "name", origin + " derived");
-    d.expr = parse_field(dj, "expr", origin + " derived " + d.name);
+    d.name = df.string("name", true);
+    d.expr = df.expression("expr");
+    if (d.expr.empty()) throw df.error("expr", "is missing");
+    check_names(d.expr, names, df.where("expr"), origin);  // earlier derived values only
+    names.insert(d.name);
     s.derived_.push_back(d);
   }
-  for (const auto& cj : j.value("constraints", nlohmann::json::array())) {
+  const json& constraints = f.array("constraints", false);
+  for (size_t i = 0; i < constraints.size(); ++i) {
+    const Fields cf(constraints[i], "constraints[" + std::to_string(i) + "]", origin,
+                    {"expr", "reason"});
     Constraint c;
-    c.expr = parse_field(cj, "expr", origin + " constraint");
-    if (c.expr.empty()) throw invalid_file(origin, "a constraint has no 'expr'");
-    c.reason = cj.value("reason", "");
+    c.expr = cf.expression("expr");
+    if (c.expr.empty()) throw cf.error("expr", "is missing");
+    check_names(c.expr, names, cf.where("expr"), origin);
+    c.reason = cf.string("reason", false);
     s.constraints_.push_back(c);
   }
-  s.local_mem_expr_ = parse_field(j, "local_memory_bytes", origin);
-  s.work_group_expr_ = parse_field(j, "work_group_size", origin);
-  s.registers_expr_ = parse_field(j, "registers", origin);
-  s.launch_ = j.value("launch", nlohmann::json::object());
-  if (j.contains("register_cap")) {
-    if (!j["register_cap"].is_string()) {
-      throw invalid_file(origin, "field 'register_cap' must name a parameter");
+  s.local_mem_expr_ = f.expression("local_memory_bytes");
+  s.work_group_expr_ = f.expression("work_group_size");
+  s.registers_expr_ = f.expression("registers");
+  for (const char* field : {"local_memory_bytes", "work_group_size", "registers"}) {
+    if (f.has(field)) check_names(f.expression(field), names, field, origin);
+  }
+  if (f.has("launch")) {
+    s.launch_ = parse_launch(f.at("launch"), names, origin);
+  } else if (ours) {
+    throw f.error("launch", "is missing (an OpenCL template needs its launch geometry)");
+  }
+  for (const auto& item : f.array("epilogue", false)) {
+    if (!item.is_string()) throw f.error("epilogue", "must hold strings");
+    const std::string name = item.get<std::string>();
+    if (name != "bias" && name != "relu" && name != "gelu") {
+      throw f.error("epilogue", "names '" + name + "'; the items are bias, relu and gelu");
     }
-    s.register_cap_parameter_ = j["register_cap"].get<std::string>();
+    s.epilogue_.push_back(name);
+  }
+  if (f.has("register_cap")) {
+    s.register_cap_parameter_ = f.string("register_cap", true);
     const Parameter* cap = s.find_parameter(s.register_cap_parameter_);
     if (!cap) {
-      throw invalid_file(
-          origin, "field 'register_cap' names unknown parameter " + s.register_cap_parameter_);
+      throw f.error("register_cap", "names unknown parameter " + s.register_cap_parameter_);
     }
     if (std::any_of(cap->values.begin(), cap->values.end(), [](int64_t v) { return v < 0; }) ||
         cap->default_value != 0) {
@@ -150,21 +355,14 @@ KernelSpec KernelSpec::from_json(const nlohmann::json& j, const std::string& ori
           origin, "register cap " + cap->name + " needs values >= 0 and the default 0 (no cap)");
     }
   }
-  // value() returns a temporary: keep it alive for the loops over items().
-  const nlohmann::json spaces = j.value("spaces", nlohmann::json::object());
-  for (const auto& [space_name, sj] : spaces.items()) {
-    SpaceDeclaration d;
-    d.name = space_name;
-    d.description = sj.value("description", "");
-    d.base_full = sj.value("base", "default") == "full";
-    const nlohmann::json space_values = sj.value("values", nlohmann::json::object());
-    for (const auto& [pname, vals] : space_values.items()) {
-      if (!names.count(pname)) {
-        throw invalid_file(origin, "space " + space_name + " names unknown parameter " + pname);
-      }
-      d.values[pname] = int_list(vals, "spaces." + space_name + "." + pname, origin);
+  if (f.has("report") && !f.at("report").is_object()) {
+    throw f.error("report", "must be an object of expressions");
+  }
+  if (f.has("spaces")) {
+    if (!f.at("spaces").is_object()) throw f.error("spaces", "must be an object");
+    for (const auto& [space_name, sj] : f.at("spaces").items()) {
+      s.spaces_[space_name] = parse_space(space_name, sj, parameter_names, origin);
     }
-    s.spaces_[space_name] = d;
   }
   // Every declared default must be a valid configuration on an unlimited device.
   Context ctx{{"ELEM_BYTES", 4}};
@@ -269,6 +467,12 @@ std::optional<std::string> KernelSpec::check(const Configuration& config,
              " exceeds the device's " + std::to_string(limits.max_work_group_size);
     }
   }
+  const auto& items = limits.max_work_item_sizes;
+  for (size_t d = 0; d < launch_.local.size() && d < items.size(); ++d) {
+    if (items[d] <= 0 || reads_sizes(launch_.local[d])) continue;
+    auto v = evaluate(launch_.local[d], config, context);
+    if (v && *v > items[d]) return work_items_reason(d, *v, items[d]);
+  }
   if (limits.max_registers_per_thread > 0) {
     auto regs = registers(config, context);
     if (regs && *regs > limits.max_registers_per_thread) {
@@ -287,148 +491,6 @@ std::string KernelSpec::register_cap_option(const Configuration& config,
   auto it = config.find(register_cap_parameter_);
   if (it == config.end() || it->second <= 0) return "";
   return limits.register_cap_option + std::to_string(it->second);
-}
-
-// ---- ParamSpace ----
-
-ParamSpace::ParamSpace(const KernelSpec& spec, const std::string& space_name, DeviceLimits limits,
-                       Context context)
-    : spec_(&spec), name_(space_name), limits_(std::move(limits)), context_(std::move(context)) {
-  const SpaceDeclaration* decl = nullptr;
-  if (space_name != "full") {
-    auto it = spec.spaces().find(space_name);
-    if (it == spec.spaces().end()) {
-      std::string known = "full";
-      for (const auto& [n, d] : spec.spaces()) known += ", " + n;
-      throw invalid_argument("kernel " + spec.name() + " has no space '" + space_name +
-                             "' (known: " + known + ")");
-    }
-    decl = &it->second;
-  }
-  for (const auto& p : spec.parameters()) {
-    Parameter q = p;
-    if (decl) {
-      auto it = decl->values.find(p.name);
-      if (it != decl->values.end()) {
-        q.values = it->second;
-      } else if (!decl->base_full) {
-        q.values = {p.default_value};
-      }
-    }
-    parameters_.push_back(q);
-  }
-  // A check runs as soon as every parameter it reads (directly or through derived values) is set.
-  std::map<std::string, size_t> depth;
-  for (size_t i = 0; i < parameters_.size(); ++i) depth[parameters_[i].name] = i;
-  std::function<size_t(const Expression&)> last_input = [&](const Expression& e) -> size_t {
-    size_t d = 0;
-    for (const auto& id : e.identifiers()) {
-      if (auto it = depth.find(id); it != depth.end()) {
-        d = std::max(d, it->second);
-        continue;
-      }
-      for (const auto& dv : spec.derived()) {
-        if (dv.name == id) d = std::max(d, last_input(dv.expr));
-      }
-    }
-    return d;
-  };
-  checks_at_.resize(std::max<size_t>(parameters_.size(), 1));
-  for (const auto& c : spec.constraints()) {
-    checks_at_[last_input(c.expr)].push_back({&c.expr, c.reason, Check::Kind::kConstraint});
-  }
-  auto add_limit = [&](const char* field, Check::Kind kind) {
-    // The resource formulas are re-parsed here only to learn their inputs.
-    if (!spec.raw().contains(field)) return;
-    auto e = std::make_shared<Expression>(Expression::parse(spec.raw()[field].get<std::string>()));
-    owned_.push_back(e);
-    checks_at_[last_input(*e)].push_back({e.get(), field, kind});
-  };
-  add_limit("local_memory_bytes", Check::Kind::kLocalMem);
-  add_limit("work_group_size", Check::Kind::kWorkGroup);
-  add_limit("registers", Check::Kind::kRegisters);
-  if (!spec.register_cap_parameter().empty()) {
-    auto e = std::make_shared<Expression>(Expression::parse(spec.register_cap_parameter()));
-    owned_.push_back(e);
-    checks_at_[last_input(*e)].push_back({e.get(), "register_cap", Check::Kind::kRegisterCap});
-  }
-}
-
-bool ParamSpace::passes(const Check& check, const Configuration& config) const {
-  auto v = spec_->evaluate(*check.expr, config, context_);
-  if (!v) return false;
-  switch (check.kind) {
-    case Check::Kind::kConstraint:
-      return *v != 0;
-    case Check::Kind::kLocalMem:
-      return limits_.local_mem_bytes <= 0 || *v <= limits_.local_mem_bytes;
-    case Check::Kind::kWorkGroup:
-      return limits_.max_work_group_size <= 0 || *v <= limits_.max_work_group_size;
-    case Check::Kind::kRegisters:
-      return limits_.max_registers_per_thread <= 0 || *v <= limits_.max_registers_per_thread;
-    case Check::Kind::kRegisterCap:
-      return !cap_refused(*v, limits_);
-  }
-  return false;
-}
-
-void ParamSpace::for_each(const std::function<bool(const Configuration&)>& visit) const {
-  if (cartesian_size() > kMaxEnumeratedCombinations) {
-    std::string named;
-    for (const auto& [n, d] : spec_->spaces()) named += (named.empty() ? "" : ", ") + n;
-    throw invalid_argument(fmt::format(
-        "space '{}' of kernel {} has {:.3g} combinations, more than gemmtune enumerates ({:.0e}): "
-        "use one of its named spaces ({}) or declare a narrower one",
-        name_, spec_->name(), cartesian_size(), kMaxEnumeratedCombinations, named));
-  }
-  Configuration config;
-  for (const auto& p : parameters_) config[p.name] = p.values.front();
-  bool stop = false;
-  std::function<void(size_t)> descend = [&](size_t i) {
-    if (stop) return;
-    if (i == parameters_.size()) {
-      if (!visit(config)) stop = true;
-      return;
-    }
-    for (int64_t v : parameters_[i].values) {
-      config[parameters_[i].name] = v;
-      bool ok = true;
-      for (const auto& c : checks_at_[i]) {
-        if (!passes(c, config)) {
-          ok = false;
-          break;
-        }
-      }
-      if (ok) descend(i + 1);
-      if (stop) return;
-    }
-  };
-  if (parameters_.empty()) return;
-  descend(0);
-}
-
-uint64_t ParamSpace::count() const {
-  uint64_t n = 0;
-  for_each([&](const Configuration&) {
-    ++n;
-    return true;
-  });
-  return n;
-}
-
-std::vector<Configuration> ParamSpace::enumerate() const {
-  std::vector<Configuration> out;
-  for_each([&](const Configuration& c) {
-    out.push_back(c);
-    return true;
-  });
-  return out;
-}
-
-double ParamSpace::cartesian_size() const {
-  double n = 1;
-  for (const auto& p : parameters_) n *= static_cast<double>(p.values.size());
-  return n;
 }
 
 }  // namespace gemmtune

@@ -15,6 +15,7 @@
 
 #include "src/core/configuration.hpp"
 #include "src/core/expression.hpp"
+#include "src/core/problem.hpp"
 
 namespace gemmtune {
 
@@ -58,6 +59,24 @@ struct SpaceDeclaration {
   bool base_full = false;  // when true, unlisted parameters take all their declared values
 };
 
+// The `launch` block of a declaration (kernel_templates/README.md), parsed: expressions over the
+// parameters, derived values, ELEM_BYTES and the kernel-view sizes M, N, K.
+struct SplitKDeclaration {
+  std::string parameter;          // the split factor; split-K runs when its value is above 1
+  std::string reduce_entry;       // the reduce kernel, in the same program
+  Expression workspace_elements;  // empty: no workspace
+  std::vector<Expression> reduce_global, reduce_local;  // empty: the defaults
+};
+
+struct LaunchDeclaration {
+  std::vector<Expression> local, global;  // 1 to 3 each, as many of one as of the other
+  // "pad": the kernel handles only multiples of these; the host pads (empty: not that dimension).
+  bool padded = false;
+  Expression pad_m, pad_n, pad_k;
+  std::optional<SplitKDeclaration> split_k;
+  std::vector<BatchLayout> batch_layouts;  // "batch": {"layouts": [...]}
+};
+
 // Who compiles and launches a kernel: gemmtune itself (an OpenCL C template beside the
 // declaration) or CLBlast (its own kernel, configured through clblast::OverrideParameters).
 enum class Backend { kOpenCl, kClblast };
@@ -83,7 +102,13 @@ class KernelSpec {
   const std::vector<DerivedValue>& derived() const { return derived_; }
   const std::vector<Constraint>& constraints() const { return constraints_; }
   const std::map<std::string, SpaceDeclaration>& spaces() const { return spaces_; }
-  const nlohmann::json& launch() const { return launch_; }
+  const LaunchDeclaration& launch() const { return launch_; }
+  // The epilogue items the template implements ("bias", "relu", "gelu"); empty for none.
+  const std::vector<std::string>& epilogue() const { return epilogue_; }
+  // The resource formulas (empty when the declaration has none).
+  const Expression& local_memory_expression() const { return local_mem_expr_; }
+  const Expression& work_group_expression() const { return work_group_expr_; }
+  const Expression& registers_expression() const { return registers_expr_; }
   const nlohmann::json& raw() const { return raw_; }
   const Parameter* find_parameter(const std::string& name) const;
   // The parameter whose value (registers per work-item, 0 = the compiler's choice) is handed to
@@ -96,7 +121,9 @@ class KernelSpec {
   // Fills parameters missing from `partial` with defaults; unknown names are an error.
   Configuration complete(const Configuration& partial) const;
 
-  // Why `config` is not valid (the first failed constraint or device limit), or nullopt.
+  // Why `config` is not valid (the first failed constraint or device limit), or nullopt. The
+  // device limits include max_work_item_sizes against each declared local size that does not
+  // depend on the problem's sizes.
   std::optional<std::string> check(const Configuration& config, const DeviceLimits& limits,
                                    const Context& context) const;
 
@@ -120,7 +147,8 @@ class KernelSpec {
   std::vector<Constraint> constraints_;
   Expression local_mem_expr_, work_group_expr_, registers_expr_;
   std::map<std::string, SpaceDeclaration> spaces_;
-  nlohmann::json launch_;
+  LaunchDeclaration launch_;
+  std::vector<std::string> epilogue_;
   nlohmann::json raw_;
 };
 
@@ -162,7 +190,15 @@ class ParamSpace {
   struct Check {
     const Expression* expr;
     std::string reason;
-    enum class Kind { kConstraint, kLocalMem, kWorkGroup, kRegisters, kRegisterCap } kind;
+    enum class Kind {
+      kConstraint,
+      kLocalMem,
+      kWorkGroup,
+      kRegisters,
+      kRegisterCap,
+      kWorkItems
+    } kind;
+    size_t dimension = 0;  // kWorkItems: the local size's dimension
   };
   bool passes(const Check& check, const Configuration& config) const;
 

@@ -199,16 +199,17 @@ std::vector<int64_t> all_rows(int64_t m) {
 // The rows checked of a problem with M rows: all of them up to kFullCheckLimit, else the two
 // first and two last rows and one row of every band of kSampleBand rows, at an offset within
 // the band that a fixed hash of the band picks (the same rows in every run).
-std::vector<int64_t> checked_rows(const Problem& problem) {
+std::vector<int64_t> checked_rows(const Problem& problem, const ReferenceOptions& options) {
   const auto& s = problem.shape;
-  if (s.m * s.n * s.k * problem.batch <= kFullCheckLimit || s.m <= 4 * kSampleBand) {
+  const int64_t band_rows = std::max<int64_t>(options.sample_band, 1);
+  if (s.m * s.n * s.k * problem.batch <= options.full_check_limit || s.m <= 4 * band_rows) {
     return all_rows(s.m);
   }
   std::set<int64_t> rows{0, 1, s.m - 2, s.m - 1};
-  for (int64_t band = 0; band * kSampleBand < s.m; ++band) {
+  for (int64_t band = 0; band * band_rows < s.m; ++band) {
     const uint64_t hash = (static_cast<uint64_t>(band) + 1) * 0x9E3779B97F4A7C15ull;
-    const int64_t first = band * kSampleBand;
-    const int64_t size = std::min(kSampleBand, s.m - first);
+    const int64_t first = band * band_rows;
+    const int64_t size = std::min(band_rows, s.m - first);
     rows.insert(first + static_cast<int64_t>((hash >> 32) % static_cast<uint64_t>(size)));
   }
   return {rows.begin(), rows.end()};
@@ -234,8 +235,9 @@ HostMatrices make_inputs(const Problem& problem, uint64_t seed) {
   return h;
 }
 
-Reference::Reference(const Problem& problem, const HostMatrices& inputs)
-    : problem_(problem), rows_(checked_rows(problem)) {
+Reference::Reference(const Problem& problem, const HostMatrices& inputs,
+                     const ReferenceOptions& options)
+    : problem_(problem), rows_(checked_rows(problem, options)) {
   const auto& s = problem.shape;
   const auto batch = static_cast<size_t>(problem.batch);
   if (inputs.a.size() != batch * static_cast<size_t>(s.m * s.k) ||
@@ -284,6 +286,16 @@ Reference::Reference(const Problem& problem, const HostMatrices& inputs)
       if (epilogue.activation == Activation::kGelu) scale_[e] *= kGeluSlopeBound;
     }
   }
+}
+
+std::string Reference::coverage() const {
+  const Shape& s = problem_.shape;
+  if (!sampled()) {
+    return fmt::format("all {} outputs", s.m * s.n * problem_.batch) +
+           (problem_.batch > 1 ? fmt::format(" ({} GEMMs)", problem_.batch) : "");
+  }
+  return fmt::format("{} of {} rows (all {} columns)", rows_.size(), s.m, s.n) +
+         (problem_.batch > 1 ? fmt::format(" of each of {} GEMMs", problem_.batch) : "");
 }
 
 Verification Reference::check(const std::vector<double>& c) const {

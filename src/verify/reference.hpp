@@ -101,10 +101,18 @@ struct Verification {
   std::string message;   // empty when ok
 };
 
+// Which rows a Reference checks: all of them up to `full_check_limit` (M·N·K·batch), else the
+// sample described above with bands of `sample_band` rows.
+struct ReferenceOptions {
+  int64_t full_check_limit = kFullCheckLimit;
+  int64_t sample_band = kSampleBand;
+};
+
 class Reference {
  public:
   // Computes Cref and S once; `inputs` must come from make_inputs(problem, ...).
-  Reference(const Problem& problem, const HostMatrices& inputs);
+  Reference(const Problem& problem, const HostMatrices& inputs,
+            const ReferenceOptions& options = {});
 
   // Checks a result C stored as the problem stores C (batch entries one after the other, as in
   // HostMatrices).
@@ -116,6 +124,9 @@ class Reference {
   }
   const std::vector<int64_t>& rows() const { return rows_; }
   bool sampled() const { return static_cast<int64_t>(rows_.size()) < problem_.shape.m; }
+  // What check() compares, in words: "all 4096 outputs", "130 of 4096 rows (all 4096 columns)",
+  // with the number of GEMMs of a batch.
+  std::string coverage() const;
 
  private:
   Problem problem_;

@@ -6,8 +6,8 @@
 #include <sstream>
 
 #include "src/bench/bench_suite.hpp"
-#include "src/device/device_profile.hpp"
 #include "src/core/error.hpp"
+#include "src/device/device_profile.hpp"
 #include "tests/test_support.hpp"
 
 using namespace gemmtune;
@@ -291,7 +291,7 @@ TEST_CASE("the suite runs tiny shapes on the OpenCL device, both sides verified"
   o.cache_dir = gemmtune::test::temp_dir("bench-suite-cache");
   // A tiny limit forces the sampled verification on the 64^3 shape.
   o.full_check_limit = 40000;
-  o.sample_rows = 8;
+  o.sample_band = 8;
   o.command = "test";
   const SuiteReport r = run_bench_suite(device, profiles.find(device.info.profile), dbs, o);
 
@@ -323,7 +323,10 @@ TEST_CASE("the suite runs tiny shapes on the OpenCL device, both sides verified"
   CHECK(r.rows[0].chosen->kernel == "xgemm_direct");
   CHECK(r.rows[0].chosen->origin == "exact");
   CHECK(r.rows[0].trials.empty());
-  CHECK(r.rows[0].gemmtune.checked == "8 of 64 rows (all 64 columns)");
+  // The first and last two rows and one of every band of 8: 8 to 12 rows of 64.
+  CHECK_THAT(r.rows[0].gemmtune.checked, Catch::EndsWith(" of 64 rows (all 64 columns)"));
+  CHECK(std::stoi(r.rows[0].gemmtune.checked) >= 8);
+  CHECK(std::stoi(r.rows[0].gemmtune.checked) <= 12);
   // The fused epilogue runs on xgemm_fast, tuned only for 32^3.
   CHECK(r.rows[1].epilogue);
   CHECK(r.rows[1].chosen->kernel == "xgemm_fast");

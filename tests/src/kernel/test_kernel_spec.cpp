@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "src/core/error.hpp"
 #include "src/kernel/gemm_view.hpp"
@@ -124,10 +125,81 @@ TEST_CASE("launch geometry comes from the declaration, padded when declared", "[
   const KernelSpec broken = KernelSpec::from_json(j, "broken.json");
   REQUIRE_THROWS_WITH(launch_geometry(broken, broken.defaults(), kFp32, v),
                       Catch::Contains("not a multiple of the local size"));
+  // A launch without local sizes is refused when the declaration is read.
   j["launch"].erase("local");
-  const KernelSpec no_local = KernelSpec::from_json(j, "broken.json");
-  REQUIRE_THROWS_WITH(launch_geometry(no_local, no_local.defaults(), kFp32, v),
-                      Catch::Contains("local"));
+  REQUIRE_THROWS_WITH(KernelSpec::from_json(j, "broken.json"),
+                      Catch::Contains("broken.json") && Catch::Contains("'launch.local'"));
+}
+
+TEST_CASE("a declaration with an unknown field or a wrong type is refused naming file and field",
+          "[kernel_spec]") {
+  const nlohmann::json good = load_template("xgemm_fast").raw();
+  auto refused = [&](const std::function<void(nlohmann::json&)>& edit, const std::string& field) {
+    nlohmann::json j = good;
+    edit(j);
+    INFO(field);
+    CHECK_THROWS_WITH(KernelSpec::from_json(j, "t.json"),
+                      Catch::StartsWith("t.json: ") && Catch::Contains("'" + field + "'"));
+  };
+  refused([](auto& j) { j["lanuch"] = nlohmann::json::object(); }, "lanuch");
+  refused([](auto& j) { j["description"] = 3; }, "description");
+  refused([](auto& j) { j["backend"] = "cuda"; }, "backend");
+  refused([](auto& j) { j["parameters"][0]["defualt"] = 1; }, "parameters[0].defualt");
+  refused([](auto& j) { j["parameters"][1]["help"] = nlohmann::json::array(); },
+          "parameters[1].help");
+  refused([](auto& j) { j["constraints"][0]["why"] = "x"; }, "constraints[0].why");
+  refused([](auto& j) { j["constraints"][0]["expr"] = "MWG % NOPE == 0"; }, "constraints[0].expr");
+  refused([](auto& j) { j["launch"]["split_k"]["reduce"] = "x"; }, "launch.split_k.reduce");
+  refused([](auto& j) { j["launch"]["split_k"]["reduce_entry"] = 1; },
+          "launch.split_k.reduce_entry");
+  refused(
+      [](auto& j) {
+        j["launch"]["batch"]["layouts"] = {"strided", "ptr"};
+      },
+      "launch.batch.layouts");
+  refused([](auto& j) { j["launch"]["local"] = {"MDIMC", 2.5}; }, "launch.local[1]");
+  refused([](auto& j) { j["launch"]["global"][0] = "ceil_div(M, MWG) * P"; }, "launch.global");
+  refused([](auto& j) { j["epilogue"] = {"bias", "tanh"}; }, "epilogue");
+  refused([](auto& j) { j["spaces"]["ci"]["bsae"] = "full"; }, "spaces.ci.bsae");
+  refused([](auto& j) { j["spaces"]["ci"]["base"] = "all"; }, "spaces.ci.base");
+  refused([](auto& j) { j["clblast_kernel"] = "Xgemm"; }, "clblast_kernel");
+  refused([](auto& j) { j.erase("launch"); }, "launch");
+
+  // The typed fields read back as declared.
+  const KernelSpec spec = KernelSpec::from_json(good, "t.json");
+  CHECK(spec.backend() == Backend::kOpenCl);
+  CHECK(spec.epilogue() == std::vector<std::string>{"bias", "relu", "gelu"});
+  REQUIRE(spec.launch().split_k);
+  CHECK(spec.launch().split_k->parameter == "SPLITK");
+  CHECK(spec.launch().batch_layouts ==
+        std::vector<BatchLayout>{BatchLayout::kStrided, BatchLayout::kOffsets});
+  const KernelSpec blas = load_template("clblast-xgemm");
+  CHECK(blas.backend() == Backend::kClblast);
+  CHECK(blas.clblast_kernel() == "Xgemm");
+}
+
+TEST_CASE("max work-item sizes prune configurations with their reason", "[kernel_spec]") {
+  const KernelSpec spec = load_template("xgemm");
+  DeviceLimits limits;
+  limits.max_work_item_sizes = {8, 1024, 1024};  // at most 8 work-items along dimension 0
+  Configuration config = spec.defaults();
+  const auto why = spec.check(config, limits, kFp32);
+  REQUIRE(why);
+  CHECK_THAT(*why, Catch::Contains("local size 16 in dimension 0") &&
+                       Catch::Contains("max work-item size 8"));
+  const ParamSpace space(spec, "ci", limits, kFp32);
+  const ParamSpace unlimited(spec, "ci", DeviceLimits{}, kFp32);
+  uint64_t narrow = 0;
+  unlimited.for_each([&](const Configuration& c) {
+    if (c.at("MDIMC") <= 8) ++narrow;
+    return true;
+  });
+  CHECK(space.count() == narrow);
+  CHECK(space.count() < unlimited.count());
+  space.for_each([&](const Configuration& c) {
+    CHECK(c.at("MDIMC") <= 8);
+    return true;
+  });
 }
 
 TEST_CASE("kernel sources expand includes once and options list every define", "[kernel_spec]") {

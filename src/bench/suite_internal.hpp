@@ -1,0 +1,131 @@
+// The pieces of the benchmark suite shared by its files (not an interface of the library): the
+// device environment both sides run in, one row's data, the two sides' calls, and how a call is
+// verified and timed.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "src/bench/bench_suite.hpp"
+#include "src/device/opencl.hpp"
+#include "src/eval/gemm_call.hpp"
+#include "src/eval/program_builder.hpp"
+#include "src/kernel/kernel_spec.hpp"
+#include "src/verify/batch_placement.hpp"
+#include "src/verify/reference.hpp"
+
+namespace gemmtune::suite {
+
+using Clock = std::chrono::steady_clock;
+
+inline double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+inline std::string first_line(const std::string& s) {
+  return s.substr(0, s.find('\n'));
+}
+
+// The epilogue of the suite's epilogue rows, in Problem::epilogue's form.
+constexpr const char* kSuiteEpilogue = "bias,relu";
+
+// Every GEMM of the call counts: a batched row's rate is 2MNK x batch over the call's time.
+double gflops_of(const Problem& p, double ms);
+
+// Why the device cannot compute a precision at all, so that the gemmtune side is n/a rather than
+// a failure.
+std::optional<std::string> device_lacks(const DeviceInfo& info, Precision p);
+
+// A side that cannot run the row at all (CLBlast has no such routine, or refuses the precision
+// on this device): its column says n/a with the reason, which is not a failure.
+class NotAvailable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The device, one context and one profiling queue shared by gemmtune's calls and CLBlast's.
+class ClEnv {
+ public:
+  ClEnv(const Device& device, const DeviceProfile* profile, const BenchSuiteOptions& options);
+
+  cl::Context& context() { return context_; }
+  cl::CommandQueue& queue() { return queue_; }
+  ProgramBuilder& builder() { return builder_; }
+  const Device& device() const { return device_; }
+  // The declaration of `kernel`, loaded once.
+  const KernelSpec& spec(const std::string& kernel);
+
+ private:
+  const Device& device_;
+  std::string templates_dir_;
+  cl::Context context_;
+  cl::CommandQueue queue_;
+  ProgramBuilder builder_;
+  std::map<std::string, KernelSpec> specs_;
+};
+
+// The suite's kernels whose templates declare the epilogue rows' epilogue.
+std::vector<std::string> epilogue_kernels(ClEnv& env);
+
+// One row's inputs: host copies for the reference, device buffers shared by both sides.
+class CaseData {
+ public:
+  // `epilogue_too`: the case also has an epilogue row, whose bias the inputs then hold.
+  CaseData(ClEnv& env, const Problem& p, const BenchSuiteOptions& options, bool epilogue_too);
+
+  Problem problem;  // row-major, NN, alpha 1, beta 0, in the row's precision and batch
+  HostMatrices host;
+  BatchPlacement pa, pb, pc;
+  std::vector<unsigned char> nan;  // one NaN element of the precision: the fill of C
+  cl::Buffer a_buf, b_buf, c_buf, bias_buf;
+
+  // The row's problem, with the suite's epilogue in an epilogue row.
+  Problem problem_for(bool epilogue) const;
+  // The buffers as a GEMM call takes them.
+  GemmBuffers buffers(bool epilogue) const;
+  size_t c_bytes() const { return static_cast<size_t>(pc.total()) * nan.size(); }
+  // Made when a side is first verified: a row whose sides are both n/a needs none.
+  const Reference& reference(bool epilogue);
+
+ private:
+  const BenchSuiteOptions& options_;
+  std::unique_ptr<Reference> references_[2];  // plain, epilogue
+};
+
+// One side's call of a row, prepared once and enqueued many times.
+class SideCall {
+ public:
+  virtual ~SideCall() = default;
+  // Enqueues every kernel of the call; the main kernel's event goes to `main_event` when the
+  // side has one (gemmtune), and is ignored otherwise (CLBlast).
+  virtual void enqueue(cl::Event* main_event) = 0;
+  virtual bool kernel_events() const = 0;
+};
+
+// gemmtune's call of a candidate configuration. Throws Error when the configuration cannot run.
+std::unique_ptr<SideCall> tuned_call(ClEnv& env, const Candidate& candidate, CaseData& d,
+                                     bool epilogue);
+// CLBlast's stock routine on the same buffers (see suite_clblast.cpp). Throws NotAvailable when
+// CLBlast has no such routine or precision here, Error for another failure.
+std::unique_ptr<SideCall> clblast_call(ClEnv& env, CaseData& d, bool epilogue);
+
+// Runs a call once on C filled with NaN (beta is 0, so C must not be read) and checks it: the
+// matrices against the reference, and the gaps between a batch's matrices for writes.
+Verification verify_call(ClEnv& env, CaseData& d, SideCall& call, bool epilogue);
+
+// Whole-call wall time on the host, and the main kernel's time when `events` and the call gives
+// an event.
+std::pair<double, double> time_call(ClEnv& env, SideCall& call, bool events);
+
+// Measures one row of the suite: chooses gemmtune's configuration, verifies both sides and times
+// them interleaved (see bench_suite.hpp for what the times mean).
+SuiteRow run_suite_row(ClEnv& env, const std::vector<NamedDatabase>& databases,
+                       const BenchSuiteOptions& options, CaseData& d, bool epilogue);
+
+}  // namespace gemmtune::suite

@@ -1,0 +1,262 @@
+#include <fmt/format.h>
+
+#include "src/bench/bench_suite.hpp"
+#include "src/bench/suite_internal.hpp"
+
+namespace gemmtune {
+
+using suite::first_line;
+
+namespace {
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "" : ", ") + i;
+  return out;
+}
+
+std::string fixed(double v, int digits) {
+  return fmt::format("{:.{}f}", v, digits);
+}
+
+std::string side_gflops(const SideResult& s) {
+  if (!s.available) return "n/a";
+  if (s.status == "wrong_result") return "WRONG";
+  if (s.status != "ok") return "FAILED";
+  return fixed(s.gflops, 1);
+}
+
+std::string source_of(const SuiteRow& r) {
+  if (!r.chosen) return "-";
+  const Candidate& c = *r.chosen;
+  std::string s;
+  if (c.origin == "exact") {
+    s = "exact";
+  } else if (c.origin == "nearest") {
+    s = "nearest " + c.tuned_shape.to_string();
+  } else {
+    s = "template defaults (untuned)";
+  }
+  if (r.trials.size() > 1) s += fmt::format(", best of {} measured", r.trials.size());
+  return s;
+}
+
+std::string verified_of(const SuiteRow& r) {
+  auto one = [](const SideResult& s) -> std::string {
+    if (!s.available) return "n/a";
+    if (s.verified) return "ok";
+    return s.status == "wrong_result" ? "WRONG" : "failed";
+  };
+  return one(r.gemmtune) + " / " + one(r.clblast);
+}
+
+std::string ratio_of(const std::optional<double>& r) {
+  return r ? fixed(*r, 2) : "n/a";
+}
+
+std::string batch_of(const SuiteRow& r) {
+  return r.batch == 1 ? "1" : std::to_string(r.batch) + " " + to_string(r.batch_layout);
+}
+
+struct Table {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+  // The columns before this one are words (left-aligned), the rest numbers but the last.
+  static constexpr size_t kFirstNumber = 6;
+};
+
+Table suite_table(const SuiteReport& report, bool markdown) {
+  const bool cublas = !report.cublas_source.empty();
+  Table t;
+  t.header = {
+      "Shape (MxNxK)",  "Precision",          "Batch",           "Epilogue",
+      "Kernel",         "Configuration from", "gemmtune GFLOPS", "gemmtune kernel-only GFLOPS",
+      "CLBlast GFLOPS", "gemmtune / CLBlast"};
+  if (!markdown) {
+    t.header = {"shape", "precision", "batch",       "epilogue", "kernel",
+                "from",  "gemmtune",  "kernel-only", "CLBlast",  "ratio"};
+  }
+  if (cublas) {
+    t.header.push_back(markdown ? "cuBLAS GFLOPS" : "cuBLAS");
+    t.header.push_back(markdown ? "gemmtune / cuBLAS" : "ratio");
+  }
+  t.header.push_back(markdown ? "Verified (gemmtune / CLBlast)" : "verified");
+  for (const auto& r : report.rows) {
+    std::vector<std::string> cells = {r.shape.to_string(),
+                                      "fp" + to_string(r.precision),
+                                      batch_of(r),
+                                      r.epilogue ? "bias+ReLU" : "-",
+                                      r.chosen ? r.chosen->kernel : "-",
+                                      source_of(r),
+                                      side_gflops(r.gemmtune),
+                                      r.gemmtune.ok() ? fixed(r.gemmtune.kernel_gflops, 1) : "-",
+                                      side_gflops(r.clblast),
+                                      ratio_of(r.ratio)};
+    if (cublas) {
+      cells.push_back(r.cublas_gflops ? fixed(*r.cublas_gflops, 1) : "n/a");
+      cells.push_back(ratio_of(r.cublas_ratio));
+    }
+    cells.push_back(verified_of(r));
+    t.rows.push_back(std::move(cells));
+  }
+  return t;
+}
+
+std::string md_escape(std::string s) {
+  s = first_line(s);
+  std::string out;
+  for (char c : s) {
+    if (c == '|')
+      out += "\\|";
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::vector<std::string> failures_of(const SuiteReport& report) {
+  std::vector<std::string> out;
+  for (const auto& r : report.rows) {
+    if (r.gemmtune.available && !r.gemmtune.ok())
+      out.push_back(r.label() + " gemmtune " + r.gemmtune.status + ": " + r.gemmtune.message);
+    if (r.clblast.available && !r.clblast.ok()) {
+      out.push_back(r.label() + " CLBlast " + r.clblast.status + ": " + r.clblast.message);
+    }
+  }
+  return out;
+}
+
+// The sides that did not run and why (a precision the device or CLBlast lacks). A CLBlast
+// column left out of the whole report is said once in the header instead.
+std::vector<std::string> not_run_of(const SuiteReport& report) {
+  std::vector<std::string> out;
+  for (const auto& r : report.rows) {
+    if (!r.gemmtune.available) out.push_back(r.label() + " gemmtune n/a: " + r.gemmtune.message);
+    if (report.clblast && !r.clblast.available) {
+      out.push_back(r.label() + " CLBlast n/a: " + r.clblast.message);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string suite_markdown(const SuiteReport& report) {
+  const auto& d = report.device;
+  std::string md = "# gemmtune bench-suite: " + d.name + "\n\n";
+  md += fmt::format("- Device: {} ({}, {})\n", d.name, d.vendor, d.type);
+  md += fmt::format("- Platform: {} ({})\n", d.platform_name, d.platform_version);
+  md += fmt::format("- Driver: {}\n", d.driver_version);
+  md += fmt::format("- Date: {}\n", report.date);
+  md += fmt::format("- Command: `{}`\n", report.command);
+  md += fmt::format("- gemmtune {}; databases: {}\n", report.gemmtune_version,
+                    report.databases.empty() ? std::string("none") : join(report.databases));
+  md += fmt::format("- CLBlast: {}\n",
+                    report.clblast
+                        ? "stock Gemm (GemmStridedBatched for strided batches, GemmBatched with "
+                          "the same per-matrix offsets for offsets batches), same buffers and "
+                          "queue; fp16acc32 rows n/a (CLBlast has no FP16-storage/FP32-accumulate "
+                          "GEMM, and its half GEMM is a different computation)"
+                        : "n/a (" + report.clblast_note + ")");
+  if (!report.cublas_source.empty()) md += "- cuBLAS: " + report.cublas_source + "\n";
+  md += fmt::format(
+      "- Timing: row-major NN, alpha 1, beta 0, in each row's precision; median of {} "
+      "interleaved calls of each side after {} warm-up call(s). GFLOPS = 2MNK x batch / "
+      "whole-call time (first enqueue to the return of clFinish, host steady clock, every kernel "
+      "of the call, no profiling event requested; a batch is one call). Kernel-only: gemmtune's "
+      "main kernel from the profiling event of a separate call after each timed one.\n",
+      report.reps, report.warmup);
+  md +=
+      "- Batch: GEMMs per call and where their matrices lie: strided (one buffer per operand, a "
+      "fixed stride apart) or offsets (one buffer per operand and a per-matrix offset).\n";
+  md +=
+      "- Configuration from: the tuned database entry of the row's precision, batch and batch "
+      "layout (exact shape, else the nearest tuned shape of that family), else the template "
+      "defaults (untuned).\n";
+  md +=
+      "- Epilogue rows (FP32 single GEMMs): gemmtune's kernel with bias+ReLU fused, against "
+      "CLBlast's Gemm followed by a separate bias+ReLU kernel (timed as one call).\n\n";
+
+  const Table t = suite_table(report, true);
+  auto line = [](const std::vector<std::string>& cells) {
+    std::string s = "|";
+    for (const auto& c : cells) s += " " + md_escape(c) + " |";
+    return s + "\n";
+  };
+  md += line(t.header);
+  md += "|";
+  for (size_t i = 0; i < t.header.size(); ++i) {
+    // Numbers right-aligned.
+    md += i < Table::kFirstNumber || i + 1 == t.header.size() ? " --- |" : " ---: |";
+  }
+  md += "\n";
+  for (const auto& r : t.rows) md += line(r);
+
+  md += "\n## Configurations\n\n";
+  for (const auto& r : report.rows) {
+    const std::string label = r.label();
+    if (!r.chosen) {
+      md += "- " + label + (r.gemmtune.available ? ": none ran\n" : ": n/a\n");
+      continue;
+    }
+    const Candidate& c = *r.chosen;
+    std::string from = c.origin == "defaults"
+                           ? std::string("template defaults")
+                           : fmt::format("{} entry {} in {}, recorded {:.1f} GFLOPS", c.origin,
+                                         c.tuned_shape.to_string(), c.database, c.recorded_gflops);
+    md += fmt::format("- {}: {} `{}` ({})\n", label, c.kernel, to_string(c.parameters), from);
+    for (const auto& trial : r.trials) {
+      md += fmt::format("  - candidate {} from {}: {}\n", trial.candidate.kernel,
+                        trial.candidate.tuned_shape.to_string(),
+                        trial.status == "ok" ? fmt::format("{:.1f} GFLOPS", trial.gflops)
+                                             : trial.status + ": " + md_escape(trial.message));
+    }
+  }
+  const auto failures = failures_of(report);
+  if (!failures.empty()) {
+    md += "\n## Failures\n\n";
+    for (const auto& f : failures) md += "- " + md_escape(f) + "\n";
+  }
+  const auto not_run = not_run_of(report);
+  if (!not_run.empty()) {
+    md += "\n## Not run (n/a)\n\n";
+    for (const auto& f : not_run) md += "- " + md_escape(f) + "\n";
+  }
+  return md;
+}
+
+std::string suite_text(const SuiteReport& report) {
+  const Table t = suite_table(report, false);
+  std::vector<size_t> width(t.header.size(), 0);
+  for (size_t i = 0; i < t.header.size(); ++i) width[i] = t.header[i].size();
+  for (const auto& r : t.rows) {
+    for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string s;
+    for (size_t i = 0; i < cells.size(); ++i) {
+      // Numbers right-aligned, words left-aligned.
+      s += i >= Table::kFirstNumber && i + 1 < cells.size()
+               ? fmt::format("{:>{}}", cells[i], width[i])
+               : fmt::format("{:<{}}", cells[i], width[i]);
+      if (i + 1 < cells.size()) s += "  ";
+    }
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    return s + "\n";
+  };
+  const auto& d = report.device;
+  std::string out = fmt::format("{} ({}, driver {})\n", d.name, d.platform_name, d.driver_version);
+  out += fmt::format(
+      "GFLOPS from the median whole-call time of {} interleaved calls; ratio = "
+      "gemmtune / other\n\n",
+      report.reps);
+  out += line(t.header);
+  for (const auto& r : t.rows) out += line(r);
+  std::vector<std::string> notes = failures_of(report);
+  for (const auto& n : not_run_of(report)) notes.push_back(n);
+  if (!notes.empty()) out += "\n";
+  for (const auto& n : notes) out += first_line(n) + "\n";
+  return out;
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,483 @@
+#include "src/eval/gemm_call.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "src/core/error.hpp"
+#include "src/device/kernel_resources.hpp"
+#include "src/kernel/kernel_source.hpp"
+#include "src/verify/reference.hpp"
+
+namespace gemmtune {
+
+namespace {
+
+constexpr const char* kPadEntry = "pad_copy";
+constexpr size_t kPadLocal = 16;  // pad.cl requires 16 x 16 work-groups
+
+// The contract's argument count, and with a bias vector and a workspace appended.
+constexpr cl_uint kContractArgs = 14;
+constexpr cl_uint kContractArgsExtended = 16;
+// Arguments a batched kernel takes after those (kernel_templates/common.cl): three strides, or
+// one array of offsets.
+constexpr cl_uint kStridedBatchArgs = 3;
+constexpr cl_uint kOffsetsBatchArgs = 1;
+
+constexpr int64_t kIntMax = std::numeric_limits<int32_t>::max();
+
+cl::NDRange to_range(const std::vector<size_t>& v) {
+  if (v.size() == 1) return cl::NDRange(v[0]);
+  if (v.size() == 2) return cl::NDRange(v[0], v[1]);
+  return cl::NDRange(v[0], v[1], v[2]);
+}
+
+// cl::Kernel::setArg takes no raw pointers: a caller's cl_mem goes by size and address.
+void set_buffer(cl::Kernel& kernel, cl_uint index, cl_mem buffer) {
+  kernel.setArg(index, sizeof(cl_mem), &buffer);
+}
+
+size_t round_up(size_t x, size_t m) {
+  return (x + m - 1) / m * m;
+}
+
+}  // namespace
+
+GemmBuffers placed_buffers(const Problem& problem, cl_mem a, cl_mem b, cl_mem c,
+                           const BatchPlacement& pa, const BatchPlacement& pb,
+                           const BatchPlacement& pc) {
+  GemmBuffers g;
+  g.a = a;
+  g.b = b;
+  g.c = c;
+  g.a_stride = pa.stride;
+  g.b_stride = pb.stride;
+  g.c_stride = pc.stride;
+  if (problem.batch > 1 && problem.batch_layout == BatchLayout::kOffsets) {
+    g.a_offsets = pa.positions;
+    g.b_offsets = pb.positions;
+    g.c_offsets = pc.positions;
+  }
+  return g;
+}
+
+std::optional<Result> GemmCall::refusal(const KernelSpec& spec, const DeviceInfo& device,
+                                        const Problem& problem, const Configuration& config) {
+  auto fail = [&](Status s, const std::string& why) { return Result::failure(config, s, why); };
+  if (spec.backend() != Backend::kOpenCl) {
+    return fail(Status::kUnsupported, "kernel " + spec.name() + " is not an OpenCL template");
+  }
+  if (problem.batch < 1) {
+    return fail(Status::kUnsupported,
+                "batch " + std::to_string(problem.batch) + " is not positive");
+  }
+  Epilogue epilogue;
+  try {
+    epilogue = parse_epilogue(problem.epilogue);
+  } catch (const Error& e) {
+    return fail(Status::kInvalid, e.what());
+  }
+  // Refused here, before any build, so that the answer is this line and not a build log.
+  if (problem.precision == Precision::kFP16 && !device.has_fp16) {
+    return fail(Status::kUnsupported,
+                "precision 16 (half arithmetic) is not supported by this device: it lacks "
+                "cl_khr_fp16 (16acc32 stores half and computes in float, and needs no extension)");
+  }
+  if (problem.precision == Precision::kFP64 && !device.has_fp64) {
+    return fail(Status::kUnsupported,
+                "precision 64 (double) is not supported by this device: it lacks cl_khr_fp64");
+  }
+  if (!supports_epilogue(spec, epilogue)) {
+    return fail(Status::kUnsupported,
+                "kernel " + spec.name() + " has no fused epilogue '" + problem.epilogue +
+                    "' (its declaration lists no such \"epilogue\" item; xgemm_fast has bias, "
+                    "relu and gelu)");
+  }
+  if (problem.batch > 1 && !supports_batch(spec, problem.batch_layout)) {
+    return fail(Status::kUnsupported,
+                "kernel " + spec.name() + " does not support batched problems in the " +
+                    to_string(problem.batch_layout) +
+                    " layout (its launch block declares no such batch layout)");
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+// Checks of the compiled kernel: its resources against the device, its arguments against the
+// contract. Fills `r.usage`; returns the failure, if any.
+std::optional<Result> check_kernel(const cl::Kernel& kernel, const KernelSpec& spec,
+                                   const Device& device, const LaunchGeometry& g,
+                                   const BuildOutcome& built, const Problem& problem,
+                                   cl_uint batch_args, Result& r) {
+  const auto& dev = device.device;
+  r.usage.local_mem_bytes =
+      static_cast<int64_t>(kernel.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(dev));
+  r.usage.private_mem_bytes =
+      static_cast<int64_t>(kernel.getWorkGroupInfo<CL_KERNEL_PRIVATE_MEM_SIZE>(dev));
+  r.usage.source = "CL_KERNEL_*";
+  // The log holds one block per entry function (the split-K reduce kernel comes first on NVIDIA):
+  // only the main kernel's figures count.
+  if (const auto ptxas = parse_ptxas_log(built.log, spec.entry_point())) {
+    r.usage.registers = ptxas->registers;
+    r.usage.spills = (ptxas->spill_store_bytes + 3) / 4;  // 32-bit words, as AMD counts them
+    r.usage.source += ", ptxas";
+  }
+  auto fail = [&](Status s, const std::string& why) {
+    Result f = Result::failure(r.config, s, why);
+    f.usage = r.usage;
+    f.compile_ms = r.compile_ms;
+    f.binary_cached = r.binary_cached;
+    return f;
+  };
+  size_t wg = 1;
+  for (auto l : g.local) wg *= l;
+  const size_t kernel_max_wg = kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(dev);
+  if (wg > kernel_max_wg) {
+    return fail(Status::kDeviceLimit,
+                fmt::format("the compiled kernel allows {} work-items per group, the "
+                            "configuration needs {}",
+                            kernel_max_wg, wg));
+  }
+  if (*r.usage.local_mem_bytes > static_cast<int64_t>(device.info.local_mem_bytes)) {
+    return fail(Status::kDeviceLimit,
+                fmt::format("the compiled kernel needs {} bytes of local memory, the device has {}",
+                            *r.usage.local_mem_bytes, device.info.local_mem_bytes));
+  }
+  const cl_uint nargs = kernel.getInfo<CL_KERNEL_NUM_ARGS>();
+  const cl_uint contract = nargs - std::min(nargs, batch_args);
+  if (contract != kContractArgs && contract != kContractArgsExtended) {
+    return fail(
+        Status::kInvalid,
+        fmt::format("kernel {} takes {} arguments; the contract has {} (or {} with bias "
+                    "and workspace), plus {} for this batch layout",
+                    spec.entry_point(), nargs, kContractArgs, kContractArgsExtended, batch_args));
+  }
+  if (!problem.epilogue.empty() && contract != kContractArgsExtended) {
+    return fail(Status::kUnsupported, "kernel " + spec.entry_point() +
+                                          " takes no bias argument, so it cannot apply the "
+                                          "epilogue '" +
+                                          problem.epilogue + "'");
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+GemmCall::Compiled GemmCall::compile(ProgramBuilder& builder, const KernelSpec& spec,
+                                     const Configuration& config, const Problem& problem) {
+  Compiled out;
+  auto failed = [&](Result r) {
+    out.result = std::move(r);
+    return std::move(out);
+  };
+  if (auto r = refusal(spec, builder.device().info, problem, config)) return failed(*r);
+  const Context ctx{{"ELEM_BYTES", element_bytes(problem.precision)}};
+  if (auto why = spec.check(config, DeviceLimits{}, ctx)) {
+    return failed(Result::failure(config, Status::kInvalid, *why));
+  }
+  if (auto why = spec.check(config, builder.limits(), ctx)) {
+    return failed(Result::failure(config, Status::kDeviceLimit, *why));
+  }
+  auto call = std::unique_ptr<GemmCall>(new GemmCall());
+  call->builder_ = &builder;
+  call->problem_ = problem;
+  call->view_ = kernel_view(problem);
+  try {
+    call->geometry_ = launch_geometry(spec, config, ctx, call->view_);
+  } catch (const Error& e) {
+    return failed(Result::failure(config, Status::kInvalid, e.what()));
+  }
+  const LaunchGeometry& g = call->geometry_;
+  const auto& item_sizes = builder.limits().max_work_item_sizes;
+  for (size_t d = 0; d < g.local.size() && d < item_sizes.size(); ++d) {
+    if (static_cast<int64_t>(g.local[d]) > item_sizes[d]) {
+      return failed(
+          Result::failure(config, Status::kDeviceLimit,
+                          fmt::format("local size {} in dimension {} exceeds the device's {}",
+                                      g.local[d], d, item_sizes[d])));
+    }
+  }
+  if (g.padded && problem.batch > 1) {
+    return failed(Result::failure(config, Status::kUnsupported,
+                                  "kernel " + spec.name() +
+                                      " is padded by the host, which "
+                                      "computes no batches"));
+  }
+  // The contract passes sizes, offsets and leading dimensions as 32-bit ints.
+  if (std::max({g.m * g.k, g.k * g.n, g.m * g.n}) > kIntMax) {
+    return failed(Result::failure(config, Status::kUnsupported,
+                                  "matrices of more than 2^31 elements exceed the kernels' int "
+                                  "indices"));
+  }
+
+  Result& r = out.result;
+  r.config = config;
+  const BuildOutcome built = builder.program(spec, problem, config);
+  r.binary_cached = built.cached;
+  r.compile_ms = built.compile_ms;
+  if (!built.ok) {
+    Result f = Result::failure(config, Status::kCompileFailed, trim_build_log(built.log));
+    f.compile_ms = built.compile_ms;
+    return failed(f);
+  }
+  call->program_ = built.program;
+  try {
+    call->main_ = cl::Kernel(built.program, spec.entry_point().c_str());
+  } catch (const cl::Error& e) {
+    return failed(Result::failure(
+        config, Status::kCompileFailed,
+        "the program has no kernel '" + spec.entry_point() + "' (" + cl_error_name(e.err()) + ")"));
+  }
+  call->batch_args_ = problem.batch == 1                              ? 0
+                      : problem.batch_layout == BatchLayout::kOffsets ? kOffsetsBatchArgs
+                                                                      : kStridedBatchArgs;
+  if (auto f = check_kernel(call->main_, spec, builder.device(), g, built, problem,
+                            call->batch_args_, r)) {
+    return failed(*f);
+  }
+  const cl_uint nargs = call->main_.getInfo<CL_KERNEL_NUM_ARGS>();
+  call->contract_args_ = nargs - call->batch_args_;
+  if (g.split_k && g.split_k->factor > 1) {
+    try {
+      call->reduce_ = cl::Kernel(built.program, g.split_k->reduce_entry.c_str());
+    } catch (const cl::Error&) {
+      return failed(
+          Result::failure(config, Status::kCompileFailed,
+                          "the program has no reduce kernel '" + g.split_k->reduce_entry + "'"));
+    }
+  }
+  r.status = Status::kOk;
+  out.call = std::move(call);
+  return out;
+}
+
+// One operand as the kernel sees it (column-major, after the row-major swap).
+struct GemmCall::Operand {
+  cl_mem buffer = nullptr;
+  int64_t rows = 0, cols = 0;  // stored, column-major
+  int64_t offset = 0, ld = 0, stride = 0;
+  const std::vector<int64_t>* offsets = nullptr;
+
+  // The element after the last one any GEMM of the batch touches, which must fit in an int.
+  int64_t extent(int64_t batch) const {
+    int64_t first = offset + (batch - 1) * stride;
+    if (offsets && !offsets->empty()) {
+      first = offset + *std::max_element(offsets->begin(), offsets->end());
+    }
+    return first + ld * (cols - 1) + rows;
+  }
+};
+
+cl_mem GemmCall::scratch(Scratch& s, int64_t elements, size_t element_size) {
+  const size_t bytes = static_cast<size_t>(std::max<int64_t>(elements, 1)) * element_size;
+  if (s.bytes < bytes) {
+    s.buffer = cl::Buffer(builder_->context(), CL_MEM_READ_WRITE, bytes);
+    s.bytes = bytes;
+  }
+  return s.buffer();
+}
+
+void GemmCall::set_scalar(cl::Kernel& kernel, cl_uint index, double value) const {
+  if (problem_.precision == Precision::kFP64) {
+    kernel.setArg(index, value);
+  } else {
+    kernel.setArg(index, static_cast<cl_float>(value));  // real_arg is float for half too
+  }
+}
+
+// The batch's arguments follow the others, in the kernel view's A, B, C order.
+void GemmCall::set_batch(cl::Kernel& kernel, cl_uint first, const Operand& a, const Operand& b,
+                         const Operand& c) {
+  if (batch_args_ == kStridedBatchArgs) {
+    kernel.setArg(first, static_cast<cl_int>(a.stride));
+    kernel.setArg(first + 1, static_cast<cl_int>(b.stride));
+    kernel.setArg(first + 2, static_cast<cl_int>(c.stride));
+  } else if (batch_args_ == kOffsetsBatchArgs) {
+    kernel.setArg(first, offsets_);
+  }
+}
+
+void GemmCall::add_pad(int64_t src_rows, int64_t src_cols, int64_t src_ld, int64_t src_offset,
+                       cl_mem src, int64_t dst_rows, int64_t dst_cols, int64_t dst_ld,
+                       int64_t dst_offset, cl_mem dst) {
+  Step step;
+  step.kernel = cl::Kernel(builder_->pad_program(problem_.precision), kPadEntry);
+  cl_uint i = 0;
+  for (auto v : {src_rows, src_cols, src_ld, src_offset}) {
+    step.kernel.setArg(i++, static_cast<cl_int>(v));
+  }
+  set_buffer(step.kernel, i++, src);
+  for (auto v : {dst_rows, dst_cols, dst_ld, dst_offset}) {
+    step.kernel.setArg(i++, static_cast<cl_int>(v));
+  }
+  set_buffer(step.kernel, i++, dst);
+  step.global = cl::NDRange(round_up(static_cast<size_t>(dst_rows), kPadLocal),
+                            round_up(static_cast<size_t>(dst_cols), kPadLocal));
+  step.local = cl::NDRange(kPadLocal, kPadLocal);
+  steps_.push_back(step);
+  helpers_ = true;
+}
+
+// The template's kernel and, with split-K, its reduction, on the operands as the kernel takes
+// them.
+void GemmCall::add_kernels(const Operand& ka, const Operand& kb, const Operand& kc, cl_mem bias,
+                           cl_mem work) {
+  const Problem& p = problem_;
+  const LaunchGeometry& g = geometry_;
+  main_.setArg(0, static_cast<cl_int>(g.m));
+  main_.setArg(1, static_cast<cl_int>(g.n));
+  main_.setArg(2, static_cast<cl_int>(g.k));
+  set_scalar(main_, 3, p.alpha);
+  set_scalar(main_, 4, p.beta);
+  cl_uint i = 5;
+  for (const Operand* o : {&ka, &kb, &kc}) {
+    set_buffer(main_, i++, o->buffer);
+    main_.setArg(i++, static_cast<cl_int>(o->offset));
+    main_.setArg(i++, static_cast<cl_int>(o->ld));
+  }
+  if (contract_args_ == kContractArgsExtended) {
+    set_buffer(main_, 14, bias);
+    set_buffer(main_, 15, work);
+  }
+  set_batch(main_, contract_args_, ka, kb, kc);
+  main_step_ = steps_.size();
+  steps_.push_back(Step{main_, to_range(g.global), to_range(g.local)});
+  if (g.split_k && g.split_k->factor > 1) {
+    // (M, N, alpha, beta, C, c_offset, ldc, bias, workspace), then the batch's.
+    reduce_.setArg(0, static_cast<cl_int>(g.m));
+    reduce_.setArg(1, static_cast<cl_int>(g.n));
+    set_scalar(reduce_, 2, p.alpha);
+    set_scalar(reduce_, 3, p.beta);
+    set_buffer(reduce_, 4, kc.buffer);
+    reduce_.setArg(5, static_cast<cl_int>(kc.offset));
+    reduce_.setArg(6, static_cast<cl_int>(kc.ld));
+    set_buffer(reduce_, 7, bias);
+    set_buffer(reduce_, 8, work);
+    set_batch(reduce_, 9, ka, kb, kc);
+    steps_.push_back(
+        Step{reduce_, to_range(g.split_k->reduce_global), to_range(g.split_k->reduce_local)});
+  }
+}
+
+void GemmCall::bind(const GemmBuffers& in, cl::CommandQueue& queue) {
+  const Problem& p = problem_;
+  const KernelView& v = view_;
+  const LaunchGeometry& g = geometry_;
+  const bool row = p.order == Order::kRowMajor;
+  // The caller's leading dimensions, dense ones filled in, checked in the caller's terms.
+  auto leading = [&](const char* name, int64_t given, int64_t rows, int64_t cols) {
+    const int64_t dense = row ? cols : rows;
+    if (given == 0) return dense;
+    if (given < dense) {
+      throw invalid_argument(
+          fmt::format("{} = {} is smaller than the {} the matrix needs", name, given, dense));
+    }
+    return given;
+  };
+  const Shape& s = p.shape;
+  const int64_t lda = leading("lda", in.lda, p.trans_a ? s.k : s.m, p.trans_a ? s.m : s.k);
+  const int64_t ldb = leading("ldb", in.ldb, p.trans_b ? s.n : s.k, p.trans_b ? s.k : s.n);
+  const int64_t ldc = leading("ldc", in.ldc, s.m, s.n);
+  if (p.batch > 1 && p.batch_layout == BatchLayout::kOffsets) {
+    for (const auto* o : {&in.a_offsets, &in.b_offsets, &in.c_offsets}) {
+      if (static_cast<int64_t>(o->size()) != p.batch) {
+        throw invalid_argument(
+            fmt::format("an offsets batch of {} needs {} offsets per operand", p.batch, p.batch));
+      }
+    }
+  }
+  if (parse_epilogue(p.epilogue).bias && !in.bias) {
+    throw invalid_argument("the epilogue '" + p.epilogue + "' needs a bias buffer");
+  }
+  // The kernel's view: a row-major call swaps A and B.
+  Operand pa{in.a, v.a_rows(), v.a_cols(), in.a_offset, lda, in.a_stride, &in.a_offsets};
+  Operand pb{in.b, v.b_rows(), v.b_cols(), in.b_offset, ldb, in.b_stride, &in.b_offsets};
+  if (v.swap_ab) {
+    std::swap(pa.buffer, pb.buffer);
+    std::swap(pa.offset, pb.offset);
+    std::swap(pa.ld, pb.ld);
+    std::swap(pa.stride, pb.stride);
+    std::swap(pa.offsets, pb.offsets);
+  }
+  Operand pc{in.c, v.m, v.n, in.c_offset, ldc, in.c_stride, &in.c_offsets};
+  for (const Operand* o : {&pa, &pb, &pc}) {
+    if (o->extent(p.batch) > kIntMax) {
+      throw Error(ErrorCode::kUnsupported,
+                  "buffers of more than 2^31 elements exceed the kernels' int indices");
+    }
+  }
+
+  steps_.clear();
+  helpers_ = false;
+  const auto eb = static_cast<size_t>(element_bytes(p.precision));
+  // With "pad", the kernel takes padded sizes, offsets 0 and leading dimensions equal to the
+  // padded rows: operands that are not so already go through scratch copies.
+  auto padded = [&](Operand& o, int64_t rows, int64_t cols, Scratch& buffer, bool copy_in) {
+    if (!g.padded || (rows == o.rows && cols == o.cols && o.offset == 0 && o.ld == rows)) {
+      return false;
+    }
+    cl_mem dst = scratch(buffer, rows * cols, eb);
+    if (copy_in) add_pad(o.rows, o.cols, o.ld, o.offset, o.buffer, rows, cols, rows, 0, dst);
+    return true;
+  };
+  const Operand user_c = pc;
+  Operand ka = pa, kb = pb, kc = pc;
+  const int64_t ka_rows = v.trans_a ? g.k : g.m, ka_cols = v.trans_a ? g.m : g.k;
+  const int64_t kb_rows = v.trans_b ? g.n : g.k, kb_cols = v.trans_b ? g.k : g.n;
+  if (padded(pa, ka_rows, ka_cols, scratch_a_, true))
+    ka = {scratch_a_.buffer(), ka_rows, ka_cols, 0, ka_rows};
+  if (padded(pb, kb_rows, kb_cols, scratch_b_, true))
+    kb = {scratch_b_.buffer(), kb_rows, kb_cols, 0, kb_rows};
+  // beta == 0 reads no C: the padded C is then not copied in but filled with NaN, so that a
+  // kernel which reads it anyway produces NaN, which verification catches.
+  const bool pad_c = padded(pc, g.m, g.n, scratch_c_, p.beta != 0.0);
+  if (pad_c) {
+    kc = {scratch_c_.buffer(), g.m, g.n, 0, g.m};
+    if (p.beta == 0.0) {
+      const auto nan = pack_elements({std::numeric_limits<double>::quiet_NaN()}, p.precision);
+      std::vector<unsigned char> fill(scratch_c_.bytes);
+      for (size_t i = 0; i + eb <= fill.size(); i += eb) {
+        std::copy(nan.begin(), nan.end(), fill.begin() + static_cast<int64_t>(i));
+      }
+      queue.enqueueWriteBuffer(scratch_c_.buffer, CL_TRUE, 0, fill.size(), fill.data());
+    }
+  }
+  if (batch_args_ == kOffsetsBatchArgs) {
+    std::vector<cl_int> offsets;
+    for (size_t e = 0; e < static_cast<size_t>(p.batch); ++e) {
+      for (const Operand* o : {&ka, &kb, &kc})
+        offsets.push_back(static_cast<cl_int>((*o->offsets)[e]));
+    }
+    offsets_ = cl::Buffer(builder_->context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                          offsets.size() * sizeof(cl_int), offsets.data());
+  }
+
+  // The workspace holds partial sums in the arithmetic's type (float for 16acc32).
+  const auto work_bytes = static_cast<size_t>(compute_bytes(p.precision));
+  const int64_t work_elements =
+      g.split_k && g.split_k->workspace_elements > 0 ? g.split_k->workspace_elements * p.batch : 1;
+  cl_mem work = scratch(workspace_, work_elements, work_bytes);
+  cl_mem bias = in.bias ? in.bias : scratch(dummy_bias_, 1, eb);
+
+  add_kernels(ka, kb, kc, bias, work);
+  if (pad_c) {
+    add_pad(g.m, g.n, g.m, 0, kc.buffer, user_c.rows, user_c.cols, user_c.ld, user_c.offset,
+            user_c.buffer);
+  }
+}
+
+void GemmCall::enqueue(cl::CommandQueue& queue, cl::Event* main_event,
+                       std::vector<cl::Event>* step_events) const {
+  if (steps_.empty()) throw Error(ErrorCode::kInternal, "a GEMM call enqueued before bind()");
+  if (step_events) step_events->assign(steps_.size(), cl::Event());
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    cl::Event* event = step_events ? &(*step_events)[i] : (i == main_step_ ? main_event : nullptr);
+    queue.enqueueNDRangeKernel(steps_[i].kernel, cl::NullRange, steps_[i].global, steps_[i].local,
+                               nullptr, event);
+  }
+  if (step_events && main_event) *main_event = (*step_events)[main_step_];
+}
+
+}  // namespace gemmtune

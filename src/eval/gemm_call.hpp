@@ -1,0 +1,122 @@
+// One GEMM call of a kernel template on caller-provided buffers: the single place that turns a
+// declaration, a configuration and a problem into launches. It builds or fetches the program
+// (ProgramBuilder), checks the configuration against the problem and the device, binds the
+// kernel contract's arguments (kernel_templates/README.md), pads where the launch declaration
+// asks, runs split-K and its reduction, the fused epilogue and batches (strided or offsets).
+//
+// The caller speaks in its own terms, as CLBlast's Gemm does: storage order, transposes, m, n, k,
+// alpha, beta, and per operand a buffer, an offset and a leading dimension. A row-major call is
+// mapped onto the column-major kernel by swapping A and B (no data moves). beta == 0 never reads
+// C. A compiled call is enqueued any number of times; it owns its cl_kernels, so one call object
+// must not be enqueued from two threads at once (compile one per thread from the same builder).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "src/core/configuration.hpp"
+#include "src/core/problem.hpp"
+#include "src/core/result.hpp"
+#include "src/device/opencl.hpp"
+#include "src/eval/program_builder.hpp"
+#include "src/kernel/gemm_view.hpp"
+#include "src/kernel/kernel_spec.hpp"
+#include "src/verify/batch_placement.hpp"
+
+namespace gemmtune {
+
+// Where the operands of a call lie, in the problem's terms (its order and transposes). Offsets,
+// leading dimensions and strides count elements. A leading dimension of 0 means dense storage
+// (the stored row length of a row-major matrix, the column length of a column-major one).
+struct GemmBuffers {
+  cl_mem a = nullptr, b = nullptr, c = nullptr;
+  int64_t a_offset = 0, b_offset = 0, c_offset = 0;
+  int64_t lda = 0, ldb = 0, ldc = 0;
+  // A strided batch: elements between consecutive GEMMs of each operand.
+  int64_t a_stride = 0, b_stride = 0, c_stride = 0;
+  // An offsets batch: where GEMM e of each operand starts, added to the offsets above.
+  std::vector<int64_t> a_offsets, b_offsets, c_offsets;
+  // The epilogue's bias: N values, one per column of C, shared by a batch.
+  cl_mem bias = nullptr;
+};
+
+// The operands of a batch laid out as `pa`, `pb`, `pc` say, dense leading dimensions: entries at
+// their positions in the offsets layout, `stride` apart in the strided one.
+GemmBuffers placed_buffers(const Problem& problem, cl_mem a, cl_mem b, cl_mem c,
+                           const BatchPlacement& pa, const BatchPlacement& pb,
+                           const BatchPlacement& pc);
+
+class GemmCall {
+ public:
+  // The call of `config` of `spec` for `problem` (whose kernel field is not read), or why there
+  // is none: `result.status` is kOk with the build's figures (compile_ms, binary_cached, usage),
+  // else invalid, device_limit, unsupported or compile_failed with one line why. Throws only for
+  // OpenCL failures of the device itself.
+  struct Compiled {
+    std::unique_ptr<GemmCall> call;
+    Result result;
+  };
+  static Compiled compile(ProgramBuilder& builder, const KernelSpec& spec,
+                          const Configuration& config, const Problem& problem);
+  // Why no configuration of `spec` can compute `problem` on `device` (a precision the device
+  // lacks, an epilogue or batch layout the template does not declare ...), before any build.
+  static std::optional<Result> refusal(const KernelSpec& spec, const DeviceInfo& device,
+                                       const Problem& problem, const Configuration& config = {});
+
+  // Binds the caller's buffers: every launch's arguments, and the scratch buffers padding and
+  // split-K need (allocated on first need, in the builder's context; a padded C that is not read
+  // is filled with NaN through `queue`, so that a kernel reading it anyway shows). Throws
+  // Error(kInvalidArgument) for a leading dimension smaller than its matrix, missing offsets of
+  // an offsets batch or a missing bias.
+  void bind(const GemmBuffers& buffers, cl::CommandQueue& queue);
+  // Enqueues the launches of the call, in order, on `queue` (bind() first). `main_event` gets
+  // the main kernel's event; `step_events` one event per launch.
+  void enqueue(cl::CommandQueue& queue, cl::Event* main_event = nullptr,
+               std::vector<cl::Event>* step_events = nullptr) const;
+
+  // Launches per call and which one is the template's main kernel.
+  size_t steps() const { return steps_.size(); }
+  size_t main_step() const { return main_step_; }
+  // Whether the bound call runs helper kernels (padding copies) besides the template's own.
+  bool helper_kernels() const { return helpers_; }
+  const LaunchGeometry& geometry() const { return geometry_; }
+  const KernelView& view() const { return view_; }
+
+ private:
+  GemmCall() = default;
+  struct Step {
+    cl::Kernel kernel;
+    cl::NDRange global, local;
+  };
+  void add_pad(int64_t src_rows, int64_t src_cols, int64_t src_ld, int64_t src_offset, cl_mem src,
+               int64_t dst_rows, int64_t dst_cols, int64_t dst_ld, int64_t dst_offset, cl_mem dst);
+  struct Scratch {
+    cl::Buffer buffer;
+    size_t bytes = 0;
+  };
+  cl_mem scratch(Scratch& s, int64_t elements, size_t element_size);
+  struct Operand;
+  void set_batch(cl::Kernel& kernel, cl_uint first, const Operand& a, const Operand& b,
+                 const Operand& c);
+  void add_kernels(const Operand& ka, const Operand& kb, const Operand& kc, cl_mem bias,
+                   cl_mem work);
+  void set_scalar(cl::Kernel& kernel, cl_uint index, double value) const;
+
+  ProgramBuilder* builder_ = nullptr;
+  Problem problem_;
+  KernelView view_;
+  LaunchGeometry geometry_;
+  cl::Program program_;
+  cl::Kernel main_, reduce_;
+  cl_uint contract_args_ = 0, batch_args_ = 0;
+  std::vector<Step> steps_;
+  size_t main_step_ = 0;
+  bool helpers_ = false;
+  Scratch scratch_a_, scratch_b_, scratch_c_, workspace_, dummy_bias_;
+  cl::Buffer offsets_;
+};
+
+}  // namespace gemmtune

@@ -1,0 +1,24 @@
+// How every evaluator turns repeated calls into timing figures: warm-up, then repetitions until
+// MeasureSettings' minimum count and minimum time are both reached (capped by its maximum), and
+// the statistics of the times.
+#pragma once
+
+#include <functional>
+#include <utility>
+#include <vector>
+
+#include "src/core/result.hpp"
+#include "src/eval/evaluator_factory.hpp"
+
+namespace gemmtune {
+
+// Statistics of whole-call times `totals`; kernel_median_ms is the median of `mains` (the main
+// kernel alone), or of `totals` when `mains` is empty.
+TimingStats summarize_times(const std::vector<double>& totals, const std::vector<double>& mains);
+
+// Runs `call` (which returns its whole-call and main-kernel milliseconds) warmup_runs times
+// untimed, then as MeasureSettings asks; summarizes the timed runs.
+TimingStats measure_calls(const MeasureSettings& settings,
+                          const std::function<std::pair<double, double>()>& call);
+
+}  // namespace gemmtune

@@ -1,0 +1,307 @@
+#include "src/eval/program_builder.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include <spdlog/spdlog.h>
+
+#include "src/core/error.hpp"
+#include "src/kernel/gemm_view.hpp"
+#include "src/kernel/kernel_source.hpp"
+
+namespace gemmtune {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+bool contains_ci(std::string haystack, std::string needle) {
+  auto lower = [](std::string& s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  };
+  lower(haystack);
+  lower(needle);
+  return haystack.find(needle) != std::string::npos;
+}
+
+constexpr const char* kPadSource = "pad.cl";
+// Programs kept in memory: a bench or library call path reuses a few; a search moves on.
+constexpr size_t kRecentPrograms = 16;
+
+}  // namespace
+
+ProgramBuilder::ProgramBuilder(const Device& device, cl::Context context,
+                               const DeviceProfile* profile, std::string templates_dir,
+                               const std::string& cache_dir, int compile_threads)
+    : device_(device),
+      context_(std::move(context)),
+      templates_dir_(std::move(templates_dir)),
+      compile_threads_(compile_threads),
+      cache_(cache_dir) {
+  if (profile) profile_ = *profile;
+  limits_ = device_limits(device_.info, profile);
+  extra_options_ = profile_ ? profile_->build_options : "";
+  if (contains_ci(device_.info.vendor, "nvidia") ||
+      contains_ci(device_.info.platform_name, "nvidia")) {
+    // ptxas then prints registers and spills per kernel into the build log.
+    extra_options_ += (extra_options_.empty() ? "" : " ") + std::string("-cl-nv-verbose");
+  }
+  if (cache_.enabled()) spdlog::debug("binary cache in {}", cache_.dir());
+}
+
+ProgramBuilder::~ProgramBuilder() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+    jobs_.clear();
+  }
+  jobs_cv_.notify_all();
+  for (auto& t : workers_) t.join();
+}
+
+int ProgramBuilder::threads() const {
+  const int n = compile_threads_ > 0 ? compile_threads_
+                                     : static_cast<int>(std::thread::hardware_concurrency());
+  return std::max(n, 1);
+}
+
+const std::string& ProgramBuilder::source_of(const std::string& file) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = sources_.find(file);
+  if (it == sources_.end()) {
+    it = sources_.emplace(file, load_kernel_source(templates_dir_, file)).first;
+  }
+  return it->second;
+}
+
+ProgramBuilder::Request ProgramBuilder::request_for(const KernelSpec& spec, const Problem& problem,
+                                                    const Configuration& config) {
+  const KernelView view = kernel_view(problem);
+  Request r;
+  r.source = source_of(spec.source_file());
+  // The epilogue's defines go before the profile's options, and a problem without one builds
+  // exactly as before (same binary cache keys).
+  const std::string epilogue = epilogue_defines(problem);
+  std::string extra = epilogue.empty() ? extra_options_ : epilogue + " " + extra_options_;
+  if (const std::string cap = spec.register_cap_option(config, limits_); !cap.empty()) {
+    extra += " " + cap;
+  }
+  r.options = build_options(config, problem.precision, view.trans_a, view.trans_b, extra,
+                            batch_layout_define(problem));
+  r.identity = BinaryCache::identity(device_.info, r.options, r.source);
+  r.key = BinaryCache::key(r.identity);
+  r.label = spec.name() + " " + to_string(config);
+  return r;
+}
+
+BuildOutcome ProgramBuilder::build(const Request& request) {
+  BuildOutcome out;
+  const auto t0 = Clock::now();
+  const std::vector<cl::Device> devices{device_.device};
+  try {
+    if (auto entry = cache_.load(request.key, request.identity)) {
+      try {
+        cl::Program program(context_, devices, cl::Program::Binaries{entry->binary});
+        program.build(devices, request.options.c_str());
+        out.ok = true;
+        out.program = program;
+        out.log = entry->build_log;
+        out.cached = true;
+        out.compile_ms = ms_since(t0);
+        spdlog::debug("binary cache hit {} ({})", request.key, request.label);
+        return out;
+      } catch (const cl::Error& e) {
+        spdlog::debug("binary cache: the driver rejected {} ({}); compiling again", request.key,
+                      cl_error_name(e.err()));
+        cache_.remove(request.key);
+      }
+    }
+    cl::Program program(context_, request.source);
+    try {
+      program.build(devices, request.options.c_str());
+    } catch (const cl::Error& e) {
+      std::string log;
+      try {
+        log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device_.device);
+      } catch (const cl::Error&) {
+      }
+      out.log = log.find_first_not_of(" \t\r\n") == std::string::npos
+                    ? "build failed: " + cl_error_name(e.err())
+                    : log;
+      out.compile_ms = ms_since(t0);
+      return out;
+    }
+    out.ok = true;
+    out.program = program;
+    out.log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device_.device);
+    out.compile_ms = ms_since(t0);
+    spdlog::debug("compiled {} in {:.0f} ms", request.label, out.compile_ms);
+    const auto binaries = program.getInfo<CL_PROGRAM_BINARIES>();
+    if (!binaries.empty() && !binaries.front().empty()) {
+      cache_.store(request.key, request.identity, BinaryCache::Entry{binaries.front(), out.log});
+    }
+  } catch (const std::exception& e) {
+    out.ok = false;
+    out.log = std::string("build failed: ") + e.what();
+  }
+  return out;
+}
+
+void ProgramBuilder::remember(const std::string& key, const BuildOutcome& outcome) {
+  if (!outcome.ok) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  recent_.remove_if([&](const auto& e) { return e.first == key; });
+  BuildOutcome kept = outcome;
+  kept.cached = true;  // what a later request gets was not compiled for it
+  kept.compile_ms = 0;
+  recent_.emplace_front(key, std::move(kept));
+  while (recent_.size() > kRecentPrograms) recent_.pop_back();
+}
+
+// The build of a request: from memory, taken over from the background queue when prefetch()
+// asked for it, else done now.
+BuildOutcome ProgramBuilder::obtain(const Request& request) {
+  std::shared_future<BuildOutcome> future;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto it = recent_.begin(); it != recent_.end(); ++it) {
+      if (it->first == request.key) {
+        recent_.splice(recent_.begin(), recent_, it);
+        return recent_.front().second;
+      }
+    }
+    auto it = pending_.find(request.key);
+    if (it != pending_.end()) {
+      future = it->second;
+      pending_.erase(it);
+      // Not started yet: build it here rather than wait for the queue to reach it.
+      auto queued = std::find_if(jobs_.begin(), jobs_.end(),
+                                 [&](const auto& j) { return j->request.key == request.key; });
+      if (queued != jobs_.end()) {
+        jobs_.erase(queued);
+        future = {};
+      }
+    }
+  }
+  BuildOutcome out = future.valid() ? future.get() : build(request);
+  remember(request.key, out);
+  return out;
+}
+
+BuildOutcome ProgramBuilder::program(const KernelSpec& spec, const Problem& problem,
+                                     const Configuration& config) {
+  try {
+    return obtain(request_for(spec, problem, config));
+  } catch (const Error& e) {  // e.g. a source file that is missing
+    BuildOutcome out;
+    out.log = e.what();
+    return out;
+  }
+}
+
+void ProgramBuilder::worker_loop() {
+  for (;;) {
+    std::shared_ptr<Job> job;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      jobs_cv_.wait(lock, [&] { return stopping_ || !jobs_.empty(); });
+      if (stopping_) return;
+      job = jobs_.front();
+      jobs_.pop_front();
+    }
+    job->promise.set_value(build(job->request));
+  }
+}
+
+void ProgramBuilder::prefetch(const KernelSpec& spec, const Problem& problem,
+                              const std::vector<Configuration>& configs) {
+  const Context ctx{{"ELEM_BYTES", element_bytes(problem.precision)}};
+  for (const auto& config : configs) {
+    if (spec.check(config, limits_, ctx)) continue;  // invalid: nothing to compile
+    Request request = request_for(spec, problem, config);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (pending_.count(request.key)) continue;
+    auto job = std::make_shared<Job>();
+    job->request = std::move(request);
+    pending_[job->request.key] = job->promise.get_future().share();
+    jobs_.push_back(job);
+    if (workers_.empty()) {
+      for (int i = 0; i < threads(); ++i) workers_.emplace_back([this] { worker_loop(); });
+    }
+  }
+  jobs_cv_.notify_all();
+}
+
+DeviceEvaluator::CompileSummary ProgramBuilder::compile_all(
+    const KernelSpec& spec, const Problem& problem, const std::vector<Configuration>& configs) {
+  DeviceEvaluator::CompileSummary summary;
+  const Context ctx{{"ELEM_BYTES", element_bytes(problem.precision)}};
+  std::vector<Request> requests;
+  for (const auto& config : configs) {
+    if (spec.check(config, limits_, ctx)) {
+      ++summary.invalid;
+    } else {
+      requests.push_back(request_for(spec, problem, config));
+    }
+  }
+  std::mutex mutex;
+  size_t next = 0;
+  auto work = [&] {
+    for (;;) {
+      size_t i;
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (next == requests.size()) return;
+        i = next++;
+      }
+      const BuildOutcome out = build(requests[i]);
+      std::lock_guard<std::mutex> lock(mutex);
+      if (!out.ok) {
+        ++summary.failed;
+      } else if (out.cached) {
+        ++summary.cached;
+      } else {
+        ++summary.built;
+      }
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (int i = 1; i < threads(); ++i) helpers.emplace_back(work);
+  work();
+  for (auto& t : helpers) t.join();
+  return summary;
+}
+
+cl::Program ProgramBuilder::source_program(const std::string& source, const std::string& options,
+                                           const std::string& label) {
+  Request r;
+  r.source = source;
+  r.options = options.empty() ? extra_options_
+                              : options + (extra_options_.empty() ? "" : " " + extra_options_);
+  r.identity = BinaryCache::identity(device_.info, r.options, r.source);
+  r.key = BinaryCache::key(r.identity);
+  r.label = label;
+  const BuildOutcome out = obtain(r);
+  if (!out.ok) {
+    throw Error(ErrorCode::kDevice, label + " does not build: " + trim_build_log(out.log, 5, 400));
+  }
+  return out.program;
+}
+
+cl::Program ProgramBuilder::pad_program(Precision precision) {
+  const int define = precision_define(precision);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto it = pad_programs_.find(define); it != pad_programs_.end()) return it->second;
+  }
+  cl::Program program = source_program(source_of(kPadSource),
+                                       "-DPRECISION=" + std::to_string(define), "the pad helper");
+  std::lock_guard<std::mutex> lock(mutex_);
+  return pad_programs_.emplace(define, program).first->second;
+}
+
+}  // namespace gemmtune

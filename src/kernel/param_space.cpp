@@ -1,0 +1,163 @@
+#include <algorithm>
+#include <functional>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "src/core/error.hpp"
+#include "src/kernel/kernel_spec.hpp"
+#include "src/kernel/spec_limits.hpp"
+
+namespace gemmtune {
+
+// ---- ParamSpace ----
+
+ParamSpace::ParamSpace(const KernelSpec& spec, const std::string& space_name, DeviceLimits limits,
+                       Context context)
+    : spec_(&spec), name_(space_name), limits_(std::move(limits)), context_(std::move(context)) {
+  const SpaceDeclaration* decl = nullptr;
+  if (space_name != "full") {
+    auto it = spec.spaces().find(space_name);
+    if (it == spec.spaces().end()) {
+      std::string known = "full";
+      for (const auto& [n, d] : spec.spaces()) known += ", " + n;
+      throw invalid_argument("kernel " + spec.name() + " has no space '" + space_name +
+                             "' (known: " + known + ")");
+    }
+    decl = &it->second;
+  }
+  for (const auto& p : spec.parameters()) {
+    Parameter q = p;
+    if (decl) {
+      auto it = decl->values.find(p.name);
+      if (it != decl->values.end()) {
+        q.values = it->second;
+      } else if (!decl->base_full) {
+        q.values = {p.default_value};
+      }
+    }
+    parameters_.push_back(q);
+  }
+  // A check runs as soon as every parameter it reads (directly or through derived values) is set.
+  std::map<std::string, size_t> depth;
+  for (size_t i = 0; i < parameters_.size(); ++i) depth[parameters_[i].name] = i;
+  std::function<size_t(const Expression&)> last_input = [&](const Expression& e) -> size_t {
+    size_t d = 0;
+    for (const auto& id : e.identifiers()) {
+      if (auto it = depth.find(id); it != depth.end()) {
+        d = std::max(d, it->second);
+        continue;
+      }
+      for (const auto& dv : spec.derived()) {
+        if (dv.name == id) d = std::max(d, last_input(dv.expr));
+      }
+    }
+    return d;
+  };
+  checks_at_.resize(std::max<size_t>(parameters_.size(), 1));
+  for (const auto& c : spec.constraints()) {
+    checks_at_[last_input(c.expr)].push_back({&c.expr, c.reason, Check::Kind::kConstraint});
+  }
+  auto add_limit = [&](const Expression& e, const char* field, Check::Kind kind) {
+    if (!e.empty()) checks_at_[last_input(e)].push_back({&e, field, kind});
+  };
+  add_limit(spec.local_memory_expression(), "local_memory_bytes", Check::Kind::kLocalMem);
+  add_limit(spec.work_group_expression(), "work_group_size", Check::Kind::kWorkGroup);
+  add_limit(spec.registers_expression(), "registers", Check::Kind::kRegisters);
+  // Each declared local size within the device's max work-item size of its dimension (sizes
+  // that read M, N or K depend on the problem and are checked when it is known).
+  const auto& local = spec.launch().local;
+  for (size_t d = 0; d < local.size() && d < limits_.max_work_item_sizes.size(); ++d) {
+    if (limits_.max_work_item_sizes[d] <= 0 || reads_sizes(local[d])) continue;
+    Check c{&local[d], "launch.local[" + std::to_string(d) + "] within max_work_item_sizes",
+            Check::Kind::kWorkItems};
+    c.dimension = d;
+    checks_at_[last_input(local[d])].push_back(c);
+  }
+  if (!spec.register_cap_parameter().empty()) {
+    auto e = std::make_shared<Expression>(Expression::parse(spec.register_cap_parameter()));
+    owned_.push_back(e);
+    checks_at_[last_input(*e)].push_back({e.get(), "register_cap", Check::Kind::kRegisterCap});
+  }
+}
+
+bool ParamSpace::passes(const Check& check, const Configuration& config) const {
+  auto v = spec_->evaluate(*check.expr, config, context_);
+  if (!v) return false;
+  switch (check.kind) {
+    case Check::Kind::kConstraint:
+      return *v != 0;
+    case Check::Kind::kLocalMem:
+      return limits_.local_mem_bytes <= 0 || *v <= limits_.local_mem_bytes;
+    case Check::Kind::kWorkGroup:
+      return limits_.max_work_group_size <= 0 || *v <= limits_.max_work_group_size;
+    case Check::Kind::kRegisters:
+      return limits_.max_registers_per_thread <= 0 || *v <= limits_.max_registers_per_thread;
+    case Check::Kind::kRegisterCap:
+      return !cap_refused(*v, limits_);
+    case Check::Kind::kWorkItems:
+      return *v <= limits_.max_work_item_sizes[check.dimension];
+  }
+  return false;
+}
+
+void ParamSpace::for_each(const std::function<bool(const Configuration&)>& visit) const {
+  if (cartesian_size() > kMaxEnumeratedCombinations) {
+    std::string named;
+    for (const auto& [n, d] : spec_->spaces()) named += (named.empty() ? "" : ", ") + n;
+    throw invalid_argument(fmt::format(
+        "space '{}' of kernel {} has {:.3g} combinations, more than gemmtune enumerates ({:.0e}): "
+        "use one of its named spaces ({}) or declare a narrower one",
+        name_, spec_->name(), cartesian_size(), kMaxEnumeratedCombinations, named));
+  }
+  Configuration config;
+  for (const auto& p : parameters_) config[p.name] = p.values.front();
+  bool stop = false;
+  std::function<void(size_t)> descend = [&](size_t i) {
+    if (stop) return;
+    if (i == parameters_.size()) {
+      if (!visit(config)) stop = true;
+      return;
+    }
+    for (int64_t v : parameters_[i].values) {
+      config[parameters_[i].name] = v;
+      bool ok = true;
+      for (const auto& c : checks_at_[i]) {
+        if (!passes(c, config)) {
+          ok = false;
+          break;
+        }
+      }
+      if (ok) descend(i + 1);
+      if (stop) return;
+    }
+  };
+  if (parameters_.empty()) return;
+  descend(0);
+}
+
+uint64_t ParamSpace::count() const {
+  uint64_t n = 0;
+  for_each([&](const Configuration&) {
+    ++n;
+    return true;
+  });
+  return n;
+}
+
+std::vector<Configuration> ParamSpace::enumerate() const {
+  std::vector<Configuration> out;
+  for_each([&](const Configuration& c) {
+    out.push_back(c);
+    return true;
+  });
+  return out;
+}
+
+double ParamSpace::cartesian_size() const {
+  double n = 1;
+  for (const auto& p : parameters_) n *= static_cast<double>(p.values.size());
+  return n;
+}
+
+}  // namespace gemmtune
