@@ -64,7 +64,7 @@ TEST_CASE("strategy registry and options", "[search][strategy]") {
                     Catch::Contains("anneal.cooling=abc"));
 }
 
-TEST_CASE("same seed, same sequence; another seed, another sequence", "[search][strategy]") {
+TEST_CASE("same seed, same sequence, and another seed, another sequence", "[search][strategy]") {
   for (const char* name : {"random", "bayes", "anneal", "exhaustive"}) {
     INFO(name);
     const int evals = std::string(name) == "bayes" ? 25 : 40;

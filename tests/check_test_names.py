@@ -1,0 +1,19 @@
+#!/usr/bin/env python3
+"""Refuses a Catch2 test case name that ctest cannot run.
+
+catch_discover_tests splits the listed names at ';': a test case named "a; b" becomes two ctest
+tests whose filters "a" and " b" match nothing, and Catch2 passes a run that matched nothing, so
+the test case never runs and nothing fails. Usage: check_test_names.py <test binary>.
+"""
+import subprocess
+import sys
+
+listed = subprocess.run([sys.argv[1], "--list-test-names-only"], capture_output=True, text=True,
+                        check=False)
+names = [n for n in listed.stdout.splitlines() if n.strip()]
+if not names:
+    sys.exit("check_test_names: the test binary listed no test cases:\n" + listed.stderr)
+bad = [n for n in names if ";" in n]
+for n in bad:
+    print(f"test case name with ';' (ctest splits it and runs nothing): {n}")
+sys.exit(1 if bad else 0)
