@@ -32,6 +32,7 @@ struct BenchSuiteCliOptions {
   int reps = 20;
   EvaluatorOptions eval;  // --warmup, --seed, --cache-dir
   bool no_clblast = false;
+  std::string clblast_params;
   std::string cublas;
   bool json = false;
   std::string output;
@@ -64,6 +65,7 @@ std::string command_line(const GlobalOptions& g, const BenchSuiteCliOptions& o) 
   s += " --reps " + std::to_string(o.reps) + " --warmup " + std::to_string(m.warmup_runs);
   if (m.data_seed != 42) s += " --seed " + std::to_string(m.data_seed);
   if (o.no_clblast) s += " --no-clblast";
+  if (!o.clblast_params.empty()) s += " --clblast-params " + quoted(o.clblast_params);
   if (!o.cublas.empty()) s += " --cublas " + quoted(o.cublas);
   if (!o.eval.cache_dir.empty()) s += " --cache-dir " + quoted(o.eval.cache_dir);
   if (o.json) s += " --json";
@@ -139,6 +141,7 @@ void run(const GlobalOptions& global, const BenchSuiteCliOptions& o) {
   }
   options.epilogue = o.epilogue;
   options.clblast = !o.no_clblast;
+  options.clblast_params = o.clblast_params;
   options.reps = o.reps;
   options.warmup = o.eval.measure.warmup_runs;
   options.seed = o.eval.measure.data_seed;
@@ -225,6 +228,10 @@ void set_bench_suite_command(CLI::App& app, GlobalOptions& options) {
   o->eval.measure.warmup_runs = 3;  // untimed calls of each side first
   add_measure_options(*cmd, o->eval, kWarmup | kDataSeed | kCacheDir);
   cmd->add_flag("--no-clblast", o->no_clblast, "Leave the CLBlast column out (n/a)");
+  cmd->add_option("--clblast-params", o->clblast_params,
+                  "Run CLBlast with the parameters of a clblast-json export (gemmtune export -f "
+                  "clblast-json) instead of its own database")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--cublas", o->cublas,
                   "Merge a cuBLAS column from scripts/bench-cublas.py --json output");
   cmd->add_flag("--json", o->json, "Print the report as JSON instead of a table");

@@ -244,6 +244,12 @@ SuiteReport run_bench_suite(const Device& device, const DeviceProfile* profile,
     report.clblast_note =
         options.clblast ? "CLBlast is not linked into this build" : "skipped on request";
   }
+  if (!options.clblast_params.empty()) {
+    if (!report.clblast) throw invalid_argument("--clblast-params needs the CLBlast column");
+    const std::string installed =
+        suite::install_clblast_parameters(env.device().device, options.clblast_params);
+    spdlog::info("CLBlast runs with {} ({})", installed, options.clblast_params);
+  }
   report.reps = options.reps;
   report.warmup = options.warmup;
 

@@ -161,6 +161,10 @@ struct BenchSuiteOptions {
   std::vector<std::string> kernels;  // default_suite_kernels() when empty
   bool epilogue = false;             // adds a bias+ReLU row to each FP32 single-GEMM row
   bool clblast = true;               // false: the CLBlast column says n/a even when linked
+  // A `gemmtune export -f clblast-json` file: CLBlast runs with its parameters (through
+  // clblast::OverrideParameters, as a CLBlast user loading them would) instead of its own
+  // database. CLBlast cannot drop an override again, so stock and tuned CLBlast are two runs.
+  std::string clblast_params;
   int reps = 20;                     // interleaved timed calls of each side
   int warmup = 3;                    // interleaved untimed calls of each side
   int select_reps = 3;               // timed calls of each candidate when several are compared

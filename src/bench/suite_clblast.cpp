@@ -1,7 +1,9 @@
 #include <type_traits>
+#include <unordered_map>
 
 #include "src/bench/suite_internal.hpp"
 #include "src/core/error.hpp"
+#include "src/core/json_util.hpp"
 #include "src/eval/clblast_evaluator.hpp"
 
 #if GEMMTUNE_HAVE_CLBLAST
@@ -175,10 +177,46 @@ std::unique_ptr<SideCall> clblast_call(ClEnv& env, CaseData& d, bool epilogue) {
   return std::make_unique<ClblastCall>(env, d, epilogue);
 }
 
+std::string install_clblast_parameters(const cl::Device& device, const std::string& path) {
+  const nlohmann::json j = read_json_file(path);
+  if (!j.is_object() || !j.contains("best_kernel") || !j["best_kernel"].is_string() ||
+      !j.contains("precision") || !j["precision"].is_string() || !j.contains("results") ||
+      !j["results"].is_array() || j["results"].empty() ||
+      !j["results"][0].contains("parameters") || !j["results"][0]["parameters"].is_object()) {
+    throw invalid_file(path, "not a clblast-json export (best_kernel, precision, results)");
+  }
+  const std::string kernel = j["best_kernel"].get<std::string>();
+  const std::string bits = j["precision"].get<std::string>();
+  const auto precision = bits == "32"   ? clblast::Precision::kSingle
+                         : bits == "64" ? clblast::Precision::kDouble
+                         : bits == "16" ? clblast::Precision::kHalf
+                                        : throw invalid_file(path, "precision '" + bits + "'");
+  std::unordered_map<std::string, size_t> params;
+  std::string listed;
+  for (const auto& [name, value] : j["results"][0]["parameters"].items()) {
+    if (name == "PRECISION") continue;
+    if (!value.is_number_integer() || value.get<int64_t>() < 0) {
+      throw invalid_file(path, "parameter '" + name + "' is not a non-negative integer");
+    }
+    params[name] = value.get<size_t>();
+    listed += " " + name + "=" + std::to_string(value.get<int64_t>());
+  }
+  const auto status = clblast::OverrideParameters(device(), kernel, precision, params);
+  if (status != clblast::StatusCode::kSuccess) {
+    throw invalid_file(path, "clblast::OverrideParameters(" + kernel + ") refused it: " +
+                                 clblast_status_name(static_cast<int>(status)));
+  }
+  return kernel + ", FP" + bits + ":" + listed;
+}
+
 #else
 
 std::unique_ptr<SideCall> clblast_call(ClEnv&, CaseData&, bool) {
   throw NotAvailable("CLBlast is not linked into this build");
+}
+
+std::string install_clblast_parameters(const cl::Device&, const std::string&) {
+  throw Error(ErrorCode::kUnsupported, "--clblast-params: CLBlast is not linked into this build");
 }
 
 #endif

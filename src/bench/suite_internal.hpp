@@ -114,6 +114,9 @@ std::unique_ptr<SideCall> tuned_call(ClEnv& env, const Candidate& candidate, Cas
 // CLBlast's stock routine on the same buffers (see suite_clblast.cpp). Throws NotAvailable when
 // CLBlast has no such routine or precision here, Error for another failure.
 std::unique_ptr<SideCall> clblast_call(ClEnv& env, CaseData& d, bool epilogue);
+// Installs the parameters of a clblast-json export for `device`; returns what was installed
+// ("Xgemm, single: KWG=16 ..."). Throws Error naming the file for a bad one or a CLBlast refusal.
+std::string install_clblast_parameters(const cl::Device& device, const std::string& path);
 
 // Runs a call once on C filled with NaN (beta is 0, so C must not be read) and checks it: the
 // matrices against the reference, and the gaps between a batch's matrices for writes.

@@ -308,3 +308,39 @@ TEST_CASE("bench-suite refuses bad precision and batch options with one line and
     CHECK(lines(r.err) == 1);
   }
 }
+
+TEST_CASE("bench-suite --clblast-params runs CLBlast with an exported configuration",
+          "[cli][bench_suite][clblast]") {
+  if (!gemmtune::clblast_linked()) {
+    const auto r = run_gemmtune(base_args() + " --shapes 64x64x64 --clblast-params " +
+                                source_path("tests/data/clblast_tuner_xgemm_reference.json"));
+    CHECK(r.exit_code != 0);
+    return;
+  }
+  // CLBlast's own tuner format, which `gemmtune export -f clblast-json` writes too.
+  auto r = run_gemmtune(base_args() + " --shapes 96x96x96 --json --clblast-params " +
+                        source_path("tests/data/clblast_tuner_xgemm_reference.json"));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.err, Catch::Contains("CLBlast runs with Xgemm, FP32:") &&
+                        Catch::Contains("MWG=64") && Catch::Contains("VWN=4"));
+  const auto report = nlohmann::json::parse(r.out).get<gemmtune::SuiteReport>();
+  REQUIRE(report.rows.size() == 1);
+  CHECK(report.rows[0].clblast.ok());
+  CHECK(report.rows[0].clblast.verified);
+  CHECK_THAT(report.command, Catch::Contains("--clblast-params"));
+
+  // A file that is not an export, and parameters CLBlast refuses: one line, exit 2.
+  const std::string dir = gemmtune::test::temp_dir("bench-suite-clblast-params");
+  const std::string bad = dir + "/bad.json";
+  std::ofstream(bad) << R"({"best_kernel": "Xgemm"})";
+  r = run_gemmtune(base_args() + " --shapes 64x64x64 --clblast-params " + bad);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("not a clblast-json export"));
+  auto j = nlohmann::json::parse(slurp(source_path("tests/data/clblast_tuner_xgemm_reference.json")));
+  j["results"][0]["parameters"].erase("MWG");  // CLBlast refuses an incomplete set
+  std::ofstream(bad) << j.dump();
+  r = run_gemmtune(base_args() + " --shapes 64x64x64 --clblast-params " + bad);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("OverrideParameters"));
+}
