@@ -8,10 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "src/device/device_profile.hpp"
 #include "src/core/error.hpp"
-#include "src/kernel/kernel_spec.hpp"
+#include "src/device/device_profile.hpp"
 #include "src/eval/opencl_evaluator.hpp"
+#include "src/kernel/kernel_spec.hpp"
 #include "tests/test_support.hpp"
 
 using namespace gemmtune;
@@ -40,6 +40,7 @@ nlohmann::json tiny_spec(const nlohmann::json& cap) {
           {"parameters",
            {{{"name", "WG"}, {"values", {8, 16}}, {"default", 8}},
             {{"name", "REGCAP"}, {"values", cap["values"]}, {"default", cap["default"]}}}},
+          {"launch", {{"local", {"WG"}}, {"global", {"WG"}}}},
           {"register_cap", cap["name"]}};
 }
 
