@@ -1,6 +1,8 @@
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +14,8 @@
 
 #include "tests/test_support.hpp"
 
+extern char** environ;
+
 namespace gemmtune::test {
 
 namespace {
@@ -22,6 +26,33 @@ std::string slurp(const std::string& path) {
   return ss.str();
 }
 }  // namespace
+
+pid_t spawn_gemmtune(const std::vector<std::string>& args, const std::string& dir) {
+  std::vector<std::string> all = {GEMMTUNE_BINARY};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, (dir + "/bg.out").c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, (dir + "/bg.err").c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  REQUIRE(rc == 0);
+  return pid;
+}
+
+size_t count_journal_results(const std::string& journal) {
+  std::ifstream in(journal);
+  std::string line;
+  size_t n = 0;
+  while (std::getline(in, line)) n += line.find("\"type\":\"result\"") != std::string::npos;
+  return n;
+}
 
 std::string temp_dir(const std::string& tag) {
   namespace fs = std::filesystem;

@@ -4,6 +4,9 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
+
+#include <sys/types.h>
 
 #include "src/device/device.hpp"
 #include "src/device/device_profile.hpp"
@@ -23,6 +26,14 @@ struct CommandResult {
 
 // Runs the gemmtune binary with `args` (a shell-quoted string) and captures its output.
 CommandResult run_gemmtune(const std::string& args);
+
+// Starts the gemmtune binary with `args` in the background, stdout and stderr to `dir`/bg.out and
+// `dir`/bg.err; the caller waits for the process.
+pid_t spawn_gemmtune(const std::vector<std::string>& args, const std::string& dir);
+
+// Result records in a journal file (0 when it does not exist), counted on the text as a second
+// process appends to it.
+size_t count_journal_results(const std::string& journal);
 
 // A fresh empty folder under the system temp folder, removed at exit of the test process.
 std::string temp_dir(const std::string& tag);

@@ -2,7 +2,9 @@
 #include <iostream>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
+#include "src/core/error.hpp"
 #include "src/core/json_util.hpp"
 #include "src/db/compare.hpp"
 #include "tools/commands.hpp"
@@ -16,6 +18,7 @@ void set_compare_command(CLI::App& app, GlobalOptions& options) {
     std::string base, now, threshold = "3%", markdown, junit;
     double sigmas = 2.0;
     bool json = false;
+    bool other_device = false;
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("BASE", a->base, "Baseline database")->required();
@@ -30,12 +33,22 @@ void set_compare_command(CLI::App& app, GlobalOptions& options) {
   cmd->add_option("--markdown", a->markdown, "Also write the table as Markdown to this file");
   cmd->add_option("--junit", a->junit, "Also write JUnit XML (one test case per entry)");
   cmd->add_flag("--json", a->json, "Print JSON instead of a table");
-  cmd->callback([a]() {
+  cmd->add_flag("--allow-other-device", a->other_device,
+                "Compare databases of different devices (refused otherwise)");
+  cmd->callback([a, &options]() {
     CompareOptions opts;
     opts.threshold = parse_threshold(a->threshold);
     opts.noise_sigmas = a->sigmas;
-    const auto base = Database::load(a->base);
-    const auto now = Database::load(a->now);
+    const auto base = Database::load(a->base, templates_dir(options));
+    const auto now = Database::load(a->now, templates_dir(options));
+    if (const auto differ = device_mismatch(base, now)) {
+      if (!a->other_device) {
+        throw invalid_argument(a->base + " and " + a->now +
+                               " were measured on different devices, " + *differ +
+                               ": pass --allow-other-device to compare them anyway");
+      }
+      spdlog::warn("comparing different devices: {}", *differ);
+    }
     auto report = compare_databases(base, now, opts);
     report.base_name = a->base;
     report.new_name = a->now;

@@ -39,14 +39,14 @@ void print_entries(const Database& db) {
   }
 }
 
-void set_show(CLI::App& db_cmd) {
+void set_show(CLI::App& db_cmd, const GlobalOptions& options) {
   auto* cmd = db_cmd.add_subcommand("show", "Print the entries of a tuned database");
   auto path = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
   cmd->add_option("DB", *path, "Database file")->required();
   cmd->add_flag("--json", *json, "Print the database as JSON");
-  cmd->callback([path, json]() {
-    const auto db = Database::load(*path);
+  cmd->callback([path, json, &options]() {
+    const auto db = Database::load(*path, templates_dir(options));
     if (*json) {
       std::cout << db.to_json().dump(2) << "\n";
     } else {
@@ -55,26 +55,24 @@ void set_show(CLI::App& db_cmd) {
   });
 }
 
-void set_merge(CLI::App& db_cmd) {
+void set_merge(CLI::App& db_cmd, const GlobalOptions& options) {
   auto* cmd = db_cmd.add_subcommand(
-      "merge", "Merge databases of one device, keeping the fastest entry of each problem");
+      "merge",
+      "Merge databases of one device, keeping the fastest entry of each problem (an existing OUT "
+      "is merged too; searches writing OUT meanwhile wait for its lock)");
   auto out = std::make_shared<std::string>();
   auto inputs = std::make_shared<std::vector<std::string>>();
   cmd->add_option("OUT", *out, "Database to write (may be one of the inputs)")->required();
   cmd->add_option("IN", *inputs, "Databases to merge")->required();
-  cmd->callback([out, inputs]() {
-    std::vector<Database> dbs;
-    for (const auto& p : *inputs) dbs.push_back(Database::load(p));
-    auto merged = merge_databases(dbs, *inputs);
-    merged.save(*out);
-    size_t total = 0;
-    for (const auto& d : dbs) total += d.entries().size();
-    std::cout << fmt::format("{}: {} entries from {} entries in {} databases\n", *out,
-                             merged.entries().size(), total, dbs.size());
+  cmd->callback([out, inputs, &options]() {
+    const auto s = merge_database_files(*out, *inputs, templates_dir(options));
+    std::cout << fmt::format("{}: {} entries from {} entries in {} databases{}\n", *out, s.entries,
+                             s.input_entries, s.databases,
+                             s.kept_output ? " (its own entries included)" : "");
   });
 }
 
-void set_lookup(CLI::App& db_cmd) {
+void set_lookup(CLI::App& db_cmd, const GlobalOptions& options) {
   auto* cmd = db_cmd.add_subcommand(
       "lookup", "Find the tuned parameters of a problem: the exact shape, else the nearest one");
   struct Args {
@@ -88,11 +86,11 @@ void set_lookup(CLI::App& db_cmd) {
   add_problem_options(*cmd, a->problem, kPrecision | kLayoutOrder | kBatch | kEpilogue | kMnk);
   for (const char* dim : {"m", "n", "k"}) a->problem.added.at(dim)->required();
   cmd->add_flag("--json", a->json, "Print JSON");
-  cmd->callback([a]() {
+  cmd->callback([a, &options]() {
     Problem problem = a->problem.problem(a->kernel);
     problem.shape = *a->problem.one_shape();
     const EntryKey key = EntryKey::of(problem);
-    const auto db = Database::load(a->path);
+    const auto db = Database::load(a->path, templates_dir(options));
     const auto match = db.nearest(key);
     if (!match.entry) {
       throw invalid_argument(a->path + " has no entry for " + key.kernel + " fp" +
@@ -127,9 +125,9 @@ void set_lookup(CLI::App& db_cmd) {
 void set_db_command(CLI::App& app, GlobalOptions& options) {
   auto* cmd = app.add_subcommand("db", "Inspect, merge and query tuned databases");
   cmd->require_subcommand(1);
-  set_show(*cmd);
-  set_merge(*cmd);
-  set_lookup(*cmd);
+  set_show(*cmd, options);
+  set_merge(*cmd, options);
+  set_lookup(*cmd, options);
 }
 
 }  // namespace gemmtune::cli

@@ -25,7 +25,7 @@ void set_export_command(CLI::App& app, GlobalOptions& options) {
   cmd->add_option("--kernel", a->kernel, "Export only the entries of this kernel");
   cmd->callback([a, &options]() {
     const auto format = parse_export_format(a->format);
-    auto db = Database::load(a->db);
+    auto db = Database::load(a->db, templates_dir(options));
     if (!a->kernel.empty()) {
       Database only;
       only.device = db.device;

@@ -27,7 +27,7 @@ void set_report_command(CLI::App& app, GlobalOptions& options) {
                   "Device profile to judge against (default: the one the database names)");
   cmd->add_flag("--json", a->json, "Print JSON instead of Markdown on stdout");
   cmd->callback([a, &options]() {
-    const auto db = Database::load(a->db);
+    const auto db = Database::load(a->db, templates_dir(options));
     const auto profiles = load_profiles(options);
     const std::string name = a->profile.empty() ? db.device.profile : a->profile;
     // The model of the database's device where the profile tells models apart.

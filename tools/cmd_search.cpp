@@ -4,10 +4,8 @@
 //
 // This file holds the flow and the per-shape loop; the options, the evaluator setup and the
 // outputs live in search_options.cpp, search_target.cpp and search_outputs.cpp.
-#include <signal.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -15,6 +13,8 @@
 
 #include "search/strategies/strategies.hpp"
 #include "search/tuning/progress.hpp"
+#include "search/tuning/search_checks.hpp"
+#include "search/tuning/stop_signals.hpp"
 #include "src/core/error.hpp"
 #include "src/core/version.hpp"
 #include "src/db/journal.hpp"
@@ -24,32 +24,6 @@
 namespace gemmtune::cli {
 
 namespace {
-
-std::atomic<bool> g_interrupted{false};
-
-extern "C" void on_sigint(int) {
-  if (g_interrupted.exchange(true)) {
-    // A second Ctrl-C: stop now (the journal already holds every finished evaluation).
-    ::signal(SIGINT, SIG_DFL);
-    ::raise(SIGINT);
-  }
-}
-
-// Installs the Ctrl-C handler for the lifetime of a search.
-class InterruptGuard {
- public:
-  InterruptGuard() {
-    g_interrupted = false;
-    struct sigaction sa {};
-    sa.sa_handler = on_sigint;
-    sigemptyset(&sa.sa_mask);
-    ::sigaction(SIGINT, &sa, &old_);
-  }
-  ~InterruptGuard() { ::sigaction(SIGINT, &old_, nullptr); }
-
- private:
-  struct sigaction old_ {};
-};
 
 std::string default_output(const std::string& kernel, const std::string& device_id) {
   return "search-" + kernel + "-" + device_id + ".json";
@@ -150,7 +124,7 @@ void refine_shape(const SearchRun& run, const Problem& problem, ShapeOutcome& so
                          Context{{"ELEM_BYTES", element_bytes(problem.precision)}});
   RefineOptions ro;
   ro.max_evals = run.a.refine_evals;
-  ro.interrupt = &g_interrupted;
+  ro.interrupt = stop_requested();
   ro.on_decision = [](const AbRecord& rec) {
     spdlog::info("refine: {} -> {} ({})", rec.change, to_string(rec.decision),
                  to_string(rec.reason));
@@ -195,7 +169,7 @@ ShapeOutcome tune_shape(const SearchRun& run, const Problem& problem) {
   settings.lookahead = a.lookahead > 0     ? size_t(a.lookahead)
                        : run.target.replay ? 1
                                            : size_t(a.eval.compile_threads) + 1;
-  settings.interrupt = &g_interrupted;
+  settings.interrupt = stop_requested();
   settings.journal = &run.journal;
   if (run.resumed) {
     const std::string key = problem_key(problem);
@@ -219,7 +193,13 @@ ShapeOutcome tune_shape(const SearchRun& run, const Problem& problem) {
 void run_search_command(const GlobalOptions& global, SearchArgs a, const GivenOptions& given) {
   // ---- resume: the journal's settings fill what this command line leaves out ----
   std::optional<Journal> resumed;
+  std::optional<JournalWriter> resumed_writer;
   if (!a.resume.empty()) {
+    // Locked before it is read: a second search on this journal is refused (busy) instead of
+    // measuring the same configurations again.
+    if (a.journal.empty() || a.journal == a.resume) {
+      resumed_writer.emplace(a.resume, JournalOpen::kResume);
+    }
     resumed = read_journal(a.resume);
     if (resumed->headers.empty()) throw invalid_file(a.resume, "has no header record to resume");
     apply_journal_settings(a, resumed->headers.front().value("settings", nlohmann::json::object()),
@@ -243,6 +223,9 @@ void run_search_command(const GlobalOptions& global, SearchArgs a, const GivenOp
   const std::vector<Problem> problems = search_problems(a, base, target.replay);
   std::vector<Shape> shapes;
   for (const auto& p : problems) shapes.push_back(p.shape);
+  if (resumed && !a.new_problems)
+    check_resume_problems(a.resume, *resumed, settings_json(a, shapes));
+  for (const auto& p : problems) check_fits_device(p, target.device_json);
 
   // ---- output and journal ----
   if (a.output.empty()) a.output = default_output(a.kernel, target.device_id);
@@ -252,8 +235,14 @@ void run_search_command(const GlobalOptions& global, SearchArgs a, const GivenOp
                            a.journal + ", or choose another file with --journal");
   }
   const StopCondition stop = stop_condition(a);
+  check_search_outputs(a.output, target.db.path, target.db.device, templates_dir(global));
 
-  JournalWriter journal(a.journal);
+  std::optional<JournalWriter> new_writer;
+  JournalWriter& journal =
+      resumed_writer && resumed_writer->path() == a.journal
+          ? *resumed_writer
+          : new_writer.emplace(a.journal,
+                               a.resume.empty() ? JournalOpen::kCreate : JournalOpen::kAppend);
   journal.write_header({{"gemmtune_version", version()},
                         {"started", local_date()},
                         {"kernel", a.kernel},
@@ -263,7 +252,7 @@ void run_search_command(const GlobalOptions& global, SearchArgs a, const GivenOp
                         {"settings", settings_json(a, shapes)},
                         {"resumed_from", a.resume}});
 
-  InterruptGuard guard;
+  StopSignals guard;
   const SearchRun run{global, a,       target,  strategy_options,
                       stop,   resumed, journal, ::isatty(2) != 0};
   std::vector<ShapeOutcome> outcomes;
@@ -275,7 +264,11 @@ void run_search_command(const GlobalOptions& global, SearchArgs a, const GivenOp
       break;
     }
   }
+  interrupted = interrupted || guard.signal() != 0;  // also a signal during the refinement
   write_search_outputs(global, a, target, outcomes, interrupted);
+  if (interrupted)
+    throw_interrupted(guard.signal(), "gemmtune search --resume " + shell_quote(a.journal));
+  for (const auto& o : outcomes) require_valid_result(o.problem, o.outcome, a.journal);
 }
 
 }  // namespace

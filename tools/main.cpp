@@ -1,9 +1,9 @@
 // gemmtune: the command-line front end. This file owns argument parsing, logging setup, error
 // handling and exit codes; each subcommand lives in its own cmd_<verb>.cpp.
 //
-// Exit codes: 0 success; 1 a check failed (e.g. a regression found by compare, a wrong result);
-// 2 bad input (arguments, numbers out of range, files); 3 device or OpenCL failure; 4 internal
-// error. Commands throw; only this file turns what they throw into an exit code.
+// Exit codes (gemmtune::exit_status): 0 success; 1 a check failed (e.g. a regression found by
+// compare); 2 bad input (arguments, files); 3 device or OpenCL failure; 4 internal error; 5 busy;
+// 128 + signal when a search was interrupted.
 #include <iostream>
 
 #include <spdlog/spdlog.h>
@@ -13,24 +13,6 @@
 #include "src/core/version.hpp"
 #include "src/device/opencl.hpp"
 #include "tools/commands.hpp"
-
-namespace {
-
-int exit_code_for(gemmtune::ErrorCode code) {
-  switch (code) {
-    case gemmtune::ErrorCode::kInvalidArgument:
-    case gemmtune::ErrorCode::kInvalidFile:
-      return 2;
-    case gemmtune::ErrorCode::kDevice:
-    case gemmtune::ErrorCode::kUnsupported:
-      return 3;
-    case gemmtune::ErrorCode::kInternal:
-      return 4;
-  }
-  return 4;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   using namespace gemmtune;
@@ -79,7 +61,7 @@ int main(int argc, char** argv) {
     return 1;
   } catch (const Error& e) {
     std::cerr << "gemmtune: error: " << e.what() << "\n";
-    return exit_code_for(e.code());
+    return exit_status(e);
   } catch (const cl::Error& e) {
     std::cerr << "gemmtune: OpenCL error: " << e.what() << " " << cl_error_name(e.err()) << "\n";
     return 3;

@@ -51,6 +51,7 @@ struct SearchArgs {
   bool plots = false;
   bool refine = false;
   int64_t refine_evals = 60;
+  bool new_problems = false;  // --resume may add problems the journal does not hold
 };
 
 // The options given on the command line, by name: a resumed search takes from its journal the

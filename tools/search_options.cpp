@@ -60,6 +60,8 @@ void add_run_options(CLI::App& cmd, SearchArgs& a, GivenOptions& g) {
                  "JSON-lines journal of every evaluation (default: beside the output)");
   cmd.add_option("--resume", a.resume,
                  "Continue the search of this journal (its settings apply unless given again)");
+  cmd.add_flag("--new-problems", a.new_problems,
+               "With --resume: also search kernels or shapes the journal does not hold");
   g["replay"] = cmd.add_option("--replay", a.replay,
                                "Answer from a recorded space (a journal of an exhaustive run, "
                                ".jsonl or .gz) instead of a device");

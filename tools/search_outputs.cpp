@@ -174,10 +174,7 @@ void write_search_outputs(const GlobalOptions& global, const SearchArgs& a,
       std::cout << "Tuned database: " << db.path << "\nReport: " << report_path << "\n";
     }
   }
-  if (interrupted) {
-    spdlog::warn("search interrupted; continue it with: gemmtune search --resume {}",
-                 shell_quote(a.journal));
-  }
+  // An interrupted search ends with the resume hint as its error line (cmd_search.cpp).
 }
 
 }  // namespace gemmtune::cli

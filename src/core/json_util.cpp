@@ -1,11 +1,15 @@
 #include "src/core/json_util.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -21,9 +25,59 @@ std::string read_text_file(const std::string& path) {
   return ss.str();
 }
 
+std::string describe_out_of_range(const std::string& text, const nlohmann::json::exception& e) {
+  // The message quotes the number: "number overflow parsing '1e999'".
+  std::string what = e.what();
+  std::string token;
+  if (const auto q = what.find('\''); q != std::string::npos) {
+    const auto end = what.find('\'', q + 1);
+    if (end != std::string::npos) token = what.substr(q + 1, end - q - 1);
+  }
+  // The parser reads left to right, so the first occurrence of the token as a whole number is the
+  // one that failed; the key before it is the field.
+  auto number_char = [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '+' || c == '.' ||
+           c == 'e' || c == 'E';
+  };
+  size_t at = std::string::npos;
+  for (size_t p = token.empty() ? std::string::npos : text.find(token); p != std::string::npos;
+       p = text.find(token, p + 1)) {
+    const bool starts = p == 0 || !number_char(text[p - 1]);
+    const bool ends = p + token.size() >= text.size() || !number_char(text[p + token.size()]);
+    if (starts && ends) {
+      at = p;
+      break;
+    }
+  }
+  if (at == std::string::npos) return "a number is out of range: " + what;
+  size_t line = 1, col = 1;
+  for (size_t i = 0; i < at; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  std::string field;
+  size_t p = at;
+  while (p > 0 && std::isspace(static_cast<unsigned char>(text[p - 1]))) --p;
+  if (p > 0 && text[p - 1] == ':') {
+    const size_t close = text.rfind('"', p - 1);
+    const size_t open =
+        close == std::string::npos || close == 0 ? std::string::npos : text.rfind('"', close - 1);
+    if (open != std::string::npos) field = text.substr(open + 1, close - open - 1);
+  }
+  return (field.empty() ? std::string("a value") : "field '" + field + "'") + " at line " +
+         std::to_string(line) + ", column " + std::to_string(col) + ": number " + token +
+         " is out of range";
+}
+
 nlohmann::json parse_json_text(const std::string& text, const std::string& origin) {
   try {
     return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::out_of_range& e) {
+    throw invalid_file(origin, describe_out_of_range(text, e));
   } catch (const nlohmann::json::parse_error& e) {
     // e.byte is the position of the error; give line and column as well.
     size_t line = 1, col = 1;
@@ -47,23 +101,87 @@ nlohmann::json read_json_file(const std::string& path) {
   return parse_json_text(read_text_file(path), path);
 }
 
-void write_file_atomic(const std::string& path, const std::string& content) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) throw invalid_file(path, std::string("cannot write: ") + std::strerror(errno));
+namespace {
+
+// The file a write of `path` replaces: the target of a symbolic link, so that renaming the new
+// content into place keeps the link (and writes where it points) instead of replacing it.
+std::string write_target(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_symlink(path, ec)) {
+    const auto target = std::filesystem::weakly_canonical(path, ec);
+    if (!ec) return target.string();
+  }
+  return path;
+}
+
+// Refuses what rename() would silently get wrong: a folder, or a file whose mode forbids writing
+// (rename would replace it regardless; root would too). Returns the existing file's mode, or -1
+// for a new file.
+int check_existing(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return -1;
+  if (S_ISDIR(st.st_mode)) throw invalid_file(path, "is a folder, not a file");
+  if ((st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0) {
+    throw invalid_file(path, "is read-only; not replaced (make it writable to update it)");
+  }
+  return static_cast<int>(st.st_mode & 07777);
+}
+
+std::atomic<unsigned> g_temp_counter{0};
+
+}  // namespace
+
+void check_writable_file(const std::string& raw) {
+  namespace fs = std::filesystem;
+  const std::string path = write_target(raw);
+  check_existing(path);
+  // The temporary file goes into the same folder: the nearest existing ancestor must be a
+  // writable folder (the missing ones are created on writing).
+  fs::path dir = fs::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  std::error_code ec;
+  while (!fs::exists(dir, ec) && dir.has_parent_path() && dir.parent_path() != dir) {
+    dir = dir.parent_path();
+  }
+  if (!fs::is_directory(dir, ec)) {
+    throw invalid_file(raw, "cannot be written: " + dir.string() + " is not a folder");
+  }
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+    throw invalid_file(raw,
+                       "cannot be written: folder " + dir.string() + ": " + std::strerror(errno));
+  }
+}
+
+void write_file_atomic(const std::string& raw, const std::string& content) {
+  const std::string path = write_target(raw);
+  const int mode = check_existing(path);
+  // Unique per writer: threads of one process (the binary cache) may write the same file at once.
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." +
+                          std::to_string(g_temp_counter.fetch_add(1));
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw invalid_file(raw, std::string("cannot write: ") + std::strerror(errno));
+  // The replacement keeps the mode of the file it replaces (a group-writable database stays so).
+  if (mode >= 0) ::fchmod(fd, static_cast<mode_t>(mode));
   size_t done = 0;
   while (done < content.size()) {
     const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
     if (n < 0) {
+      if (errno == EINTR) continue;
       const int err = errno;
       ::close(fd);
       ::unlink(tmp.c_str());
-      throw invalid_file(path, std::string("cannot write: ") + std::strerror(err));
+      throw invalid_file(raw, std::string("cannot write: ") + std::strerror(err));
     }
     done += static_cast<size_t>(n);
   }
-  ::fsync(fd);
-  ::close(fd);
+  // A full disk may show only here; a file renamed into place must be whole.
+  const int synced = ::fsync(fd) == 0 ? 0 : errno;
+  const int closed = ::close(fd) == 0 ? 0 : errno;
+  if (synced != 0 || closed != 0) {
+    const int err = synced != 0 ? synced : closed;
+    ::unlink(tmp.c_str());
+    throw invalid_file(raw, std::string("cannot write: ") + std::strerror(err));
+  }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     ::unlink(tmp.c_str());

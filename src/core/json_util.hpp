@@ -1,5 +1,6 @@
 // Reading and writing JSON files: errors name the file, the position and what was expected;
-// writes are atomic (temporary file in the same folder, then rename).
+// writes are atomic (temporary file in the same folder, then rename) and keep the file's mode;
+// a file without write permission is refused, never replaced behind its owner's back.
 #pragma once
 
 #include <string>
@@ -9,13 +10,22 @@
 namespace gemmtune {
 
 nlohmann::json read_json_file(const std::string& path);
-// Parses `text`; a syntax error names `origin` and the byte position.
+// Parses `text`; a syntax error names `origin` and the byte position, a number too large for a
+// double (1e999) names the field that holds it.
 nlohmann::json parse_json_text(const std::string& text, const std::string& origin);
+// What is wrong with `text` when parsing it threw `e` (a number out of range): the field, line and
+// column of the number ("field 'gflops' at line 3, column 12: number 1e999 is out of range").
+std::string describe_out_of_range(const std::string& text, const nlohmann::json::exception& e);
 
 // Writes `content` to `path` through a temporary file and rename, so that readers never see a
 // partial file and a killed writer leaves the old file intact.
 void write_file_atomic(const std::string& path, const std::string& content);
 void write_json_atomic(const std::string& path, const nlohmann::json& j);
+
+// Throws Error(kInvalidFile) naming `path` when write_file_atomic could not write it: a folder, a
+// file without write permission, or a parent folder that cannot be created or written. For
+// commands that would otherwise find out only after hours of measuring.
+void check_writable_file(const std::string& path);
 
 std::string read_text_file(const std::string& path);
 

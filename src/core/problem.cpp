@@ -1,12 +1,52 @@
 #include "src/core/problem.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "src/core/error.hpp"
 
 namespace gemmtune {
+
+double OperandBytes::largest() const {
+  return std::max({a, b, c, bias});
+}
+
+OperandBytes operand_bytes(const Problem& p) {
+  const double e = static_cast<double>(element_bytes(p.precision));
+  const double batch = static_cast<double>(p.batch);
+  const double m = static_cast<double>(p.shape.m), n = static_cast<double>(p.shape.n),
+               k = static_cast<double>(p.shape.k);
+  OperandBytes b;
+  b.a = batch * m * k * e;
+  b.b = batch * k * n * e;
+  b.c = batch * m * n * e;
+  b.bias = parse_epilogue(p.epilogue).bias ? n * e : 0;
+  return b;
+}
+
+void check_fits_device(const Problem& p, uint64_t global_mem_bytes, uint64_t max_alloc_bytes,
+                       const std::string& device_name) {
+  const auto bytes = operand_bytes(p);
+  auto gib = [](double v) { return fmt::format("{:.2f} GiB", v / (1024.0 * 1024.0 * 1024.0)); };
+  const std::string what =
+      fmt::format("problem {}{} fp{} needs {} for A, {} for B and {} for C", p.shape.to_string(),
+                  p.batch > 1 ? fmt::format(" batch {}", p.batch) : std::string(),
+                  to_string(p.precision), gib(bytes.a), gib(bytes.b), gib(bytes.c));
+  if (global_mem_bytes > 0 && bytes.total() > static_cast<double>(global_mem_bytes)) {
+    throw Error(ErrorCode::kUnsupported,
+                fmt::format("{} ({} in all), more than the {} of global memory of {}", what,
+                            gib(bytes.total()), gib(double(global_mem_bytes)), device_name));
+  }
+  if (max_alloc_bytes > 0 && bytes.largest() > static_cast<double>(max_alloc_bytes)) {
+    throw Error(ErrorCode::kUnsupported,
+                fmt::format("{}; {} allocates at most {} in one buffer", what, device_name,
+                            gib(double(max_alloc_bytes))));
+  }
+}
 
 std::string to_string(Precision p) {
   switch (p) {

@@ -83,6 +83,21 @@ struct Problem {
   double flops() const { return 2.0 * shape.m * shape.n * shape.k * batch; }
 };
 
+// Bytes of the device buffers a problem needs at least: A, B and C of every GEMM of the batch (one
+// buffer per operand) and the bias. In double, so that no shape overflows the arithmetic.
+struct OperandBytes {
+  double a = 0, b = 0, c = 0, bias = 0;
+  double total() const { return a + b + c + bias; }
+  double largest() const;
+};
+OperandBytes operand_bytes(const Problem& p);
+
+// Throws Error(kUnsupported) naming the sizes when `p`'s operands exceed the device's global
+// memory or one of them exceeds its largest allocation (0 = unknown, not checked), so that a
+// problem the device cannot hold is refused before anything is compiled.
+void check_fits_device(const Problem& p, uint64_t global_mem_bytes, uint64_t max_alloc_bytes,
+                       const std::string& device_name);
+
 // Sets trans_a / trans_b from "NN", "NT", "TN" or "TT"; throws Error otherwise.
 void set_layout(Problem& p, const std::string& layout);
 Order parse_order(const std::string& s);

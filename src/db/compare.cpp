@@ -127,6 +127,8 @@ CompareReport compare_databases(const Database& base, const Database& now,
       report.rows.push_back(row);
       continue;
     }
+    // Databases are range-checked on load (Database::from_json): rates are positive and the
+    // coefficients of variation are not negative, so the noise band cannot be widened by a sign.
     row.ratio = b.gflops > 0 ? n->gflops / b.gflops : 0;
     row.noise = std::sqrt(b.time.cv * b.time.cv + n->time.cv * n->time.cv);
     row.allowed = options.threshold + options.noise_sigmas * row.noise;
@@ -159,6 +161,12 @@ CompareReport compare_databases(const Database& base, const Database& now,
     report.rows.push_back(row);
   }
   return report;
+}
+
+std::optional<std::string> device_mismatch(const Database& base, const Database& now) {
+  if (base.device.same_hardware(now.device)) return std::nullopt;
+  return "'" + base.device.name + "' (" + base.device.vendor + ") and '" + now.device.name + "' (" +
+         now.device.vendor + ")";
 }
 
 std::string to_table(const CompareReport& report) {

@@ -53,6 +53,10 @@ struct CompareReport {
 CompareReport compare_databases(const Database& base, const Database& now,
                                 const CompareOptions& options);
 
+// Why `base` and `now` are not measurements of the same hardware ("'A' (vendor) and 'B'
+// (vendor)"), or nullopt: timings of different devices say nothing about a regression.
+std::optional<std::string> device_mismatch(const Database& base, const Database& now);
+
 std::string to_table(const CompareReport& report);     // for the terminal
 std::string to_markdown(const CompareReport& report);  // e.g. a CI job summary
 std::string to_junit(const CompareReport& report);     // JUnit XML, one test case per entry

@@ -1,9 +1,5 @@
 #include "src/db/database.hpp"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -11,14 +7,18 @@
 #include <ctime>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <tuple>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "src/device/device.hpp"
 #include "src/core/error.hpp"
 #include "src/core/json_util.hpp"
 #include "src/core/version.hpp"
+#include "src/db/file_lock.hpp"
+#include "src/device/device.hpp"
+#include "src/kernel/kernel_spec.hpp"
 
 namespace gemmtune {
 
@@ -85,31 +85,37 @@ void create_parent_directories(const std::string& path) {
   if (ec) throw invalid_file(path, "cannot create its folder: " + ec.message());
 }
 
-// An exclusive advisory lock on a side file, released by the destructor.
-class FileLock {
- public:
-  explicit FileLock(const std::string& path) : path_(path) {
-    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ < 0)
-      throw invalid_file(path, std::string("cannot open lock file: ") + std::strerror(errno));
-    while (::flock(fd_, LOCK_EX) != 0) {
-      if (errno == EINTR) continue;
-      const int err = errno;
-      ::close(fd_);
-      throw invalid_file(path, std::string("cannot lock: ") + std::strerror(err));
-    }
+// Why an entry's figures cannot be a measurement, as (field, reason), or nullopt. A successful
+// entry has a positive rate and (when timed) time; a failed one (a bench that could not re-measure) may hold
+// zeros. Nothing is negative or non-finite, so that compare's noise band and the reports'
+// ratios are never widened or inverted by a damaged file.
+std::optional<std::pair<std::string, std::string>> entry_range_problem(const DatabaseEntry& e) {
+  auto bad = [](const char* field, const std::string& why) {
+    return std::make_optional(std::make_pair(std::string(field), why));
+  };
+  const bool ok = e.status == Status::kOk;
+  const std::pair<const char*, double> figures[] = {
+      {"gflops", e.gflops},           {"time.median_ms", e.time.median_ms},
+      {"time.min_ms", e.time.min_ms}, {"time.mean_ms", e.time.mean_ms},
+      {"time.max_ms", e.time.max_ms}, {"time.kernel_median_ms", e.time.kernel_median_ms},
+      {"time.cv", e.time.cv},         {"max_error", e.max_error},
+      {"tolerance", e.tolerance}};
+  for (const auto& [field, v] : figures) {
+    if (!std::isfinite(v)) return bad(field, "is non-finite");
+    if (v < 0) return bad(field, fmt::format("is negative ({:g})", v));
   }
-  ~FileLock() {
-    ::flock(fd_, LOCK_UN);
-    ::close(fd_);
+  if (ok && e.gflops <= 0) return bad("gflops", "must be positive for an entry with status ok");
+  // All-zero timing means "not recorded" (files and entries that carry a rate only); a timing
+  // of some runs must have taken time.
+  if (ok && e.time.median_ms <= 0 && e.time.runs > 0) {
+    return bad("time.median_ms", "must be positive for an entry with status ok");
   }
-  FileLock(const FileLock&) = delete;
-  FileLock& operator=(const FileLock&) = delete;
-
- private:
-  std::string path_;
-  int fd_ = -1;
-};
+  if (e.time.runs < 0) return bad("time.runs", "is negative");
+  if (!std::isfinite(e.alpha) || !std::isfinite(e.beta)) {
+    return bad("alpha", "alpha and beta must be finite");
+  }
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -391,6 +397,7 @@ Database Database::from_json(const nlohmann::json& j, const std::string& origin)
     } catch (const nlohmann::json::exception& err) {
       c.fail(where, std::string("malformed entry: ") + err.what());
     }
+    if (const auto why = entry_range_problem(entry)) c.fail(where + "." + why->first, why->second);
     if (db.find(entry.key)) c.fail(where, "duplicate entry for " + entry.key.to_string());
     db.entries_.insert(std::upper_bound(db.entries_.begin(), db.entries_.end(), entry, key_less),
                        entry);
@@ -400,6 +407,87 @@ Database Database::from_json(const nlohmann::json& j, const std::string& origin)
 
 Database Database::load(const std::string& path) {
   return from_json(read_json_file(path), path);
+}
+
+Database Database::load(const std::string& path, const std::string& templates_dir) {
+  Database db = load(path);
+  check_known_kernels(db, path, templates_dir);
+  return db;
+}
+
+void check_known_kernels(const Database& db, const std::string& origin,
+                         const std::string& templates_dir) {
+  std::map<std::string, std::optional<KernelSpec>> specs;
+  for (const auto& e : db.entries()) {
+    auto it = specs.find(e.key.kernel);
+    if (it == specs.end()) {
+      const std::string path = templates_dir + "/" + e.key.kernel + ".json";
+      std::error_code ec;
+      std::optional<KernelSpec> spec;
+      // A name with a path separator would read a file outside the templates folder.
+      if (e.key.kernel.find('/') == std::string::npos && std::filesystem::exists(path, ec)) {
+        spec = KernelSpec::load(path);
+      }
+      it = specs.emplace(e.key.kernel, std::move(spec)).first;
+    }
+    if (!it->second) {
+      throw invalid_file(origin, "entry " + e.key.to_string() + ": key.kernel '" + e.key.kernel +
+                                     "' is not a kernel template in " + templates_dir);
+    }
+    for (const auto& [name, value] : e.parameters) {
+      if (!it->second->find_parameter(name)) {
+        throw invalid_file(origin, "entry " + e.key.to_string() + ": parameters." + name +
+                                       " is not a parameter of kernel " + e.key.kernel);
+      }
+    }
+  }
+}
+
+void check_database_target(const std::string& path, const DatabaseDevice& device,
+                           const std::string& templates_dir) {
+  check_writable_file(path);
+  check_writable_file(database_lock_path(path));
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return;
+  const Database db = Database::load(path, templates_dir);
+  if (!db.device.same_hardware(device)) {
+    throw invalid_file(path, "holds results of '" + db.device.name + "' (" + db.device.vendor +
+                                 "), not of '" + device.name + "' (" + device.vendor +
+                                 "); choose another --db");
+  }
+}
+
+MergeSummary merge_database_files(const std::string& out, const std::vector<std::string>& inputs,
+                                  const std::string& templates_dir) {
+  namespace fs = std::filesystem;
+  if (inputs.empty()) throw invalid_argument("nothing to merge");
+  check_writable_file(out);
+  create_parent_directories(out);
+  // The lock covers reading, merging and writing: a search that updates `out` meanwhile waits,
+  // and its entry is then merged into what this merge wrote instead of being overwritten.
+  FileLock lock(database_lock_path(out), FileLock::Wait::kBlock, "database " + out);
+  MergeSummary summary;
+  std::vector<Database> dbs;
+  std::vector<std::string> names = inputs;
+  std::error_code ec;
+  bool out_listed = false;
+  for (const auto& p : inputs) {
+    dbs.push_back(Database::load(p, templates_dir));
+    summary.input_entries += dbs.back().entries().size();
+    if (fs::exists(out, ec) && fs::equivalent(p, out, ec)) out_listed = true;
+  }
+  // An existing output that is not among the inputs is merged too: a merge never drops entries.
+  if (!out_listed && fs::exists(out, ec)) {
+    dbs.push_back(Database::load(out, templates_dir));
+    names.push_back(out);
+    summary.input_entries += dbs.back().entries().size();
+    summary.kept_output = true;
+  }
+  Database merged = merge_databases(dbs, names);
+  merged.save_locked(out);
+  summary.entries = merged.entries().size();
+  summary.databases = dbs.size();
+  return summary;
 }
 
 nlohmann::json Database::to_json() const {
@@ -413,6 +501,12 @@ nlohmann::json Database::to_json() const {
 }
 
 void Database::save(const std::string& path) {
+  create_parent_directories(path);
+  FileLock lock(database_lock_path(path), FileLock::Wait::kBlock, "database " + path);
+  save_locked(path);
+}
+
+void Database::save_locked(const std::string& path) {
   metadata.updated = iso_utc_now();
   if (metadata.created.empty()) metadata.created = metadata.updated;
   metadata.gemmtune_version = version();
@@ -428,12 +522,11 @@ const DatabaseEntry* Database::find(const EntryKey& key) const {
 }
 
 PutOutcome Database::put(const DatabaseEntry& entry, bool replace) {
-  // JSON has no infinity or NaN: such a figure would be written as null and never read back.
-  if (!std::isfinite(entry.gflops) || !std::isfinite(entry.time.median_ms)) {
-    throw invalid_argument("database entry " + entry.key.kernel + " " +
-                           std::to_string(entry.key.shape.m) + "x" +
-                           std::to_string(entry.key.shape.n) + "x" +
-                           std::to_string(entry.key.shape.k) + " has a non-finite time or rate");
+  // JSON has no infinity or NaN: such a figure would be written as null and never read back;
+  // a negative or zero one would be refused by the next reader.
+  if (const auto why = entry_range_problem(entry)) {
+    throw invalid_argument("database entry " + entry.key.to_string() + ": " + why->first + " " +
+                           why->second);
   }
   auto it = std::lower_bound(entries_.begin(), entries_.end(), entry, key_less);
   if (it == entries_.end() || !(it->key == entry.key)) {
@@ -477,7 +570,7 @@ Database::Match Database::nearest(const EntryKey& key) const {
 PutOutcome Database::update(const std::string& path, const DatabaseDevice& device,
                             const DatabaseEntry& entry, bool replace) {
   create_parent_directories(path);
-  FileLock lock(path + ".lock");
+  FileLock lock(database_lock_path(path), FileLock::Wait::kBlock, "database " + path);
   Database db;
   std::error_code ec;
   if (std::filesystem::exists(path, ec)) {
@@ -495,7 +588,7 @@ PutOutcome Database::update(const std::string& path, const DatabaseDevice& devic
   db.device = device;
   db.metadata.created = created;
   const PutOutcome outcome = db.put(entry, replace);
-  if (outcome != PutOutcome::kKeptExisting) db.save(path);
+  if (outcome != PutOutcome::kKeptExisting) db.save_locked(path);
   return outcome;
 }
 

@@ -122,10 +122,17 @@ class Database {
   // Reads and validates a database. A missing, corrupt, truncated or foreign file throws
   // Error(kInvalidFile) naming the file, the position and what was expected.
   static Database load(const std::string& path);
+  // Also refuses entries whose kernel has no template in `templates_dir` or whose parameters the
+  // template does not declare (check_known_kernels): what a reader would pass on to a kernel.
+  static Database load(const std::string& path, const std::string& templates_dir);
   static Database from_json(const nlohmann::json& j, const std::string& origin);
   nlohmann::json to_json() const;
-  // Writes atomically (temporary file, then rename); sets metadata.updated.
+  // Writes atomically (temporary file, then rename) under the database's lock (FileLock on
+  // database_lock_path), keeping the file's mode; sets metadata.updated. A file without write
+  // permission is refused (Error kInvalidFile), never replaced.
   void save(const std::string& path);
+  // save() for a caller that already holds the lock (a read-modify-write such as update()).
+  void save_locked(const std::string& path);
 
   // Entries, sorted by key.
   const std::vector<DatabaseEntry>& entries() const { return entries_; }
@@ -157,6 +164,28 @@ class Database {
  private:
   std::vector<DatabaseEntry> entries_;
 };
+
+// Throws Error(kInvalidFile) naming `origin` and the entry when an entry's kernel has no template
+// in `templates_dir` or one of its parameters is not declared by that template.
+void check_known_kernels(const Database& db, const std::string& origin,
+                         const std::string& templates_dir);
+
+// Before a search measures anything: `path` (and its lock file) can be written, and an existing
+// file is a valid database of `device`'s hardware with known kernels. Throws Error(kInvalidFile).
+void check_database_target(const std::string& path, const DatabaseDevice& device,
+                           const std::string& templates_dir);
+
+struct MergeSummary {
+  size_t entries = 0;        // in the written database
+  size_t input_entries = 0;  // in all databases read
+  size_t databases = 0;      // read, the existing output included
+  bool kept_output = false;  // `out` existed, was not an input, and was merged as well
+};
+// `db merge`: under the lock of `out`, reads every input (and `out` itself when it exists), keeps
+// the fastest entry per key and writes `out` atomically. Every input is validated with
+// Database::load(path, templates_dir); all must describe the same hardware.
+MergeSummary merge_database_files(const std::string& out, const std::vector<std::string>& inputs,
+                                  const std::string& templates_dir);
 
 // Keeps the fastest entry per key of all `inputs` (the first one on a tie). All inputs must
 // describe the same hardware; the result takes the device of the first input.

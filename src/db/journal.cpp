@@ -13,6 +13,8 @@
 #include <spdlog/spdlog.h>
 
 #include "src/core/error.hpp"
+#include "src/core/json_util.hpp"
+#include "src/db/file_lock.hpp"
 
 #ifdef GEMMTUNE_HAVE_ZLIB
 #include <zlib.h>
@@ -103,6 +105,10 @@ Journal read_journal(const std::string& path) {
     nlohmann::json record;
     try {
       record = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::out_of_range& e) {
+      // Not a line cut short (that would be a syntax error): a damaged figure such as 1e999.
+      throw invalid_file(path,
+                         "line " + std::to_string(i + 1) + ": " + describe_out_of_range(line, e));
     } catch (const nlohmann::json::parse_error&) {
       ++j.skipped_lines;
       spdlog::warn("{}: line {} is not complete JSON (a write cut short?); skipped", path, i + 1);
@@ -131,16 +137,35 @@ Journal read_journal(const std::string& path) {
   return j;
 }
 
-JournalWriter::JournalWriter(const std::string& path) : path_(path) {
+JournalWriter::JournalWriter(const std::string& path, JournalOpen how) : path_(path) {
   if (ends_with(path, ".gz")) {
     throw invalid_argument("journal " + path + ": journals are written uncompressed (.jsonl)");
   }
   const auto parent = std::filesystem::path(path).parent_path();
   std::error_code ec;
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  // kCreate: O_EXCL makes "the journal does not exist yet" and "it is mine" one step, so two
+  // searches started at once into one folder cannot both start the same journal.
+  const int flags = O_WRONLY | O_APPEND | O_CLOEXEC |
+                    (how == JournalOpen::kCreate   ? O_CREAT | O_EXCL
+                     : how == JournalOpen::kAppend ? O_CREAT
+                                                   : 0);
+  fd_ = ::open(path.c_str(), flags, 0644);
+  if (fd_ < 0 && errno == EEXIST) {
+    throw invalid_argument("journal " + path + " already exists: continue it with --resume " +
+                           path + ", or choose another file with --journal");
+  }
   if (fd_ < 0)
     throw invalid_file(path, std::string("cannot open for writing: ") + std::strerror(errno));
+  // Held until the writer closes: a second search on this journal (a second --resume) is refused
+  // instead of measuring the same configurations again and interleaving its lines.
+  try {
+    lock_open_file(fd_, path, "journal " + path);
+  } catch (...) {
+    ::close(fd_);
+    fd_ = -1;
+    throw;
+  }
   // A writer killed mid-line leaves no newline at the end; start on a fresh line.
   struct stat st {};
   if (::fstat(fd_, &st) == 0 && st.st_size > 0) {
@@ -151,7 +176,10 @@ JournalWriter::JournalWriter(const std::string& path) : path_(path) {
       ::close(rfd);
     }
     if (last != '\n' && ::write(fd_, "\n", 1) != 1) {
-      throw invalid_file(path, std::string("cannot write: ") + std::strerror(errno));
+      const int err = errno;
+      ::close(fd_);
+      fd_ = -1;
+      throw invalid_file(path, std::string("cannot write: ") + std::strerror(err));
     }
   }
 }

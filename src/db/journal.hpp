@@ -39,10 +39,17 @@ Journal read_journal(const std::string& path);
 // Whether this build reads gzip-compressed journals.
 bool journal_gzip_supported();
 
+enum class JournalOpen {
+  kAppend,  // append (created when missing): a resumed search
+  kCreate,  // a new journal: an existing file is an error (Error kInvalidArgument)
+  kResume,  // an existing journal: a missing file is an error (Error kInvalidFile)
+};
+
 class JournalWriter {
  public:
-  // Opens `path` for appending (created when missing).
-  explicit JournalWriter(const std::string& path);
+  // Opens `path` for appending and locks it for the writer's lifetime: a journal another process
+  // is writing is refused with Error(kBusy).
+  explicit JournalWriter(const std::string& path, JournalOpen how = JournalOpen::kAppend);
   ~JournalWriter();
   JournalWriter(const JournalWriter&) = delete;
   JournalWriter& operator=(const JournalWriter&) = delete;

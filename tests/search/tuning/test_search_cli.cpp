@@ -2,9 +2,7 @@
 // with resumption, and (on the OpenCL device) kernels that hang, crash or fail.
 #include <catch2/catch.hpp>
 
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,10 +16,9 @@
 #include "tests/search/strategies/synthetic_space.hpp"
 #include "tests/test_support.hpp"
 
-extern char** environ;
-
 using namespace gemmtune;
 using test::run_gemmtune;
+using test::spawn_gemmtune;
 
 namespace {
 
@@ -40,31 +37,7 @@ std::string write_replay(const std::string& dir) {
 }
 
 size_t count_results(const std::string& journal) {
-  std::ifstream in(journal);
-  std::string line;
-  size_t n = 0;
-  while (std::getline(in, line)) n += line.find("\"type\":\"result\"") != std::string::npos;
-  return n;
-}
-
-// Starts gemmtune with `args` in the background, output to files in `dir`.
-pid_t spawn_gemmtune(const std::vector<std::string>& args, const std::string& dir) {
-  std::vector<std::string> all = {GEMMTUNE_BINARY};
-  all.insert(all.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : all) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, (dir + "/bg.out").c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, (dir + "/bg.err").c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = -1;
-  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  REQUIRE(rc == 0);
-  return pid;
+  return test::count_journal_results(journal);
 }
 
 void wait_for_results(const std::string& journal, size_t n, double timeout_s) {
@@ -181,9 +154,10 @@ TEST_CASE("a search stopped by SIGINT or SIGKILL resumes without measuring twice
     REQUIRE(before.size() >= 6);
     REQUIRE(before.size() < 30);
     if (sig == SIGINT) {
-      // Stopped cleanly: results written, and the way to continue printed.
+      // Stopped cleanly: results written, the way to continue printed, and 128 + SIGINT as the
+      // exit status so that a script can tell a stopped search from a finished one.
       CHECK(WIFEXITED(status));
-      CHECK(WEXITSTATUS(status) == 0);
+      CHECK(WEXITSTATUS(status) == 128 + SIGINT);
       const auto out = read_json_file(dir + "/out.json");
       CHECK(out["metadata"]["complete"] == false);
       std::ifstream err(dir + "/bg.err");
