@@ -276,6 +276,14 @@ void run_search_command(const GlobalOptions& global, SearchArgs a, const GivenOp
     }
   }
   write_search_outputs(global, a, target, outcomes, interrupted);
+  // A shape searched to its end without one configuration passing is a failed check, not a
+  // success: the outputs above say which configurations failed and why.
+  for (const auto& o : outcomes) {
+    if (!o.outcome.best && !o.outcome.interrupted) {
+      throw CheckFailed(fmt::format("{}: none of the {} configurations evaluated passed (see {})",
+                                    o.problem.shape.to_string(), o.outcome.evaluations, a.journal));
+    }
+  }
 }
 
 }  // namespace

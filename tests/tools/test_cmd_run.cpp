@@ -8,18 +8,12 @@
 
 #include "src/core/json_util.hpp"
 #include "tests/test_support.hpp"
+#include "tests/tools/cli_helpers.hpp"
 
 using gemmtune::test::run_gemmtune;
 namespace fs = std::filesystem;
 
 namespace {
-bool have_device() {
-  static const bool yes = [] {
-    const auto r = run_gemmtune("devices --json");
-    return r.exit_code == 0 && nlohmann::json::parse(r.out).size() > 0;
-  }();
-  return yes;
-}
 size_t count_lines(const std::string& s) {
   size_t n = 0;
   for (char c : s) n += c == '\n';
@@ -29,7 +23,7 @@ size_t count_lines(const std::string& s) {
 
 TEST_CASE("run measures a configuration and the second run hits the binary cache",
           "[device][cli][run]") {
-  if (!have_device()) {
+  if (!gemmtune::test::cli_has_device()) {
     WARN("no OpenCL device: skipped");
     return;
   }
@@ -80,7 +74,7 @@ TEST_CASE("run refuses a configuration that breaks a constraint", "[cli][run]") 
 }
 
 TEST_CASE("run reports a build failure with the build log", "[device][cli][run]") {
-  if (!have_device()) {
+  if (!gemmtune::test::cli_has_device()) {
     WARN("no OpenCL device: skipped");
     return;
   }
