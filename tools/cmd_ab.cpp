@@ -16,7 +16,7 @@
 #include "src/db/journal.hpp"
 #include "src/device/device.hpp"
 #include "src/device/device_profile.hpp"
-#include "src/eval/opencl_evaluator.hpp"
+#include "src/eval/evaluator_factory.hpp"
 #include "src/eval/replay_evaluator.hpp"
 #include "tools/ab_options.hpp"
 #include "tools/commands.hpp"
@@ -247,8 +247,8 @@ AbSession open_ab_session(const GlobalOptions& global, const AbCommandOptions& o
     EvaluatorOptions eo = evaluator_options(global, o.eval);
     // Background compilation would compete with the timed runs and widen the noise.
     eo.compile_threads = 1;
-    auto ev = std::make_unique<OpenClEvaluator>(device, profile, opencl_options(eo));
-    s.spec = &ev->spec(s.problem.kernel);
+    auto ev = make_evaluator(s.problem.kernel, device, profile, eo);
+    s.spec = &ev->spec();
     s.limits = device_limits(device.info, profile);
     s.indicators = report_indicator_function(*s.spec, profile, DatabaseDevice::from(device.info));
     s.header_fields.push_back({"device", fmt::format("{} ({}, profile {})", device.info.name,

@@ -9,7 +9,7 @@
 #include "src/core/error.hpp"
 #include "src/core/problem.hpp"
 #include "src/device/device.hpp"
-#include "src/eval/opencl_evaluator.hpp"
+#include "src/eval/evaluator_factory.hpp"
 #include "src/kernel/kernel_spec.hpp"
 #include "tools/commands.hpp"
 
@@ -48,7 +48,9 @@ void run_compile(const GlobalOptions& options, CompileArgs a) {
   const auto profiles = load_profiles(options);
   const Device device = select_device(a.device, &profiles);
   const DeviceProfile* profile = profiles.match(device.info);
-  const auto spec = KernelSpec::load(templates_dir(options) + "/" + a.kernel + ".json");
+  const auto evaluator =
+      make_evaluator(a.kernel, device, profile, evaluator_options(options, a.eval));
+  const KernelSpec& spec = evaluator->spec();
   if (a.space.empty()) a.space = device.info.type == "cpu" ? "cpu" : "gpu";
   Problem problem = a.problem.problem(a.kernel);
   problem.shape = Shape{64, 64, 64};  // builds do not depend on the shape
@@ -62,8 +64,7 @@ void run_compile(const GlobalOptions& options, CompileArgs a) {
   });
   spdlog::info("compiling {} of {} configurations of {}/{} for {} (shard {}/{})", mine.size(),
                index, a.kernel, a.space, device.info.name, shard, shards);
-  OpenClEvaluator evaluator(device, profile, opencl_options(evaluator_options(options, a.eval)));
-  const auto s = evaluator.compile(problem, mine);
+  const auto s = evaluator->compile(problem, mine);
   std::cout << fmt::format("{} built, {} already cached, {} failed to build, {} invalid\n", s.built,
                            s.cached, s.failed, s.invalid);
 }

@@ -5,7 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "src/core/error.hpp"
-#include "src/eval/opencl_evaluator.hpp"
+#include "src/eval/evaluator_factory.hpp"
 #include "tools/commands.hpp"
 
 namespace gemmtune::cli {
@@ -92,16 +92,16 @@ void run(const GlobalOptions& global, const RunOptions& o) {
   eo.compile_threads = 1;  // one configuration: nothing to build in the background
   Result result;
   {
-    OpenClEvaluator evaluator(device, profile, opencl_options(eo));
-    const KernelSpec& spec = evaluator.spec(o.kernel);
+    const auto evaluator = make_evaluator(o.kernel, device, profile, eo);
+    const KernelSpec& spec = evaluator->spec();
     const Configuration config = spec.complete(parse_configuration(o.params));
     // A broken constraint is bad input: refuse it before touching the device.
     const Context ctx{{"ELEM_BYTES", element_bytes(problem.precision)}};
     if (auto why = spec.check(config, DeviceLimits{}, ctx)) {
       throw invalid_argument("configuration refused: " + *why);
     }
-    spdlog::debug("evaluating {} {} on {}", o.kernel, to_string(config), evaluator.description());
-    result = evaluator.evaluate(problem, config);
+    spdlog::debug("evaluating {} {} on {}", o.kernel, to_string(config), evaluator->description());
+    result = evaluator->evaluate(problem, config);
   }
   if (o.json) {
     nlohmann::json j = result;

@@ -11,7 +11,7 @@
 
 #include "src/core/error.hpp"
 #include "src/device/device.hpp"
-#include "src/eval/opencl_evaluator.hpp"
+#include "src/eval/evaluator_factory.hpp"
 #include "src/eval/replay_evaluator.hpp"
 #include "tools/commands.hpp"
 
@@ -22,6 +22,7 @@ namespace {
 struct WorkerSettings {
   int fd = 3;
   std::string device;
+  std::string kernel;  // the declaration the device evaluator measures
   std::string replay;
   double replay_delay_ms = 0;
   EvaluatorOptions eval;
@@ -65,8 +66,9 @@ void run_worker(const GlobalOptions& options, const WorkerSettings& s) {
     } else {
       const auto profiles = load_profiles(options);
       const Device device = select_device(s.device, &profiles);
-      const OpenClEvaluatorOptions o = opencl_options(evaluator_options(options, s.eval));
-      evaluator = std::make_unique<OpenClEvaluator>(device, profiles.match(device.info), o);
+      if (s.kernel.empty()) throw invalid_argument("worker: --kernel or --replay is needed");
+      evaluator = make_evaluator(s.kernel, device, profiles.match(device.info),
+                                 evaluator_options(options, s.eval));
     }
   } catch (const std::exception& e) {
     write_line(s.fd, {{"fatal", e.what()}});
@@ -113,6 +115,7 @@ void set_worker_command(CLI::App& app, GlobalOptions& options) {
   cmd->group("");  // hidden from --help
   cmd->add_option("--fd", s->fd, "File descriptor of the channel to the tuner");
   add_device_option(*cmd, s->device);
+  cmd->add_option("--kernel", s->kernel, "Kernel the evaluator measures");
   cmd->add_option("--replay", s->replay, "Answer from a recorded space instead of a device");
   cmd->add_option("--replay-delay-ms", s->replay_delay_ms, "Sleep per replayed evaluation");
   add_measure_options(*cmd, s->eval, kTiming | kDataSeed | kCacheDir | kCompileThreads);

@@ -288,17 +288,4 @@ EvaluatorOptions evaluator_options(const GlobalOptions& global, EvaluatorOptions
   return o;
 }
 
-OpenClEvaluatorOptions opencl_options(const EvaluatorOptions& o) {
-  OpenClEvaluatorOptions c;
-  c.templates_dir = o.templates_dir;
-  c.cache_dir = o.cache_dir;
-  c.compile_threads = o.compile_threads;
-  c.warmup_runs = o.measure.warmup_runs;
-  c.min_runs = o.measure.min_runs;
-  c.min_time_ms = o.measure.min_time_ms;
-  c.max_runs = o.measure.max_runs;
-  c.data_seed = o.measure.data_seed;
-  return c;
-}
-
 }  // namespace gemmtune::cli

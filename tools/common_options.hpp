@@ -17,7 +17,6 @@
 #include "src/device/device.hpp"
 #include "src/device/device_profile.hpp"
 #include "src/eval/evaluator_factory.hpp"
-#include "src/eval/opencl_evaluator.hpp"
 
 namespace gemmtune::cli {
 
@@ -122,7 +121,5 @@ void add_measure_options(CLI::App& cmd, EvaluatorOptions& o, unsigned fields,
                          const MeasureSpelling& spelling = {});
 // `o` with the templates folder of these global options.
 EvaluatorOptions evaluator_options(const GlobalOptions& global, EvaluatorOptions o);
-// The same settings for the OpenCL evaluator built by hand (until make_evaluator serves all).
-OpenClEvaluatorOptions opencl_options(const EvaluatorOptions& o);
 
 }  // namespace gemmtune::cli

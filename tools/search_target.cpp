@@ -9,7 +9,7 @@
 #include "search/tuning/worker_evaluator.hpp"
 #include "src/core/error.hpp"
 #include "src/device/device.hpp"
-#include "src/eval/opencl_evaluator.hpp"
+#include "src/eval/evaluator_factory.hpp"
 #include "tools/search_command.hpp"
 
 namespace gemmtune::cli {
@@ -31,12 +31,12 @@ std::unique_ptr<Evaluator> make_worker_evaluator(const GlobalOptions& global, co
   w.argv = {self_executable()};
   for (auto& arg : global_arguments(global)) w.argv.push_back(std::move(arg));
   const MeasureSettings& m = a.eval.measure;
-  w.argv.insert(
-      w.argv.end(),
-      {"worker", "--fd", "3", "--device", device.info.selector(), "--compile-threads",
-       std::to_string(a.eval.compile_threads), "--warmup", std::to_string(m.warmup_runs),
-       "--min-runs", std::to_string(m.min_runs), "--min-time-ms", fmt::format("{}", m.min_time_ms),
-       "--max-runs", std::to_string(m.max_runs), "--seed", std::to_string(m.data_seed)});
+  w.argv.insert(w.argv.end(),
+                {"worker", "--fd", "3", "--device", device.info.selector(), "--kernel", a.kernel,
+                 "--compile-threads", std::to_string(a.eval.compile_threads), "--warmup",
+                 std::to_string(m.warmup_runs), "--min-runs", std::to_string(m.min_runs),
+                 "--min-time-ms", fmt::format("{}", m.min_time_ms), "--max-runs",
+                 std::to_string(m.max_runs), "--seed", std::to_string(m.data_seed)});
   if (!a.eval.cache_dir.empty()) w.argv.insert(w.argv.end(), {"--cache-dir", a.eval.cache_dir});
   w.eval_timeout_s = a.eval_timeout_s;
   w.start_timeout_s = std::max(60.0, a.eval_timeout_s);
@@ -84,7 +84,7 @@ SearchTarget open_device_target(const GlobalOptions& global, SearchArgs& a) {
   t.device_json = device.info;
   t.device_json["id"] = device.info.id();
   t.device_id = device.info.id();
-  t.spec = KernelSpec::load(spec_path(global, a.kernel));
+  t.spec = KernelSpec::load_named(templates_dir(global), a.kernel);
   t.limits = device_limits(device.info, profile);
   t.db.device = DatabaseDevice::from(device.info);
   t.db.path = a.no_db ? "" : a.db.empty() ? Database::default_path(device.info) : a.db;
@@ -93,8 +93,7 @@ SearchTarget open_device_target(const GlobalOptions& global, SearchArgs& a) {
     a.eval.compile_threads = int(std::max(1u, std::thread::hardware_concurrency()));
   }
   if (a.in_process) {
-    const OpenClEvaluatorOptions o = opencl_options(evaluator_options(global, a.eval));
-    t.evaluator = std::make_unique<OpenClEvaluator>(device, profile, o);
+    t.evaluator = make_evaluator(a.kernel, device, profile, evaluator_options(global, a.eval));
   } else {
     t.evaluator = make_worker_evaluator(global, a, device);
   }

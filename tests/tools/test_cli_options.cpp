@@ -4,10 +4,12 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
 
 #include <nlohmann/json.hpp>
 
 #include "tests/test_support.hpp"
+#include "tests/tools/cli_helpers.hpp"
 
 using gemmtune::test::run_gemmtune;
 
@@ -15,14 +17,6 @@ namespace {
 
 int lines(const std::string& s) {
   return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
-}
-
-bool have_device() {
-  static const bool yes = [] {
-    const auto r = run_gemmtune("devices --json");
-    return r.exit_code == 0 && !nlohmann::json::parse(r.out).empty();
-  }();
-  return yes;
 }
 
 }  // namespace
@@ -46,7 +40,7 @@ TEST_CASE("global options stand after the subcommand as before it", "[cli][optio
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("/nonexistent-gemmtune-templates"));
 
-  if (!have_device()) {
+  if (!gemmtune::test::cli_has_device()) {
     WARN("no OpenCL device: run -v not tried");
     return;
   }
@@ -84,7 +78,7 @@ TEST_CASE("bad numbers are refused while parsing, in one line with exit 2", "[cl
       {"compile --compile-threads 0", "--compile-threads"},
       {"bench-suite --reps 0", "--reps"},
       {"bench-suite --batch -2", "--batch"},
-      {"bench x.json --data-seed -3", "--data-seed"},
+      {"bench x.json --data-seed -3", "seed: '-3'"},
       {"db lookup x.json -m 8 -n 8 -k 99999999999999999999", "-k"},
   };
   for (const auto& [args, needle] : cases) {
@@ -116,7 +110,7 @@ TEST_CASE("problems beyond the kernels' 32-bit indices are bad input", "[cli][op
 }
 
 TEST_CASE("ab takes the batch and the epilogue of its problem", "[cli][options][ab][pocl]") {
-  if (!have_device()) {
+  if (!gemmtune::test::cli_has_device()) {
     WARN("no OpenCL device: skipped");
     return;
   }
@@ -132,3 +126,41 @@ TEST_CASE("ab takes the batch and the epilogue of its problem", "[cli][options][
   CHECK(j.at("problem").at("epilogue") == "bias,relu");
   CHECK(j.at("baseline").at("status") == "ok");
 }
+
+TEST_CASE("a search in which no configuration passes fails its check", "[cli][search]") {
+  using namespace gemmtune;
+  const std::string dir = test::temp_dir("cli-search-none");
+  const std::string replay = test::write_synthetic_replay(dir, [](const Result& r) {
+    return Result::failure(r.config, Status::kWrongResult, "made up");
+  });
+  const auto r = run_gemmtune("search --replay " + replay +
+                              " --strategy random --max-evals 5 -q -o " + dir + "/s.json");
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.err, Catch::Contains("none of the 5 configurations"));
+  CHECK(lines(r.err) == 1);
+  CHECK(std::filesystem::exists(dir + "/s.json"));  // the outputs are written all the same
+}
+
+#ifdef GEMMTUNE_HAVE_CLBLAST
+TEST_CASE("search measures CLBlast's kernels through the evaluator factory",
+          "[cli][search][clblast][pocl]") {
+  if (!gemmtune::test::cli_has_device()) {
+    WARN("no OpenCL device: skipped");
+    return;
+  }
+  const std::string dir = gemmtune::test::temp_dir("cli-search-clblast");
+  // Two evaluations: CLBlast compiles each configuration anew, slowly on PoCL.
+  const auto r = run_gemmtune(
+      "search --kernel clblast-xgemm -s 64x64x64 --max-evals 2 --eval-timeout 600 "
+      "--strategy random --no-db --json -o " +
+      dir + "/s.json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& result = j.at("results").at(0);
+  CHECK(result.at("evaluations") == 2);
+  CHECK(result.at("failed").get<int>() < 2);
+  CHECK(result.at("best").at("status") == "ok");
+}
+#endif

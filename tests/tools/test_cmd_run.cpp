@@ -8,18 +8,12 @@
 
 #include "src/core/json_util.hpp"
 #include "tests/test_support.hpp"
+#include "tests/tools/cli_helpers.hpp"
 
 using gemmtune::test::run_gemmtune;
 namespace fs = std::filesystem;
 
 namespace {
-bool have_device() {
-  static const bool yes = [] {
-    const auto r = run_gemmtune("devices --json");
-    return r.exit_code == 0 && nlohmann::json::parse(r.out).size() > 0;
-  }();
-  return yes;
-}
 size_t count_lines(const std::string& s) {
   size_t n = 0;
   for (char c : s) n += c == '\n';

@@ -4,31 +4,15 @@
 
 #include <filesystem>
 
-#include "src/db/database.hpp"
-#include "src/db/journal.hpp"
 #include "src/core/json_util.hpp"
-#include "tests/search/strategies/synthetic_space.hpp"
+#include "src/db/database.hpp"
 #include "tests/test_support.hpp"
+#include "tests/tools/cli_helpers.hpp"
 
 using namespace gemmtune;
 using test::run_gemmtune;
 
-namespace {
-
-std::string write_synthetic_replay(const std::string& dir) {
-  static const KernelSpec spec = KernelSpec::load(test::source_path("kernel_templates/xgemm.json"));
-  ParamSpace space(spec, "cpu", DeviceLimits{}, Context{{"ELEM_BYTES", 4}});
-  Problem p;
-  p.shape = {256, 256, 256};
-  const Journal j = test::synthetic_gemm_journal(space, p, 5);
-  const std::string path = dir + "/replay.jsonl";
-  JournalWriter w(path);
-  w.write_header(j.headers.front());
-  for (const auto& e : j.entries) w.append(e.problem, e.result, 0);
-  return path;
-}
-
-}  // namespace
+using test::write_synthetic_replay;
 
 TEST_CASE("search writes the tuned database and its report", "[search][cli][database]") {
   const std::string dir = test::temp_dir("search-db");
@@ -94,8 +78,8 @@ TEST_CASE("search with refine ends on a configuration no single change beats",
 TEST_CASE("compile warms the binary cache for a later run", "[cli][device]") {
   const std::string dir = test::temp_dir("compile");
   const std::string cache = dir + "/cache";
-  auto r = run_gemmtune("compile --kernel xgemm_direct --space cpu --shard 0/100 --cache-dir " +
-                        cache);
+  auto r =
+      run_gemmtune("compile --kernel xgemm_direct --space cpu --shard 0/100 --cache-dir " + cache);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("built, 0 already cached, 0 failed"));
