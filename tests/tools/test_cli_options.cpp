@@ -40,10 +40,7 @@ TEST_CASE("global options stand after the subcommand as before it", "[cli][optio
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("/nonexistent-gemmtune-templates"));
 
-  if (!gemmtune::test::cli_has_device()) {
-    WARN("no OpenCL device: run -v not tried");
-    return;
-  }
+  if (!gemmtune::test::cli_has_device()) return gemmtune::test::unavailable("no OpenCL device");
   r = run_gemmtune("run -m 16 -n 16 -k 16 --min-runs 1 --min-time-ms 0 --warmup 0 -v");
   INFO(r.err);
   CHECK(r.exit_code == 0);
@@ -110,10 +107,7 @@ TEST_CASE("problems beyond the kernels' 32-bit indices are bad input", "[cli][op
 }
 
 TEST_CASE("ab takes the batch and the epilogue of its problem", "[cli][options][ab][pocl]") {
-  if (!gemmtune::test::cli_has_device()) {
-    WARN("no OpenCL device: skipped");
-    return;
-  }
+  if (!gemmtune::test::cli_has_device()) return gemmtune::test::unavailable("no OpenCL device");
   const auto r = run_gemmtune(
       "ab -s 64x64x64 --kernel xgemm_fast --batch 2 --batch-layout offsets --epilogue relu,bias "
       "--baseline KWI=2 --change KWI=1 --min-pairs 3 --max-pairs 3 --min-runs 1 "
@@ -145,10 +139,7 @@ TEST_CASE("a search in which no configuration passes fails its check", "[cli][se
 #ifdef GEMMTUNE_HAVE_CLBLAST
 TEST_CASE("search measures CLBlast's kernels through the evaluator factory",
           "[cli][search][clblast][pocl]") {
-  if (!gemmtune::test::cli_has_device()) {
-    WARN("no OpenCL device: skipped");
-    return;
-  }
+  if (!gemmtune::test::cli_has_device()) return gemmtune::test::unavailable("no OpenCL device");
   const std::string dir = gemmtune::test::temp_dir("cli-search-clblast");
   // Two evaluations: CLBlast compiles each configuration anew, slowly on PoCL.
   const auto r = run_gemmtune(
