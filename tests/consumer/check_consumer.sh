@@ -16,10 +16,9 @@ fail() { echo "check_consumer: $*" >&2; exit 1; }
 "$cmake" --install "$build_dir" --prefix "$work/prefix" --component gemmtune_library >"$work/install.log" ||
   { cat "$work/install.log"; fail "cmake --install failed"; }
 prefix="$work/prefix"
-lib="$(ls "$prefix"/lib*/libgemmtune.so* "$prefix"/lib/*/libgemmtune.so* 2>/dev/null | head -1)"
+lib="$(find "$prefix" -name 'libgemmtune.so*' -type f | head -1)"
 [[ -n "$lib" ]] || fail "no libgemmtune.so installed"
-ls "$prefix"/lib*/libgemmtune.a "$prefix"/lib/*/libgemmtune.a >/dev/null 2>&1 ||
-  fail "no libgemmtune.a installed"
+[[ -n "$(find "$prefix" -name libgemmtune.a)" ]] || fail "no libgemmtune.a installed"
 [[ -f "$prefix/include/gemmtune/gemmtune.hpp" && -f "$prefix/include/gemmtune/gemmtune_c.h" ]] ||
   fail "headers missing"
 ls "$prefix"/share/gemmtune/databases/*.json >/dev/null 2>&1 || fail "no databases installed"
@@ -31,7 +30,7 @@ needed="$(readelf -d "$lib" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' |
 if grep -R -l -E 'nlohmann|Eigen|spdlog|fmt/' "$prefix/include/gemmtune"; then
   fail "a public header includes an implementation library"
 fi
-pc="$(ls "$prefix"/lib*/pkgconfig/gemmtune.pc "$prefix"/lib/*/pkgconfig/gemmtune.pc 2>/dev/null | head -1)"
+pc="$(find "$prefix" -name gemmtune.pc | head -1)"
 [[ -n "$pc" ]] || fail "no gemmtune.pc installed"
 if command -v pkg-config >/dev/null; then
   flags="$(PKG_CONFIG_PATH="$(dirname "$pc")" pkg-config --cflags --libs gemmtune)" ||
