@@ -222,9 +222,15 @@ ProfileSet ProfileSet::load_dir(const std::string& dir) {
     if (entry.path().extension() == ".json") files.push_back(entry.path().string());
   }
   std::sort(files.begin(), files.end());
-  for (const auto& f : files) {
-    auto p = load_profile(f);
-    if (set.find(p.name)) throw invalid_file(f, "profile name '" + p.name + "' is used twice");
+  std::vector<DeviceProfile> profiles;
+  for (const auto& f : files) profiles.push_back(load_profile(f));
+  return from_profiles(std::move(profiles));
+}
+
+ProfileSet ProfileSet::from_profiles(std::vector<DeviceProfile> profiles) {
+  ProfileSet set;
+  for (auto& p : profiles) {
+    if (set.find(p.name)) throw invalid_file(p.file, "profile name '" + p.name + "' is used twice");
     for (const auto& model : p.models) set.variants_.push_back(model_variant(p, model));
     set.profiles_.push_back(std::move(p));
   }

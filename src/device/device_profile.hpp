@@ -66,6 +66,8 @@ class ProfileSet {
  public:
   // Loads every *.json of `dir` (sorted by name).
   static ProfileSet load_dir(const std::string& dir);
+  // The set of `profiles` (e.g. parsed from data compiled into a library), in this order.
+  static ProfileSet from_profiles(std::vector<DeviceProfile> profiles);
   const std::vector<DeviceProfile>& profiles() const { return profiles_; }
   // The architecture profile `name`; with `device_name`, the variant of the model that device is
   // when the profile declares one (else the architecture profile). nullptr when unknown.

@@ -1,6 +1,9 @@
 #include "src/kernel/kernel_source.hpp"
 
 #include <filesystem>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -26,12 +29,35 @@ std::string include_target(const std::string& line) {
   return line.substr(open + 1, close - open - 1);
 }
 
-void expand(const fs::path& path, std::set<std::string>& seen, std::ostringstream& out) {
-  const std::string key = fs::weakly_canonical(path).string();
-  if (!seen.insert(key).second) return;  // each file once, which also stops include cycles
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) throw invalid_file(path.string(), "kernel source not found");
-  std::istringstream in(read_text_file(path.string()));
+// Where the files of a template folder come from: the file system, or a table in memory.
+struct SourceFolder {
+  const SourceTable* table = nullptr;  // null: the file system
+  // The text of `name` (a path on disk, or a key of the table), or nullopt when there is none.
+  std::optional<std::string> read(const std::string& name) const {
+    if (table) {
+      auto it = table->find(name);
+      if (it == table->end()) return std::nullopt;
+      return it->second;
+    }
+    std::error_code ec;
+    if (!fs::is_regular_file(name, ec)) return std::nullopt;
+    return read_text_file(name);
+  }
+  // The name of `target` included by `from`: beside it.
+  std::string beside(const std::string& from, const std::string& target) const {
+    return (fs::path(from).parent_path() / target).lexically_normal().string();
+  }
+  std::string identity(const std::string& name) const {
+    return table ? fs::path(name).lexically_normal().string() : fs::weakly_canonical(name).string();
+  }
+};
+
+void expand(const SourceFolder& folder, const std::string& path, std::set<std::string>& seen,
+            std::ostringstream& out) {
+  if (!seen.insert(folder.identity(path)).second) return;  // once each, which also stops cycles
+  const std::optional<std::string> text = folder.read(path);
+  if (!text) throw invalid_file(path, "kernel source not found");
+  std::istringstream in(*text);
   std::string line;
   int lineno = 0;
   while (std::getline(in, line)) {
@@ -41,21 +67,51 @@ void expand(const fs::path& path, std::set<std::string>& seen, std::ostringstrea
       out << line << '\n';
       continue;
     }
-    const fs::path included = path.parent_path() / target;
-    if (!fs::is_regular_file(included, ec)) {
-      throw invalid_file(path.string(), "line " + std::to_string(lineno) + " includes '" + target +
-                                            "', which is not found beside it");
+    const std::string included = folder.beside(path, target);
+    if (!folder.read(included)) {
+      throw invalid_file(path, "line " + std::to_string(lineno) + " includes '" + target +
+                                   "', which is not found beside it");
     }
-    expand(included, seen, out);
+    expand(folder, included, seen, out);
   }
+}
+
+std::mutex& memory_folders_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+std::map<std::string, const SourceTable*>& memory_folders() {
+  static std::map<std::string, const SourceTable*> folders;
+  return folders;
 }
 
 }  // namespace
 
-std::string load_kernel_source(const std::string& dir, const std::string& file) {
+void register_source_folder(const std::string& dir, const SourceTable* files) {
+  std::lock_guard<std::mutex> lock(memory_folders_mutex());
+  if (files) {
+    memory_folders()[dir] = files;
+  } else {
+    memory_folders().erase(dir);
+  }
+}
+
+std::string expand_kernel_source(const SourceTable& files, const std::string& file) {
   std::set<std::string> seen;
   std::ostringstream out;
-  expand(fs::path(dir) / file, seen, out);
+  expand(SourceFolder{&files}, fs::path(file).lexically_normal().string(), seen, out);
+  return out.str();
+}
+
+std::string load_kernel_source(const std::string& dir, const std::string& file) {
+  {
+    std::lock_guard<std::mutex> lock(memory_folders_mutex());
+    auto it = memory_folders().find(dir);
+    if (it != memory_folders().end()) return expand_kernel_source(*it->second, file);
+  }
+  std::set<std::string> seen;
+  std::ostringstream out;
+  expand(SourceFolder{}, (fs::path(dir) / file).string(), seen, out);
   return out.str();
 }
 

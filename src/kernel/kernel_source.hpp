@@ -3,6 +3,7 @@
 // line that is compiled) and adds only -D defines and the device profile's options.
 #pragma once
 
+#include <map>
 #include <string>
 
 #include "src/core/configuration.hpp"
@@ -13,7 +14,18 @@ namespace gemmtune {
 // Reads `file` from `dir` and replaces each line `#include "name"` by the named file, looked up
 // beside the including file; each file is included once. Throws Error naming the file (and the
 // including line) when something is missing.
+// `dir` may also name a folder registered with register_source_folder: its files are then read
+// from memory.
 std::string load_kernel_source(const std::string& dir, const std::string& file);
+
+// The files of a template folder held in memory (a library carries its templates compiled in, so
+// that nothing needs to be on disk at run time): file name -> text.
+using SourceTable = std::map<std::string, std::string>;
+// load_kernel_source on `files` instead of a folder on disk.
+std::string expand_kernel_source(const SourceTable& files, const std::string& file);
+// Makes load_kernel_source(dir, ...) read from `files` (which must outlive the registration);
+// null removes the registration. `dir` should be a name no real folder has, e.g. "<memory>/x".
+void register_source_folder(const std::string& dir, const SourceTable* files);
 
 // The OpenCL C define of a precision: 16, 32, 64, or 1632 for 16acc32 (half in memory, float
 // arithmetic; see kernel_templates/common.cl).

@@ -1,0 +1,65 @@
+// Where the configuration of a call comes from. Layers, each overriding the one before: the
+// template defaults and the databases compiled into the library, the system databases
+// (share/gemmtune/databases/*.json beside the installed library or under the configured install
+// prefix) and the user database (SetDatabase, else $GEMMTUNE_DB). A database applies to a device
+// of the same name or of the same (non-generic) profile; within one the entry comes from
+// Database::nearest (the same search as `gemmtune db lookup`), relaxed step by step when the
+// exact family has no entry. An entry the current template does not accept (stale) is skipped
+// with a warning, never an error: the template defaults always remain.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "src/api/assets.hpp"
+#include "src/core/configuration.hpp"
+#include "src/core/problem.hpp"
+#include "src/device/device.hpp"
+
+namespace gemmtune::api {
+
+struct Layer {
+  std::string source;  // "user database", "system database", "compiled-in database"
+  std::vector<const NamedDatabase*> databases;
+};
+
+// The databases of every layer, highest priority first; immutable once made.
+struct DatabaseSnapshot {
+  uint64_t generation = 0;
+  std::vector<NamedDatabase> owned;  // user and system databases (compiled-in ones are Assets')
+  std::vector<Layer> layers;
+  std::vector<std::string> notes;  // files that could not be read
+};
+
+// The current snapshot; made on first use (reading $GEMMTUNE_DB and the system folders).
+std::shared_ptr<const DatabaseSnapshot> database_snapshot();
+// Replaces the user database ("" = $GEMMTUNE_DB again). Throws Error(kInvalidFile) for a file
+// that is not a database, leaving the snapshot as it was.
+void set_user_database(const std::string& path);
+
+// One configuration that may run a problem, and why it was chosen.
+struct Choice {
+  const KernelSpec* spec = nullptr;
+  Configuration config;
+  std::string source;  // a layer's source, or "compiled-in default"
+  std::string origin;  // the database, or "template defaults"
+  std::string entry;   // the entry's key, "" for defaults
+  bool exact = false;
+  double distance = 0;
+  std::string relaxed;  // what of the problem the entry differs in besides the shape ("" none)
+  double gflops = 0;    // as measured for the entry
+};
+
+struct Choices {
+  std::vector<Choice> choices;     // in order of preference; the defaults last
+  std::vector<std::string> notes;  // entries and databases passed over, and why
+};
+
+// The configurations for `problem` on `device` (limits of its program builder), in order.
+Choices choose(const DatabaseSnapshot& snapshot, const DeviceInfo& device,
+               const DeviceLimits& limits, const Problem& problem);
+
+}  // namespace gemmtune::api

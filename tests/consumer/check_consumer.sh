@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Installs the build into a temporary prefix, configures and builds tests/consumer (a separate
+# CMake project) against it with find_package(gemmtune), and runs it far from the source and
+# build trees: the installed library must work with nothing but libOpenCL at run time. Also
+# checks the pkg-config file and that the installed library needs no other non-system library.
+# Usage: check_consumer.sh BUILD_DIR SOURCE_DIR [CMAKE]
+set -euo pipefail
+build_dir="$(cd "$1" && pwd)"
+source_dir="$(cd "$2" && pwd)"
+cmake="${3:-cmake}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+unset GEMMTUNE_DATA_DIR GEMMTUNE_DB
+fail() { echo "check_consumer: $*" >&2; exit 1; }
+
+"$cmake" --install "$build_dir" --prefix "$work/prefix" --component gemmtune_library >"$work/install.log" ||
+  { cat "$work/install.log"; fail "cmake --install failed"; }
+prefix="$work/prefix"
+lib="$(find "$prefix" -name 'libgemmtune.so*' -type f | head -1)"
+[[ -n "$lib" ]] || fail "no libgemmtune.so installed"
+[[ -n "$(find "$prefix" -name libgemmtune.a)" ]] || fail "no libgemmtune.a installed"
+[[ -f "$prefix/include/gemmtune/gemmtune.hpp" && -f "$prefix/include/gemmtune/gemmtune_c.h" ]] ||
+  fail "headers missing"
+ls "$prefix"/share/gemmtune/databases/*.json >/dev/null 2>&1 || fail "no databases installed"
+# Only libOpenCL besides the C and C++ runtimes.
+needed="$(readelf -d "$lib" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' |
+  grep -v -E '^(libOpenCL|libstdc\+\+|libm|libgcc_s|libc|ld-linux.*)\.so' || true)"
+[[ -z "$needed" ]] || fail "the library needs more than libOpenCL at run time: $needed"
+# The public headers name no third-party library of the implementation.
+if grep -R -l -E 'nlohmann|Eigen|spdlog|fmt/' "$prefix/include/gemmtune"; then
+  fail "a public header includes an implementation library"
+fi
+pc="$(find "$prefix" -name gemmtune.pc | head -1)"
+[[ -n "$pc" ]] || fail "no gemmtune.pc installed"
+if command -v pkg-config >/dev/null; then
+  flags="$(PKG_CONFIG_PATH="$(dirname "$pc")" pkg-config --cflags --libs gemmtune)" ||
+    fail "pkg-config cannot read gemmtune.pc"
+  [[ "$flags" == *"-I$prefix/include"* || "$flags" == *"/include"* ]] || fail "pc flags: $flags"
+  [[ "$flags" == *"-lgemmtune"* ]] || fail "pc flags lack -lgemmtune: $flags"
+fi
+
+cp -r "$source_dir/tests/consumer" "$work/consumer"
+"$cmake" -S "$work/consumer" -B "$work/consumer-build" -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCMAKE_BUILD_TYPE=Release >"$work/configure.log" 2>&1 ||
+  { cat "$work/configure.log"; fail "configuring the consumer project failed"; }
+"$cmake" --build "$work/consumer-build" >"$work/build.log" 2>&1 ||
+  { cat "$work/build.log"; fail "building the consumer project failed"; }
+cd "$work"  # nothing of the source or build tree around
+set +e
+"$work/consumer-build/consumer" >"$work/run.out" 2>&1
+rc=$?
+set -e
+cat "$work/run.out"
+[[ $rc -eq 0 ]] || fail "the consumer program failed ($rc)"
+grep -q "is right" "$work/run.out" || fail "the consumer printed no result"
+echo "check_consumer: installed package found, built against and run"
