@@ -23,7 +23,7 @@ size_t count_lines(const std::string& s) {
 
 TEST_CASE("run measures a configuration and the second run hits the binary cache",
           "[device][cli][run]") {
-  if (!have_device()) return gemmtune::test::unavailable("no OpenCL device");
+  if (!gemmtune::test::cli_has_device()) return gemmtune::test::unavailable("no OpenCL device");
   const std::string cache = gemmtune::test::temp_dir("run-cache");
   const std::string args =
       "-v run --kernel xgemm_direct -m 33 -n 20 -k 9 --layout TN --order col "
@@ -71,7 +71,7 @@ TEST_CASE("run refuses a configuration that breaks a constraint", "[cli][run]") 
 }
 
 TEST_CASE("run reports a build failure with the build log", "[device][cli][run]") {
-  if (!have_device()) return gemmtune::test::unavailable("no OpenCL device");
+  if (!gemmtune::test::cli_has_device()) return gemmtune::test::unavailable("no OpenCL device");
   const std::string templates = gemmtune::test::temp_dir("run-broken");
   for (const auto& f : fs::directory_iterator(gemmtune::test::source_path("kernel_templates"))) {
     fs::copy_file(f.path(), fs::path(templates) / f.path().filename());
