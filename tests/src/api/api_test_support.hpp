@@ -97,8 +97,9 @@ inline const Cl* device_or_skip() {
   if (required && *required && std::string(required) != "0") {
     FAIL("no OpenCL device, and GEMMTUNE_REQUIRE_DEVICE is set");
   }
+  // No assertion follows: under ctest (-w NoAssertions) a skipped test case fails, as every
+  // device test of the main suite does.
   WARN("no OpenCL device: test skipped");
-  CHECK(true);  // the warning is the outcome
   return nullptr;
 }
 
