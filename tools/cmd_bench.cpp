@@ -2,15 +2,15 @@
 // database of the same problems (the input of gemmtune compare).
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "src/eval/clblast_evaluator.hpp"
 #include "src/db/database.hpp"
 #include "src/core/error.hpp"
-#include "src/eval/opencl_evaluator.hpp"
+#include "src/eval/evaluator_factory.hpp"
 #include "src/core/version.hpp"
 #include "tools/commands.hpp"
 
@@ -52,16 +52,15 @@ void set_bench_command(CLI::App& app, GlobalOptions& options) {
       const fs::path p(a->db);
       out = (p.parent_path() / (p.stem().string() + "-bench.json")).string();
     }
-    OpenClEvaluatorOptions eo;
+    EvaluatorOptions eo;
     eo.templates_dir = templates_dir(options);
     eo.cache_dir = a->cache_dir;
-    eo.warmup_runs = a->warmup;
-    eo.min_runs = a->min_runs;
-    eo.min_time_ms = a->min_time_ms;
-    eo.max_runs = a->max_runs;
-    eo.data_seed = a->seed;
-    std::unique_ptr<OpenClEvaluator> opencl;
-    std::unique_ptr<Evaluator> clblast;
+    eo.measure.warmup_runs = a->warmup;
+    eo.measure.min_runs = a->min_runs;
+    eo.measure.min_time_ms = a->min_time_ms;
+    eo.measure.max_runs = a->max_runs;
+    eo.measure.data_seed = a->seed;
+    std::map<std::string, std::unique_ptr<DeviceEvaluator>> evaluators;  // by kernel
 
     Database result;
     result.device = here;
@@ -72,23 +71,8 @@ void set_bench_command(CLI::App& app, GlobalOptions& options) {
       Problem problem = e.key.problem();
       problem.alpha = e.alpha;
       problem.beta = e.beta;
-      Evaluator* evaluator = nullptr;
-      if (is_clblast_kernel(e.key.kernel)) {
-        if (!clblast) {
-          ClblastEvaluatorOptions co;
-          co.templates_dir = eo.templates_dir;
-          co.warmup_runs = eo.warmup_runs;
-          co.min_runs = eo.min_runs;
-          co.min_time_ms = eo.min_time_ms;
-          co.max_runs = eo.max_runs;
-          co.data_seed = eo.data_seed;
-          clblast = make_clblast_evaluator(device, profile, co);
-        }
-        evaluator = clblast.get();
-      } else {
-        if (!opencl) opencl = std::make_unique<OpenClEvaluator>(device, profile, eo);
-        evaluator = opencl.get();
-      }
+      auto& evaluator = evaluators[e.key.kernel];
+      if (!evaluator) evaluator = make_evaluator(e.key.kernel, device, profile, eo);
       const Result r = evaluator->evaluate(problem, e.parameters);
       Provenance found = e.found;
       found.strategy = "bench";

@@ -28,10 +28,6 @@
 
 namespace gemmtune {
 
-bool is_clblast_kernel(const std::string& kernel) {
-  return kernel == "clblast-xgemm" || kernel == "clblast-xgemm-direct";
-}
-
 std::string clblast_status_name(int status) {
   // The codes of clblast.h that a GEMM call can return and a reader would want named; the
   // numbers are CLBlast's stable API, spelled out so that this needs no CLBlast header.
@@ -88,8 +84,9 @@ bool clblast_available() {
   return false;
 }
 
-std::unique_ptr<Evaluator> make_clblast_evaluator(const Device&, const DeviceProfile*,
-                                                  ClblastEvaluatorOptions) {
+std::unique_ptr<DeviceEvaluator> make_clblast_evaluator(KernelSpec, const Device&,
+                                                        const DeviceProfile*,
+                                                        const EvaluatorOptions&) {
   throw Error(ErrorCode::kUnsupported,
               "this gemmtune was built without CLBlast; the clblast-* kernels are unavailable");
 }
@@ -161,12 +158,15 @@ TimingStats summarize(std::vector<double> ms) {
   return t;
 }
 
-class ClblastEvaluator : public Evaluator {
+class ClblastEvaluator : public DeviceEvaluator {
  public:
-  ClblastEvaluator(const Device& device, const DeviceProfile* profile,
-                   ClblastEvaluatorOptions options)
-      : device_(device), options_(std::move(options)) {
-    if (profile) profile_ = *profile;
+  ClblastEvaluator(KernelSpec spec, const Device& device, const DeviceProfile* profile,
+                   const EvaluatorOptions& options)
+      : spec_(std::move(spec)), device_(device), measure_(options.measure) {
+    if (spec_.backend() != Backend::kClblast) {
+      throw invalid_argument("kernel " + spec_.name() + " is not a CLBlast kernel");
+    }
+    limits_ = device_limits(device_.info, profile);
     try {
       context_ = cl::Context(device_.device);
       queue_ = cl::CommandQueue(context_, device_.device);
@@ -177,33 +177,46 @@ class ClblastEvaluator : public Evaluator {
   }
 
   std::string description() const override {
-    return "CLBlast " + std::string("clblast::Gemm") + " on " + device_.info.name;
+    return "CLBlast clblast::Gemm (" + spec_.clblast_kernel() + ") on " + device_.info.name;
   }
 
-  Result evaluate(const Problem& problem, const Configuration& config) override {
-    if (!is_clblast_kernel(problem.kernel)) {
-      return Result::failure(config, Status::kUnsupported,
-                             "kernel " + problem.kernel + " is not a CLBlast kernel");
+  const KernelSpec& spec() const override { return spec_; }
+
+  // CLBlast compiles inside its first call: nothing to build ahead, only invalid ones to count.
+  CompileSummary compile(const Problem& problem,
+                         const std::vector<Configuration>& configs) override {
+    CompileSummary summary;
+    const Context ctx{{"ELEM_BYTES", element_bytes(problem.precision)}};
+    for (const auto& c : configs) {
+      if (spec_.check(c, limits_, ctx)) ++summary.invalid;
     }
-    const KernelSpec* spec = nullptr;
+    return summary;
+  }
+
+  Result evaluate(const Problem& problem_in, const Configuration& config) override {
+    Problem problem = problem_in;
+    if (problem.kernel.empty()) problem.kernel = spec_.name();
+    if (problem.kernel != spec_.name()) {
+      return Result::failure(
+          config, Status::kUnsupported,
+          "this evaluator measures kernel " + spec_.name() + ", not " + problem.kernel);
+    }
     Configuration full;
     try {
-      spec = &load_spec(problem.kernel);
-      full = spec->complete(config);
+      full = spec_.complete(config);
     } catch (const Error& e) {
       return Result::failure(config, Status::kInvalid, e.what());
     }
     if (auto why = unsupported(problem)) return Result::failure(full, Status::kUnsupported, *why);
     const Context ctx{{"ELEM_BYTES", element_bytes(problem.precision)}};
-    if (auto why = spec->check(full, DeviceLimits{}, ctx)) {
+    if (auto why = spec_.check(full, DeviceLimits{}, ctx)) {
       return Result::failure(full, Status::kInvalid, *why);
     }
-    const DeviceLimits limits = device_limits(device_.info, profile_ ? &*profile_ : nullptr);
-    if (auto why = spec->check(full, limits, ctx)) {
+    if (auto why = spec_.check(full, limits_, ctx)) {
       return Result::failure(full, Status::kDeviceLimit, *why);
     }
     try {
-      return run(problem, *spec, full);
+      return run(problem, full);
     } catch (const cl::Error& e) {
       return Result::failure(full, Status::kRunFailed,
                              std::string(e.what()) + " " + cl_error_name(e.err()));
@@ -222,15 +235,6 @@ class ClblastEvaluator : public Evaluator {
     cl::Buffer a, b, c;
     size_t c_bytes = 0;
   };
-
-  const KernelSpec& load_spec(const std::string& kernel) {
-    auto it = specs_.find(kernel);
-    if (it == specs_.end()) {
-      it = specs_.emplace(kernel, KernelSpec::load(options_.templates_dir + "/" + kernel + ".json"))
-               .first;
-    }
-    return it->second;
-  }
 
   std::optional<std::string> unsupported(const Problem& p) const {
     if (p.precision == Precision::kFP16Acc32) {
@@ -255,7 +259,7 @@ class ClblastEvaluator : public Evaluator {
     auto s = std::make_unique<ProblemState>();
     s->key = key;
     s->problem = problem;
-    s->inputs = make_inputs(problem, options_.data_seed);
+    s->inputs = make_inputs(problem, measure_.data_seed);
     s->reference = std::make_unique<Reference>(problem, s->inputs);
     const auto a = pack_elements(s->inputs.a, problem.precision);
     const auto b = pack_elements(s->inputs.b, problem.precision);
@@ -272,15 +276,15 @@ class ClblastEvaluator : public Evaluator {
     return *state_;
   }
 
-  clblast::StatusCode install(const Problem& problem, const KernelSpec& spec,
-                              const Configuration& config, std::string* message) {
-    const bool direct = problem.kernel == "clblast-xgemm-direct";
-    const std::string kernel = direct ? "XgemmDirect" : "Xgemm";
+  clblast::StatusCode install(const Problem& problem, const Configuration& config,
+                              std::string* message) {
+    const std::string& kernel = spec_.clblast_kernel();
+    const bool direct = kernel == "XgemmDirect";
     std::unordered_map<std::string, size_t> params;
     for (const auto& name : clblast_parameter_names(kernel)) {
       auto it = config.find(name);
       if (it == config.end()) {
-        *message = "the " + spec.name() + " spec lacks CLBlast parameter " + name;
+        *message = "the " + spec_.name() + " spec lacks CLBlast parameter " + name;
         return clblast::StatusCode::kMissingOverrideParameter;
       }
       params[name] = static_cast<size_t>(it->second);
@@ -367,10 +371,10 @@ class ClblastEvaluator : public Evaluator {
     return status;
   }
 
-  Result run(const Problem& problem, const KernelSpec& spec, const Configuration& config) {
+  Result run(const Problem& problem, const Configuration& config) {
     ProblemState& s = state_for(problem);
     std::string message;
-    auto status = install(problem, spec, config, &message);
+    auto status = install(problem, config, &message);
     if (status != clblast::StatusCode::kSuccess) {
       return Result::failure(config, result_status(status), message);
     }
@@ -392,13 +396,13 @@ class ClblastEvaluator : public Evaluator {
     r.max_error = check.max_error;
     r.tolerance = check.tolerance;
     r.compile_ms = first_ms;
-    r.helper_kernels = problem.kernel == "clblast-xgemm";  // CLBlast pads/transposes for Xgemm
+    r.helper_kernels = spec_.clblast_kernel() == "Xgemm";  // CLBlast pads/transposes for Xgemm
     if (!check.ok) {
       r.status = Status::kWrongResult;
       r.message = check.message;
       return r;
     }
-    if (problem.kernel == "clblast-xgemm-direct") {
+    if (spec_.clblast_kernel() == "XgemmDirect") {
       size_t temp = 0;
       if (temp_buffer_bytes(s, &temp) == clblast::StatusCode::kSuccess && temp != 0) {
         return Result::failure(config, Status::kRunFailed,
@@ -406,14 +410,14 @@ class ClblastEvaluator : public Evaluator {
                                    std::to_string(temp) + "-byte temporary buffer)");
       }
     }
-    for (int i = 0; i < options_.warmup_runs; ++i) {
+    for (int i = 0; i < measure_.warmup_runs; ++i) {
       if ((status = gemm(s)) != clblast::StatusCode::kSuccess) break;
     }
     std::vector<double> times;
     double total = 0;
     while (status == clblast::StatusCode::kSuccess &&
-           (static_cast<int>(times.size()) < options_.min_runs || total < options_.min_time_ms) &&
-           static_cast<int>(times.size()) < std::max(options_.max_runs, 1)) {
+           (static_cast<int>(times.size()) < measure_.min_runs || total < measure_.min_time_ms) &&
+           static_cast<int>(times.size()) < std::max(measure_.max_runs, 1)) {
       const auto start = std::chrono::steady_clock::now();
       status = gemm(s);
       const double ms =
@@ -431,21 +435,21 @@ class ClblastEvaluator : public Evaluator {
     return r;
   }
 
+  KernelSpec spec_;
   Device device_;
-  std::optional<DeviceProfile> profile_;
-  ClblastEvaluatorOptions options_;
+  MeasureSettings measure_;
+  DeviceLimits limits_;
   cl::Context context_;
   cl::CommandQueue queue_;
-  std::map<std::string, KernelSpec> specs_;
   std::unique_ptr<ProblemState> state_;
 };
 
 }  // namespace
 
-std::unique_ptr<Evaluator> make_clblast_evaluator(const Device& device,
-                                                  const DeviceProfile* profile,
-                                                  ClblastEvaluatorOptions options) {
-  return std::make_unique<ClblastEvaluator>(device, profile, std::move(options));
+std::unique_ptr<DeviceEvaluator> make_clblast_evaluator(KernelSpec spec, const Device& device,
+                                                        const DeviceProfile* profile,
+                                                        const EvaluatorOptions& options) {
+  return std::make_unique<ClblastEvaluator>(std::move(spec), device, profile, options);
 }
 
 #endif  // GEMMTUNE_HAVE_CLBLAST

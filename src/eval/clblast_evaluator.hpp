@@ -10,21 +10,10 @@
 
 #include "src/device/device.hpp"
 #include "src/device/device_profile.hpp"
-#include "src/eval/evaluator.hpp"
+#include "src/eval/evaluator_factory.hpp"
+#include "src/kernel/kernel_spec.hpp"
 
 namespace gemmtune {
-
-struct ClblastEvaluatorOptions {
-  std::string templates_dir;  // where clblast-xgemm.json and clblast-xgemm-direct.json live
-  int warmup_runs = 1;
-  int min_runs = 3;  // repetitions until both min_runs and min_time_ms are reached
-  double min_time_ms = 20.0;
-  int max_runs = 200;
-  uint64_t data_seed = 42;
-};
-
-// Whether `kernel` names a CLBlast kernel spec ("clblast-xgemm", "clblast-xgemm-direct").
-bool is_clblast_kernel(const std::string& kernel);
 
 // Whether this build links CLBlast.
 bool clblast_available();
@@ -46,10 +35,10 @@ class StdoutToStderr {
   int saved_ = -1;
 };
 
-// The evaluator for the clblast-* kernels on `device`. Throws Error(kUnsupported) when gemmtune
-// was built without CLBlast. `profile` may be null.
-std::unique_ptr<Evaluator> make_clblast_evaluator(const Device& device,
-                                                  const DeviceProfile* profile,
-                                                  ClblastEvaluatorOptions options);
+// The evaluator of `spec` (a clblast-backend declaration) on `device`. Throws
+// Error(kUnsupported) when gemmtune was built without CLBlast. `profile` may be null.
+std::unique_ptr<DeviceEvaluator> make_clblast_evaluator(KernelSpec spec, const Device& device,
+                                                        const DeviceProfile* profile,
+                                                        const EvaluatorOptions& options);
 
 }  // namespace gemmtune

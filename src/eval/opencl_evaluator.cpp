@@ -18,12 +18,12 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "src/device/binary_cache.hpp"
 #include "src/core/error.hpp"
-#include "src/kernel/gemm_view.hpp"
+#include "src/device/binary_cache.hpp"
 #include "src/device/kernel_resources.hpp"
-#include "src/kernel/kernel_source.hpp"
 #include "src/device/opencl.hpp"
+#include "src/kernel/gemm_view.hpp"
+#include "src/kernel/kernel_source.hpp"
 #include "src/verify/reference.hpp"
 
 namespace gemmtune {
@@ -149,8 +149,13 @@ struct ProblemState {
 
 class OpenClEvaluator::Impl {
  public:
-  Impl(const Device& device, const DeviceProfile* profile, OpenClEvaluatorOptions options)
+  Impl(const Device& device, const DeviceProfile* profile, EvaluatorOptions options,
+       std::optional<KernelSpec> own)
       : device_(device), options_(std::move(options)), cache_(options_.cache_dir) {
+    if (own) {
+      own_ = own->name();
+      specs_[own_] = std::make_unique<KernelSpec>(std::move(*own));
+    }
     if (profile) profile_ = *profile;
     limits_ = device_limits(device_.info, profile);
     context_ = cl::Context(std::vector<cl::Device>{device_.device});
@@ -182,30 +187,36 @@ class OpenClEvaluator::Impl {
   const KernelSpec& spec(const std::string& kernel) {
     std::lock_guard<std::mutex> lock(specs_mutex_);
     if (auto it = specs_.find(kernel); it != specs_.end()) return *it->second;
-    if (kernel.empty() || kernel.find_first_of("/\\") != std::string::npos) {
-      throw invalid_argument("kernel name '" + kernel + "' is not a template name");
-    }
-    const fs::path path = fs::path(options_.templates_dir) / (kernel + ".json");
-    std::error_code ec;
-    if (!fs::is_regular_file(path, ec)) {
-      std::string known;
-      for (const auto& e : fs::directory_iterator(options_.templates_dir, ec)) {
-        if (e.path().extension() == ".json") {
-          known += (known.empty() ? "" : ", ") + e.path().stem().string();
-        }
-      }
-      throw invalid_argument("unknown kernel '" + kernel + "': no " + path.string() +
-                             " (known: " + known + ")");
-    }
-    // The source is read when first built, so that declarations without an OpenCL source (the
-    // CLBlast specs) still load here.
-    auto spec = std::make_unique<KernelSpec>(KernelSpec::load(path.string()));
+    // The source is read when first built, so that any declaration loads here.
+    auto spec =
+        std::make_unique<KernelSpec>(KernelSpec::load_named(options_.templates_dir, kernel));
     return *(specs_[kernel] = std::move(spec));
+  }
+
+  const KernelSpec& own_spec() {
+    if (own_.empty()) throw Error(ErrorCode::kInternal, "this evaluator was made for no kernel");
+    return spec(own_);
+  }
+
+  // The problem with its kernel resolved: the evaluator's own kernel when it has one (a problem
+  // naming no kernel means it), or why the problem cannot be measured here.
+  std::optional<std::string> resolve(Problem& problem) {
+    if (!own_.empty()) {
+      if (problem.kernel.empty()) problem.kernel = own_;
+      if (problem.kernel != own_) {
+        return "this evaluator measures kernel " + own_ + ", not " + problem.kernel;
+      }
+    }
+    if (spec(problem.kernel).backend() != Backend::kOpenCl) {
+      return "kernel " + problem.kernel + " is not an OpenCL template (its backend is " +
+             to_string(spec(problem.kernel).backend()) + ")";
+    }
+    return std::nullopt;
   }
 
   Result evaluate(const Problem& problem, const Configuration& config);
   void prepare(const Problem& problem, const std::vector<Configuration>& upcoming);
-  OpenClEvaluator::CompileSummary compile(const Problem& problem,
+  DeviceEvaluator::CompileSummary compile(const Problem& problem,
                                           const std::vector<Configuration>& configs);
 
  private:
@@ -226,7 +237,8 @@ class OpenClEvaluator::Impl {
 
   Device device_;
   std::optional<DeviceProfile> profile_;
-  OpenClEvaluatorOptions options_;
+  EvaluatorOptions options_;
+  std::string own_;  // the kernel this evaluator was made for; "" for the transitional one
   DeviceLimits limits_;
   std::string extra_options_;
   cl::Context context_;
@@ -436,9 +448,9 @@ void OpenClEvaluator::Impl::prepare(const Problem& problem,
   }
 }
 
-OpenClEvaluator::CompileSummary OpenClEvaluator::Impl::compile(
+DeviceEvaluator::CompileSummary OpenClEvaluator::Impl::compile(
     const Problem& problem, const std::vector<Configuration>& configs) {
-  OpenClEvaluator::CompileSummary summary;
+  DeviceEvaluator::CompileSummary summary;
   if (auto why = unsupported(problem, {})) throw Error(ErrorCode::kUnsupported, why->message);
   const KernelSpec& s = spec(problem.kernel);
   if (auto why = no_epilogue(s, problem, {})) throw Error(ErrorCode::kUnsupported, why->message);
@@ -515,7 +527,7 @@ ProblemState& OpenClEvaluator::Impl::state_for(const Problem& problem) {
   st->problem = problem;
   st->elem_bytes = static_cast<size_t>(element_bytes(problem.precision));
   const auto t0 = Clock::now();
-  st->host = make_inputs(problem, options_.data_seed);
+  st->host = make_inputs(problem, options_.measure.data_seed);
   st->reference = std::make_unique<Reference>(problem, st->host);
   spdlog::debug("reference for {} {} {} computed in {:.0f} ms", problem.shape.to_string(),
                 problem.order_name(), problem.layout(), ms_since(t0));
@@ -883,12 +895,13 @@ Result OpenClEvaluator::Impl::evaluate(const Problem& problem, const Configurati
   }
 
   // Timing. C keeps changing when beta != 0, which does not change the work done.
-  for (int i = 0; i < options_.warmup_runs; ++i) run_call(steps);
+  for (int i = 0; i < options_.measure.warmup_runs; ++i) run_call(steps);
   std::vector<double> totals, mains;
   double sum = 0;
-  const int max_runs = std::max(options_.max_runs, 1);
+  const int max_runs = std::max(options_.measure.max_runs, 1);
   while (static_cast<int>(totals.size()) < max_runs &&
-         (static_cast<int>(totals.size()) < options_.min_runs || sum < options_.min_time_ms)) {
+         (static_cast<int>(totals.size()) < options_.measure.min_runs ||
+          sum < options_.measure.min_time_ms)) {
     const auto [total, main] = run_call(steps);
     totals.push_back(total);
     mains.push_back(main);
@@ -900,14 +913,35 @@ Result OpenClEvaluator::Impl::evaluate(const Problem& problem, const Configurati
   return r;
 }
 
+EvaluatorOptions OpenClEvaluatorOptions::options() const {
+  EvaluatorOptions o;
+  o.templates_dir = templates_dir;
+  o.cache_dir = cache_dir;
+  o.compile_threads = compile_threads;
+  o.measure.warmup_runs = warmup_runs;
+  o.measure.min_runs = min_runs;
+  o.measure.min_time_ms = min_time_ms;
+  o.measure.max_runs = max_runs;
+  o.measure.data_seed = data_seed;
+  return o;
+}
+
+OpenClEvaluator::OpenClEvaluator(KernelSpec spec, const Device& device,
+                                 const DeviceProfile* profile, EvaluatorOptions options)
+    : impl_(std::make_unique<Impl>(device, profile, std::move(options), std::move(spec))) {}
+
 OpenClEvaluator::OpenClEvaluator(const Device& device, const DeviceProfile* profile,
-                                 OpenClEvaluatorOptions options)
-    : impl_(std::make_unique<Impl>(device, profile, std::move(options))) {}
+                                 const OpenClEvaluatorOptions& options)
+    : impl_(std::make_unique<Impl>(device, profile, options.options(), std::nullopt)) {}
 
 OpenClEvaluator::~OpenClEvaluator() = default;
 
-Result OpenClEvaluator::evaluate(const Problem& problem, const Configuration& config) {
+Result OpenClEvaluator::evaluate(const Problem& problem_in, const Configuration& config) {
   try {
+    Problem problem = problem_in;
+    if (auto why = impl_->resolve(problem)) {
+      return Result::failure(config, Status::kUnsupported, *why);
+    }
     return impl_->evaluate(problem, config);
   } catch (const cl::Error& e) {
     return Result::failure(
@@ -926,12 +960,21 @@ Result OpenClEvaluator::evaluate(const Problem& problem, const Configuration& co
   }
 }
 
-void OpenClEvaluator::prepare(const Problem& problem, const std::vector<Configuration>& upcoming) {
+void OpenClEvaluator::prepare(const Problem& problem_in,
+                              const std::vector<Configuration>& upcoming) {
+  Problem problem = problem_in;
+  try {
+    if (impl_->resolve(problem)) return;  // evaluate() reports it
+  } catch (const std::exception&) {
+    return;
+  }
   impl_->prepare(problem, upcoming);
 }
 
-OpenClEvaluator::CompileSummary OpenClEvaluator::compile(
-    const Problem& problem, const std::vector<Configuration>& configs) {
+DeviceEvaluator::CompileSummary OpenClEvaluator::compile(
+    const Problem& problem_in, const std::vector<Configuration>& configs) {
+  Problem problem = problem_in;
+  if (auto why = impl_->resolve(problem)) throw Error(ErrorCode::kUnsupported, *why);
   return impl_->compile(problem, configs);
 }
 
@@ -941,6 +984,10 @@ std::string OpenClEvaluator::description() const {
 
 const KernelSpec& OpenClEvaluator::spec(const std::string& kernel) {
   return impl_->spec(kernel);
+}
+
+const KernelSpec& OpenClEvaluator::spec() const {
+  return impl_->own_spec();
 }
 
 }  // namespace gemmtune

@@ -16,27 +16,34 @@
 #include "src/device/device.hpp"
 #include "src/device/device_profile.hpp"
 #include "src/eval/evaluator.hpp"
+#include "src/eval/evaluator_factory.hpp"
 #include "src/kernel/kernel_spec.hpp"
 
 namespace gemmtune {
 
+// Transitional: the options of the evaluator before the factory (tests/test_support and some
+// commands still build one by hand). New code passes EvaluatorOptions to make_evaluator.
 struct OpenClEvaluatorOptions {
-  std::string templates_dir;  // folder of kernel templates
-  std::string cache_dir;      // binary cache; "" = $XDG_CACHE_HOME/gemmtune or ~/.cache/gemmtune;
-                              // "none" disables
+  std::string templates_dir;
+  std::string cache_dir;
   int warmup_runs = 1;
-  int min_runs = 3;  // repetitions until both min_runs and min_time_ms are reached
+  int min_runs = 3;
   double min_time_ms = 20.0;
   int max_runs = 200;
-  int compile_threads = 0;  // 0 = hardware concurrency; used by prepare()
+  int compile_threads = 0;
   uint64_t data_seed = 42;
+  EvaluatorOptions options() const;
 };
 
-class OpenClEvaluator : public Evaluator {
+class OpenClEvaluator : public DeviceEvaluator {
  public:
-  // `profile` may be null (no matching device profile); it is copied.
+  // The evaluator of `spec` (an opencl-backend declaration). `profile` may be null; it is copied.
+  OpenClEvaluator(KernelSpec spec, const Device& device, const DeviceProfile* profile,
+                  EvaluatorOptions options);
+  // Transitional: an evaluator of every opencl template of options.templates_dir, chosen by each
+  // problem's kernel; spec() without a name then throws.
   OpenClEvaluator(const Device& device, const DeviceProfile* profile,
-                  OpenClEvaluatorOptions options);
+                  const OpenClEvaluatorOptions& options);
   ~OpenClEvaluator() override;
   OpenClEvaluator(const OpenClEvaluator&) = delete;
   OpenClEvaluator& operator=(const OpenClEvaluator&) = delete;
@@ -50,10 +57,9 @@ class OpenClEvaluator : public Evaluator {
   // Builds the valid configurations among `configs` into the binary cache on compile_threads
   // threads and waits for all of them: warms the cache ahead of a search, e.g. from several
   // processes at once where a driver serializes compilation within one process.
-  struct CompileSummary {
-    size_t built = 0, cached = 0, failed = 0, invalid = 0;
-  };
-  CompileSummary compile(const Problem& problem, const std::vector<Configuration>& configs);
+  CompileSummary compile(const Problem& problem,
+                         const std::vector<Configuration>& configs) override;
+  const KernelSpec& spec() const override;
   // The declaration of a kernel template, loaded once per name. Throws Error for an unknown
   // kernel or a broken declaration.
   const KernelSpec& spec(const std::string& kernel);

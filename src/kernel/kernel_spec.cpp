@@ -1,6 +1,7 @@
 #include "src/kernel/kernel_spec.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <set>
 
@@ -51,8 +52,33 @@ std::optional<std::string> register_cap_refusal(const KernelSpec& spec, const Co
 
 }  // namespace
 
+std::string to_string(Backend backend) {
+  return backend == Backend::kClblast ? "clblast" : "opencl";
+}
+
 KernelSpec KernelSpec::load(const std::string& path) {
   return from_json(read_json_file(path), path);
+}
+
+KernelSpec KernelSpec::load_named(const std::string& dir, const std::string& kernel) {
+  namespace fs = std::filesystem;
+  if (kernel.empty() || kernel.find_first_of("/\\") != std::string::npos) {
+    throw invalid_argument("kernel name '" + kernel + "' is not a template name");
+  }
+  const fs::path path = fs::path(dir) / (kernel + ".json");
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) {
+    std::vector<std::string> known;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+      if (e.path().extension() == ".json") known.push_back(e.path().stem().string());
+    }
+    std::sort(known.begin(), known.end());
+    std::string names;
+    for (const auto& k : known) names += (names.empty() ? "" : ", ") + k;
+    throw invalid_argument("unknown kernel '" + kernel + "': no " + path.string() +
+                           " (known: " + names + ")");
+  }
+  return load(path.string());
 }
 
 KernelSpec KernelSpec::from_json(const nlohmann::json& j, const std::string& origin) {
@@ -62,6 +88,13 @@ KernelSpec KernelSpec::from_json(const nlohmann::json& j, const std::string& ori
   s.description_ = j.value("description", "");
   s.source_file_ = require_string(j, "source", origin);
   s.entry_point_ = require_string(j, "entry", origin);
+  const std::string backend = j.value("backend", "opencl");
+  if (backend == "clblast") {
+    s.backend_ = Backend::kClblast;
+    s.clblast_kernel_ = require_string(j, "clblast_kernel", origin);
+  } else if (backend != "opencl") {
+    throw invalid_file(origin, "field 'backend' must be \"opencl\" or \"clblast\"");
+  }
   if (!j.contains("parameters") || !j["parameters"].is_array()) {
     throw invalid_file(origin, "field 'parameters' must be an array");
   }

@@ -58,16 +58,27 @@ struct SpaceDeclaration {
   bool base_full = false;  // when true, unlisted parameters take all their declared values
 };
 
+// Who compiles and launches a kernel: gemmtune itself (an OpenCL C template beside the
+// declaration) or CLBlast (its own kernel, configured through clblast::OverrideParameters).
+enum class Backend { kOpenCl, kClblast };
+std::string to_string(Backend backend);
+
 class KernelSpec {
  public:
   // Reads and validates a declaration; errors name the file and the field.
   static KernelSpec load(const std::string& path);
+  // The declaration `<dir>/<kernel>.json`. Throws Error(kInvalidArgument) naming the known
+  // kernels for a name that is not a declaration of `dir`.
+  static KernelSpec load_named(const std::string& dir, const std::string& kernel);
   static KernelSpec from_json(const nlohmann::json& j, const std::string& origin);
 
   const std::string& name() const { return name_; }
   const std::string& description() const { return description_; }
   const std::string& source_file() const { return source_file_; }
   const std::string& entry_point() const { return entry_point_; }
+  Backend backend() const { return backend_; }
+  // CLBlast's name of the kernel ("Xgemm", "XgemmDirect") for the clblast backend, else "".
+  const std::string& clblast_kernel() const { return clblast_kernel_; }
   const std::vector<Parameter>& parameters() const { return parameters_; }
   const std::vector<DerivedValue>& derived() const { return derived_; }
   const std::vector<Constraint>& constraints() const { return constraints_; }
@@ -101,6 +112,8 @@ class KernelSpec {
 
  private:
   std::string name_, description_, source_file_, entry_point_;
+  Backend backend_ = Backend::kOpenCl;
+  std::string clblast_kernel_;
   std::string register_cap_parameter_;
   std::vector<Parameter> parameters_;
   std::vector<DerivedValue> derived_;

@@ -4,19 +4,21 @@
 #include <catch2/catch.hpp>
 
 #include "src/eval/clblast_evaluator.hpp"
+#include "src/eval/evaluator_factory.hpp"
+#include "tests/test_support.hpp"
 
 #ifdef GEMMTUNE_HAVE_CLBLAST
 
 #include <random>
 #include <unordered_map>
 
-#include <Eigen/Dense>
 #include <clblast.h>
+#include <Eigen/Dense>
 
 #include "src/db/database.hpp"
+#include "src/db/export.hpp"
 #include "src/device/device.hpp"
 #include "src/device/device_profile.hpp"
-#include "src/db/export.hpp"
 #include "tests/test_support.hpp"
 
 using namespace gemmtune;
@@ -29,17 +31,18 @@ ProfileSet& profiles() {
   return set;
 }
 
-Device test_device() { return select_device("", &profiles()); }
+Device test_device() {
+  return select_device("", &profiles());
+}
 
 // A gemmtune xgemm entry with small tiles, so that the CLBlast program compiles quickly.
 DatabaseEntry small_xgemm_entry() {
   DatabaseEntry e;
   e.key.kernel = "xgemm";
   e.key.shape = Shape{70, 50, 40};
-  e.parameters = {{"MWG", 16},  {"NWG", 16}, {"KWG", 16}, {"MDIMC", 8}, {"NDIMC", 8},
-                  {"MDIMA", 8}, {"NDIMB", 8}, {"KWI", 2},  {"VWM", 1},   {"VWN", 1},
-                  {"STRM", 0},  {"STRN", 0}, {"SA", 0},   {"SB", 0},    {"PADA", 0},
-                  {"PADB", 0}};
+  e.parameters = {{"MWG", 16},  {"NWG", 16}, {"KWG", 16}, {"MDIMC", 8}, {"NDIMC", 8}, {"MDIMA", 8},
+                  {"NDIMB", 8}, {"KWI", 2},  {"VWM", 1},  {"VWN", 1},   {"STRM", 0},  {"STRN", 0},
+                  {"SA", 0},    {"SB", 0},   {"PADA", 0}, {"PADB", 0}};
   e.gflops = 1;
   return e;
 }
@@ -106,14 +109,14 @@ TEST_CASE("an exported override keeps clblast::Gemm correct against Eigen",
   cl::Context context(device.device);
   cl::CommandQueue queue(context, device.device);
   auto buffer = [&](RowMatrix& mat) {
-    return cl::Buffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                      sizeof(float) * mat.size(), mat.data());
+    return cl::Buffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(float) * mat.size(),
+                      mat.data());
   };
   cl::Buffer da = buffer(a), db_ = buffer(b), dc = buffer(c);
   cl_command_queue q = queue();
-  const auto status = clblast::Gemm<float>(
-      clblast::Layout::kRowMajor, clblast::Transpose::kNo, clblast::Transpose::kNo, m, n, k, alpha,
-      da(), 0, k, db_(), 0, n, beta, dc(), 0, n, &q, nullptr);
+  const auto status = clblast::Gemm<float>(clblast::Layout::kRowMajor, clblast::Transpose::kNo,
+                                           clblast::Transpose::kNo, m, n, k, alpha, da(), 0, k,
+                                           db_(), 0, n, beta, dc(), 0, n, &q, nullptr);
   REQUIRE(status == clblast::StatusCode::kSuccess);
   RowMatrix got(m, n);
   queue.enqueueReadBuffer(dc, CL_TRUE, 0, sizeof(float) * got.size(), got.data());
@@ -124,23 +127,22 @@ TEST_CASE("an exported override keeps clblast::Gemm correct against Eigen",
   // temporary buffer for padded copies (the direct kernel needs none).
   size_t temp = 0;
   REQUIRE(clblast::GemmTempBufferSize<float>(clblast::Layout::kRowMajor, clblast::Transpose::kNo,
-                                             clblast::Transpose::kNo, m, n, k, 0, k, 0, n, 0, n,
-                                             &q, temp) == clblast::StatusCode::kSuccess);
+                                             clblast::Transpose::kNo, m, n, k, 0, k, 0, n, 0, n, &q,
+                                             temp) == clblast::StatusCode::kSuccess);
   CHECK(temp > 0);
 }
 
 TEST_CASE("the clblast evaluator measures and verifies CLBlast's Xgemm", "[clblast][pocl]") {
   REQUIRE(clblast_available());
-  CHECK(is_clblast_kernel("clblast-xgemm"));
-  CHECK(is_clblast_kernel("clblast-xgemm-direct"));
-  CHECK_FALSE(is_clblast_kernel("xgemm"));
   const auto device = test_device();
-  ClblastEvaluatorOptions options;
+  EvaluatorOptions options;
   options.templates_dir = source_path("kernel_templates");
-  options.min_runs = 2;
-  options.min_time_ms = 1;
+  options.measure.min_runs = 2;
+  options.measure.min_time_ms = 1;
   auto evaluator =
-      make_clblast_evaluator(device, profiles().find(device.info.profile), options);
+      make_evaluator("clblast-xgemm", device, profiles().find(device.info.profile), options);
+  CHECK(evaluator->spec().backend() == Backend::kClblast);
+  CHECK(evaluator->spec().clblast_kernel() == "Xgemm");
   Problem problem;
   problem.kernel = "clblast-xgemm";
   problem.shape = Shape{70, 50, 40};
@@ -179,20 +181,20 @@ TEST_CASE("the clblast evaluator measures and verifies CLBlast's Xgemm", "[clbla
 
 TEST_CASE("the clblast evaluator runs XgemmDirect when asked", "[clblast][pocl][slow]") {
   const auto device = test_device();
-  ClblastEvaluatorOptions options;
+  EvaluatorOptions options;
   options.templates_dir = source_path("kernel_templates");
-  options.min_runs = 1;
-  options.min_time_ms = 1;
-  auto evaluator = make_clblast_evaluator(device, profiles().find(device.info.profile), options);
+  options.measure.min_runs = 1;
+  options.measure.min_time_ms = 1;
+  auto evaluator =
+      make_evaluator("clblast-xgemm-direct", device, profiles().find(device.info.profile), options);
   Problem problem;
   problem.kernel = "clblast-xgemm-direct";
   // Large enough that CLBlast would pick the indirect kernel by default.
   problem.shape = Shape{520, 33, 17};
   problem.trans_b = true;
   // The evaluator checks with GemmTempBufferSize that CLBlast chose the direct kernel.
-  Configuration config = {{"WGD", 8},    {"MDIMCD", 8}, {"NDIMCD", 8}, {"MDIMAD", 8},
-                          {"NDIMBD", 8}, {"KWID", 2},   {"VWMD", 1},   {"VWND", 1},
-                          {"PADA", 0},   {"PADB", 0}};
+  Configuration config = {{"WGD", 8},  {"MDIMCD", 8}, {"NDIMCD", 8}, {"MDIMAD", 8}, {"NDIMBD", 8},
+                          {"KWID", 2}, {"VWMD", 1},   {"VWND", 1},   {"PADA", 0},   {"PADB", 0}};
   const Result r = evaluator->evaluate(problem, config);
   INFO(r.message);
   REQUIRE(r.status == Status::kOk);
@@ -202,8 +204,14 @@ TEST_CASE("the clblast evaluator runs XgemmDirect when asked", "[clblast][pocl][
 #else
 
 TEST_CASE("without CLBlast the clblast evaluator is refused", "[clblast]") {
+  using namespace gemmtune;
   CHECK_FALSE(clblast_available());
-  CHECK(is_clblast_kernel("clblast-xgemm"));
+  EvaluatorOptions options;
+  options.templates_dir = test::source_path("kernel_templates");
+  const auto devices = list_devices(nullptr);
+  REQUIRE_FALSE(devices.empty());
+  CHECK_THROWS_WITH(make_evaluator("clblast-xgemm", devices.front(), nullptr, options),
+                    Catch::Contains("without CLBlast"));
 }
 
 #endif

@@ -1,0 +1,22 @@
+#include "src/eval/evaluator_factory.hpp"
+
+#include "src/core/error.hpp"
+#include "src/eval/clblast_evaluator.hpp"
+#include "src/eval/opencl_evaluator.hpp"
+
+namespace gemmtune {
+
+std::unique_ptr<DeviceEvaluator> make_evaluator(const std::string& kernel, const Device& device,
+                                                const DeviceProfile* profile,
+                                                const EvaluatorOptions& options) {
+  KernelSpec spec = KernelSpec::load_named(options.templates_dir, kernel);
+  switch (spec.backend()) {
+    case Backend::kClblast:
+      return make_clblast_evaluator(std::move(spec), device, profile, options);
+    case Backend::kOpenCl:
+      break;
+  }
+  return std::make_unique<OpenClEvaluator>(std::move(spec), device, profile, options);
+}
+
+}  // namespace gemmtune
