@@ -60,6 +60,7 @@ struct SearchArgs {
   bool plots = false;
   bool refine = false;
   int64_t refine_evals = 60;
+  std::string shard = "0/1";  // I/N: this machine's part of the job (see shard.hpp)
 };
 
 // The options given on the command line, by name: a resumed search takes from its journal the

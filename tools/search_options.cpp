@@ -51,6 +51,11 @@ void add_problem_and_strategy_options(CLI::App& cmd, SearchArgs& a, GivenOptions
   g["epilogue"] = cmd.add_option("--epilogue", a.epilogue,
                                  "Fused epilogue: \"\" (none), bias, relu, gelu, bias,relu or "
                                  "bias,gelu (bias: one value per column of C)");
+  g["shard"] = cmd.add_option("--shard", a.shard,
+                              "I/N: this machine's part of a job split over N (exhaustive, random: "
+                              "configurations whose index is I modulo N; bayes, anneal: every "
+                              "N-th shape); files carry -shard-IofN")
+                   ->capture_default_str();
   g["alpha"] = cmd.add_option("--alpha", a.alpha, "Scale of A*B")->capture_default_str();
   g["beta"] = cmd.add_option("--beta", a.beta, "Scale of C")->capture_default_str();
 }
@@ -129,7 +134,8 @@ nlohmann::json settings_json(const SearchArgs& a, const std::vector<Shape>& shap
           {"db", a.db},
           {"no_db", a.no_db},
           {"refine", a.refine},
-          {"eval_timeout_s", a.eval_timeout_s}};
+          {"eval_timeout_s", a.eval_timeout_s},
+          {"shard", a.shard}};
 }
 
 void apply_journal_settings(SearchArgs& a, const nlohmann::json& s, const GivenOptions& given) {
@@ -163,6 +169,7 @@ void apply_journal_settings(SearchArgs& a, const nlohmann::json& s, const GivenO
   take("no-db", "no_db", a.no_db);
   take("refine", "refine", a.refine);
   take("eval-timeout", "eval_timeout_s", a.eval_timeout_s);
+  take("shard", "shard", a.shard);
   if (unset("shapes") && unset("shapes-file") && s.contains("shapes")) {
     std::string list;
     for (const auto& sh : s["shapes"]) list += (list.empty() ? "" : ",") + sh.get<std::string>();

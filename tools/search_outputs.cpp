@@ -151,6 +151,7 @@ void write_search_outputs(const GlobalOptions& global, const SearchArgs& a,
         {"space", a.space},
         {"evaluator", target.evaluator->description()},
         {"journal", a.journal},
+        {"shard", a.shard},
         {"complete", !interrupted},
         {"evaluations_per_minute", per_minute}}},
       {"results", shape_results(outcomes)}};
