@@ -229,9 +229,12 @@ ShapeOutcome tune_shape(const SearchRun& run, const Problem& problem) {
 
   TuneSettings settings;
   settings.stop = run.stop;
-  settings.lookahead = a.lookahead > 0     ? size_t(a.lookahead)
-                       : run.target.replay ? 1
-                                           : size_t(a.compile_threads) + 1;
+  // A compile pool is kept busy only with configurations announced ahead: one in flight and one
+  // waiting per process while the device measures.
+  settings.lookahead = a.lookahead > 0           ? size_t(a.lookahead)
+                       : run.target.replay       ? 1
+                       : a.compile_processes > 0 ? 2 * size_t(a.compile_processes) + 1
+                                                 : size_t(a.compile_threads) + 1;
   settings.interrupt = &g_interrupted;
   settings.journal = &run.journal;
   if (run.resumed) {

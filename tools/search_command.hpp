@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "search/ab/refine.hpp"
+#include "search/tuning/compile_pool.hpp"
 #include "search/tuning/tuner.hpp"
 #include "src/core/problem.hpp"
 #include "src/db/database.hpp"
@@ -44,6 +45,7 @@ struct SearchArgs {
   double alpha = 1.0, beta = 0.0;
   std::string device;
   int compile_threads = 0;
+  int compile_processes = -1;  // -1 = the device's default (open_device_target)
   int lookahead = 0;
   std::string journal;
   std::string resume;
@@ -89,6 +91,7 @@ struct DatabaseTarget {
 struct SearchTarget {
   std::unique_ptr<Evaluator> evaluator;
   ReplayEvaluator* replay = nullptr;  // set when the evaluator answers from a recording
+  CompilePool* pool = nullptr;        // set when compile processes build ahead of it
   nlohmann::json device_json;
   std::string device_id;
   std::optional<KernelSpec> spec;

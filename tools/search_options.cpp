@@ -66,6 +66,11 @@ void add_run_options(CLI::App& cmd, SearchArgs& a, GivenOptions& g) {
   g["device"] = cmd.get_option("--device");
   cmd.add_option("--compile-threads", a.compile_threads,
                  "Background compile threads (default: the cores available)");
+  cmd.add_option("--compile-processes", a.compile_processes,
+                 "Compile worker processes building ahead of the measurement into the binary "
+                 "cache (default: min(16, cores) on a GPU, 0 = off on a CPU device; 0 compiles "
+                 "in threads)")
+      ->check(CLI::Range(0, 1024));
   cmd.add_option("--lookahead", a.lookahead,
                  "Configurations in flight (default: compile threads + 1, capped by the strategy)");
   cmd.add_option("--journal", a.journal,

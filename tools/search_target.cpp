@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <thread>
 
+#include <spdlog/spdlog.h>
+
 #include "search/tuning/worker_evaluator.hpp"
 #include "src/core/error.hpp"
 #include "src/device/device.hpp"
@@ -21,23 +23,61 @@ std::string self_executable() {
   return p.string();
 }
 
-// The worker runs this same binary with the global options of this command line.
+// Helper processes run this same binary with the global options of this command line.
+std::vector<std::string> helper_argv(const GlobalOptions& global) {
+  std::vector<std::string> argv = {self_executable()};
+  if (!global.templates_dir.empty()) argv.insert(argv.end(), {"--templates", global.templates_dir});
+  if (!global.devices_dir.empty()) argv.insert(argv.end(), {"--devices", global.devices_dir});
+  if (!global.log_level.empty()) argv.insert(argv.end(), {"--log-level", global.log_level});
+  if (global.verbose) argv.push_back("-v");
+  if (global.quiet) argv.push_back("-q");
+  return argv;
+}
+
 std::unique_ptr<Evaluator> make_worker_evaluator(const GlobalOptions& global, const SearchArgs& a,
                                                  const Device& device) {
   WorkerOptions w;
-  w.argv = {self_executable()};
-  if (!global.templates_dir.empty())
-    w.argv.insert(w.argv.end(), {"--templates", global.templates_dir});
-  if (!global.devices_dir.empty()) w.argv.insert(w.argv.end(), {"--devices", global.devices_dir});
-  if (!global.log_level.empty()) w.argv.insert(w.argv.end(), {"--log-level", global.log_level});
-  if (global.verbose) w.argv.push_back("-v");
-  if (global.quiet) w.argv.push_back("-q");
+  w.argv = helper_argv(global);
   w.argv.insert(w.argv.end(), {"worker", "--fd", "3", "--device", device.info.selector(),
                                "--compile-threads", std::to_string(a.compile_threads)});
   if (!a.cache_dir.empty()) w.argv.insert(w.argv.end(), {"--cache-dir", a.cache_dir});
   w.eval_timeout_s = a.eval_timeout_s;
   w.start_timeout_s = std::max(60.0, a.eval_timeout_s);
   return std::make_unique<WorkerEvaluator>(std::move(w));
+}
+
+// NVIDIA's compiler scales with processes, not threads (results/h100/compile/README.md), so a GPU
+// gets a pool by default; on a CPU device PoCL's compiler would compete with the measurement for
+// the same cores, so there the default is none.
+int default_compile_processes(const DeviceInfo& info) {
+  if (info.type == "cpu") return 0;
+  return int(std::min(16u, std::max(1u, std::thread::hardware_concurrency())));
+}
+
+// Wraps the evaluator in a pool of `gemmtune compile-worker` processes building into its cache.
+void add_compile_pool(const GlobalOptions& global, SearchArgs& a, const Device& device,
+                      SearchTarget& t) {
+  if (a.compile_processes > 0 && a.cache_dir == "none") {
+    throw invalid_argument(
+        "--compile-processes builds into the binary cache: not with --cache-dir none");
+  }
+  if (a.compile_processes < 0) {
+    a.compile_processes = a.cache_dir == "none" ? 0 : default_compile_processes(device.info);
+  }
+  if (a.compile_processes == 0) return;
+  CompilePoolOptions o;
+  o.argv = helper_argv(global);
+  o.argv.insert(o.argv.end(), {"compile-worker", "--device", device.info.selector()});
+  if (!a.cache_dir.empty()) o.argv.insert(o.argv.end(), {"--cache-dir", a.cache_dir});
+  o.processes = a.compile_processes;
+  // Long enough for any single build; a hung compiler must not hold the search for longer than
+  // an evaluation may take.
+  o.wait_s = a.eval_timeout_s;
+  o.build_timeout_s = std::max(60.0, 2 * a.eval_timeout_s);
+  auto pool = std::make_unique<CompilePool>(std::move(t.evaluator), std::move(o));
+  t.pool = pool.get();
+  t.evaluator = std::move(pool);
+  spdlog::info("compiling in {} processes ahead of the measurement", a.compile_processes);
 }
 
 }  // namespace
@@ -47,6 +87,8 @@ std::string spec_path(const GlobalOptions& global, const std::string& kernel) {
 }
 
 SearchTarget open_replay_target(SearchArgs& a, Problem& base, const GivenOptions& given) {
+  if (a.compile_processes > 0)
+    throw invalid_argument("--compile-processes: a replay builds nothing");
   SearchTarget t;
   auto r = std::make_unique<ReplayEvaluator>(a.replay, a.replay_delay_ms);
   t.replay = r.get();
@@ -98,6 +140,7 @@ SearchTarget open_device_target(const GlobalOptions& global, SearchArgs& a) {
   } else {
     t.evaluator = make_worker_evaluator(global, a, device);
   }
+  add_compile_pool(global, a, device, t);
   return t;
 }
 
