@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "search/strategies/shard.hpp"
 #include "src/core/error.hpp"
 #include "src/core/problem.hpp"
 #include "src/device/device.hpp"
@@ -26,23 +27,8 @@ struct CompileArgs {
   EvaluatorOptions eval;
 };
 
-// "I/N": this process takes every configuration whose enumeration index is I modulo N.
-std::pair<uint64_t, uint64_t> parse_shard(const std::string& text) {
-  const auto slash = text.find('/');
-  try {
-    if (slash != std::string::npos) {
-      size_t used_i = 0, used_n = 0;
-      const auto i = std::stoull(text.substr(0, slash), &used_i);
-      const auto n = std::stoull(text.substr(slash + 1), &used_n);
-      if (used_i == slash && used_n == text.size() - slash - 1 && n > 0 && i < n) return {i, n};
-    }
-  } catch (const std::exception&) {
-  }
-  throw invalid_argument("--shard '" + text + "' is not I/N with 0 <= I < N");
-}
-
 void run_compile(const GlobalOptions& options, CompileArgs a) {
-  const auto [shard, shards] = parse_shard(a.shard);
+  const Shard shard = Shard::parse(a.shard);
   if (a.eval.cache_dir == "none")
     throw invalid_argument("compile needs a binary cache: --cache-dir none");
   const auto profiles = load_profiles(options);
@@ -59,11 +45,11 @@ void run_compile(const GlobalOptions& options, CompileArgs a) {
   std::vector<Configuration> mine;
   uint64_t index = 0;
   space.for_each([&](const Configuration& c) {
-    if (index++ % shards == shard) mine.push_back(c);
+    if (shard.owns(index++)) mine.push_back(c);
     return true;
   });
   spdlog::info("compiling {} of {} configurations of {}/{} for {} (shard {}/{})", mine.size(),
-               index, a.kernel, a.space, device.info.name, shard, shards);
+               index, a.kernel, a.space, device.info.name, shard.index, shard.count);
   const auto s = evaluator->compile(problem, mine);
   std::cout << fmt::format("{} built, {} already cached, {} failed to build, {} invalid\n", s.built,
                            s.cached, s.failed, s.invalid);

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "search/strategies/shard.hpp"
 #include "search/strategies/strategies.hpp"
 #include "search/tuning/progress.hpp"
 #include "search/tuning/search_checks.hpp"
@@ -77,6 +78,22 @@ StopCondition stop_condition(SearchArgs& a) {
   return stop;
 }
 
+// Shard I of N tunes the shapes whose position in the list is I modulo N.
+std::vector<Problem> shard_problems(const std::vector<Problem>& problems, const Shard& shard) {
+  std::vector<Problem> mine;
+  for (size_t i = 0; i < problems.size(); ++i) {
+    if (shard.owns(i)) mine.push_back(problems[i]);
+  }
+  if (mine.empty()) {
+    throw invalid_argument(
+        fmt::format("--shard {}: {} shapes leave this shard none; strategies "
+                    "other than exhaustive and random split the shapes, so use "
+                    "at most {} shards",
+                    shard.to_string(), problems.size(), problems.size()));
+  }
+  return mine;
+}
+
 // Everything the per-shape loop shares.
 struct SearchRun {
   const GlobalOptions& global;
@@ -87,7 +104,15 @@ struct SearchRun {
   const std::optional<Journal>& resumed;
   JournalWriter& journal;
   bool terminal = false;
+  Shard shard;
 };
+
+// Exhaustive and random searches visit configurations independently of each other's results, so
+// their shards split every shape's space; the model-based strategies learn from the whole space
+// (a modulo slice would hide whole values of a parameter from them), so they split the shapes.
+bool shards_split_space(const std::string& strategy) {
+  return strategy == "exhaustive" || strategy == "random";
+}
 
 // The space of one problem: the recording's configurations, or the template's on this device.
 SearchSpace shape_space(const SearchRun& run, const Problem& problem) {
@@ -99,6 +124,18 @@ SearchSpace shape_space(const SearchRun& run, const Problem& problem) {
   } else {
     space.emplace(
         SearchSpace::from_param_space(ParamSpace(*t.spec, run.a.space, t.limits, context)));
+  }
+  if (run.shard.split() && shards_split_space(run.a.strategy)) {
+    const size_t whole = space->size();
+    space.emplace(shard_space(*space, run.shard));
+    if (space->size() == 0) {
+      throw invalid_argument(
+          fmt::format("--shard {}: space {} of kernel {} has only {} "
+                      "configurations, none for this shard",
+                      run.shard.to_string(), run.a.space, run.a.kernel, whole));
+    }
+    spdlog::info("{}: shard {} takes {} of the {} configurations", problem.shape.to_string(),
+                 run.shard.to_string(), space->size(), whole);
   }
   // Derived quantities (tile sizes, local memory, registers) help the model-based searchers;
   // a replay of a kernel whose template is not here simply goes without them.
@@ -166,9 +203,12 @@ ShapeOutcome tune_shape(const SearchRun& run, const Problem& problem) {
 
   TuneSettings settings;
   settings.stop = run.stop;
-  settings.lookahead = a.lookahead > 0     ? size_t(a.lookahead)
-                       : run.target.replay ? 1
-                                           : size_t(a.eval.compile_threads) + 1;
+  // A compile pool is kept busy only with configurations announced ahead: one in flight and one
+  // waiting per process while the device measures.
+  settings.lookahead = a.lookahead > 0           ? size_t(a.lookahead)
+                       : run.target.replay       ? 1
+                       : a.compile_processes > 0 ? 2 * size_t(a.compile_processes) + 1
+                                                 : size_t(a.eval.compile_threads) + 1;
   settings.interrupt = stop_requested();
   settings.journal = &run.journal;
   if (run.resumed) {
@@ -209,6 +249,7 @@ void run_search_command(const GlobalOptions& global, SearchArgs a, const GivenOp
   }
 
   const OptionValues strategy_options = strategy_option_values(a);
+  const Shard shard = Shard::parse(a.shard);
   if (a.refine && a.refine_evals < 2 * AbSettings{}.min_pairs) {
     throw invalid_argument(
         fmt::format("--refine-evals {} is less than one A/B comparison needs "
@@ -220,7 +261,8 @@ void run_search_command(const GlobalOptions& global, SearchArgs a, const GivenOp
   SearchTarget target =
       a.replay.empty() ? open_device_target(global, a) : open_replay_target(a, base, given);
   if (resumed) check_same_device(a.resume, resumed->headers.front(), target.device_id);
-  const std::vector<Problem> problems = search_problems(a, base, target.replay);
+  std::vector<Problem> problems = search_problems(a, base, target.replay);
+  if (shard.split() && !shards_split_space(a.strategy)) problems = shard_problems(problems, shard);
   std::vector<Shape> shapes;
   for (const auto& p : problems) shapes.push_back(p.shape);
   if (resumed && !a.new_problems)
@@ -229,7 +271,10 @@ void run_search_command(const GlobalOptions& global, SearchArgs a, const GivenOp
 
   // ---- output and journal ----
   if (a.output.empty()) a.output = default_output(a.kernel, target.device_id);
-  if (a.journal.empty()) a.journal = journal_beside(a.output);
+  // Every shard writes its own files, merged afterwards (gemmtune db merge).
+  a.output = shard_path(a.output, shard);
+  a.journal = a.journal.empty() ? journal_beside(a.output) : shard_path(a.journal, shard);
+  target.db.path = shard_path(target.db.path, shard);
   if (a.resume.empty() && std::filesystem::exists(a.journal)) {
     throw invalid_argument("journal " + a.journal + " already exists: continue it with --resume " +
                            a.journal + ", or choose another file with --journal");
@@ -253,8 +298,8 @@ void run_search_command(const GlobalOptions& global, SearchArgs a, const GivenOp
                         {"resumed_from", a.resume}});
 
   StopSignals guard;
-  const SearchRun run{global, a,       target,  strategy_options,
-                      stop,   resumed, journal, ::isatty(2) != 0};
+  const SearchRun run{global,           a,    target, strategy_options, stop, resumed, journal,
+                      ::isatty(2) != 0, shard};
   std::vector<ShapeOutcome> outcomes;
   bool interrupted = false;
   for (const auto& problem : problems) {

@@ -9,6 +9,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "search/tuning/channel.hpp"
 #include "src/core/error.hpp"
 #include "src/device/device.hpp"
 #include "src/eval/evaluator_factory.hpp"
@@ -29,33 +30,7 @@ struct WorkerSettings {
 };
 
 bool write_line(int fd, const nlohmann::json& j) {
-  const std::string line = j.dump() + "\n";
-  size_t done = 0;
-  while (done < line.size()) {
-    const ssize_t n = ::write(fd, line.data() + done, line.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    done += size_t(n);
-  }
-  return true;
-}
-
-// Reads one line; false at the end of the channel.
-bool read_line(int fd, std::string& buffer, std::string* line) {
-  while (true) {
-    if (auto nl = buffer.find('\n'); nl != std::string::npos) {
-      *line = buffer.substr(0, nl);
-      buffer.erase(0, nl + 1);
-      return true;
-    }
-    char buf[65536];
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    buffer.append(buf, size_t(n));
-  }
+  return gemmtune::write_line(fd, j.dump());
 }
 
 void run_worker(const GlobalOptions& options, const WorkerSettings& s) {

@@ -32,5 +32,6 @@ void set_search_command(CLI::App& app, GlobalOptions& options);
 void set_search_eval_command(CLI::App& app, GlobalOptions& options);
 void set_worker_command(CLI::App& app, GlobalOptions& options);
 void set_compile_command(CLI::App& app, GlobalOptions& options);
+void set_compile_worker_command(CLI::App& app, GlobalOptions& options);
 
 }  // namespace gemmtune::cli

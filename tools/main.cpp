@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
   cli::set_ab_command(app, options);
   cli::set_refine_command(app, options);
   cli::set_compile_command(app, options);
+  cli::set_compile_worker_command(app, options);
 
   try {
     setup_logging("info");

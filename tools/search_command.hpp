@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "search/ab/refine.hpp"
+#include "search/tuning/compile_pool.hpp"
 #include "search/tuning/tuner.hpp"
 #include "src/core/problem.hpp"
 #include "src/db/database.hpp"
@@ -36,6 +37,7 @@ struct SearchArgs {
   ProblemOptions problem;
   std::string device;
   EvaluatorOptions eval;  // --cache-dir, --compile-threads, timing; templates from the globals
+  int compile_processes = -1;  // -1 = the device's default (open_device_target)
   int lookahead = 0;
   std::string journal;
   std::string resume;
@@ -52,6 +54,7 @@ struct SearchArgs {
   bool refine = false;
   int64_t refine_evals = 60;
   bool new_problems = false;  // --resume may add problems the journal does not hold
+  std::string shard = "0/1";  // I/N: this machine's part of the job (see shard.hpp)
 };
 
 // The options given on the command line, by name: a resumed search takes from its journal the
@@ -80,6 +83,7 @@ struct DatabaseTarget {
 struct SearchTarget {
   std::unique_ptr<Evaluator> evaluator;
   ReplayEvaluator* replay = nullptr;  // set when the evaluator answers from a recording
+  CompilePool* pool = nullptr;        // set when compile processes build ahead of it
   nlohmann::json device_json;
   std::string device_id;
   std::optional<KernelSpec> spec;

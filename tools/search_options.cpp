@@ -46,6 +46,11 @@ void add_problem_and_strategy_options(CLI::App& cmd, SearchArgs& a, GivenOptions
                   ->check(seed_number());
   add_problem_options(cmd, a.problem, kWholeProblem | kShapeList);
   for (const auto& [name, option] : a.problem.added) g[name] = option;
+  g["shard"] = cmd.add_option("--shard", a.shard,
+                               "I/N: this machine's part of a job split over N (exhaustive, random: "
+                               "configurations whose index is I modulo N; bayes, anneal: every "
+                               "N-th shape); files carry -shard-IofN")
+                   ->capture_default_str();
 }
 
 // Where the search measures, what it writes, and how it finishes.
@@ -53,6 +58,11 @@ void add_run_options(CLI::App& cmd, SearchArgs& a, GivenOptions& g) {
   add_device_option(cmd, a.device);
   g["device"] = cmd.get_option("--device");
   add_measure_options(cmd, a.eval, kTiming | kCacheDir | kCompileThreads);
+  cmd.add_option("--compile-processes", a.compile_processes,
+                 "Compile worker processes building ahead of the measurement into the binary "
+                 "cache (default: min(16, cores) on a GPU, 0 = off on a CPU device; 0 compiles "
+                 "in threads)")
+      ->check(whole_number(0, 1024));
   cmd.add_option("--lookahead", a.lookahead,
                  "Configurations in flight (default: compile threads + 1, capped by the strategy)")
       ->check(whole_number(1, INT_MAX));
@@ -126,7 +136,8 @@ nlohmann::json settings_json(const SearchArgs& a, const std::vector<Shape>& shap
           {"db", a.db},
           {"no_db", a.no_db},
           {"refine", a.refine},
-          {"eval_timeout_s", a.eval_timeout_s}};
+          {"eval_timeout_s", a.eval_timeout_s},
+          {"shard", a.shard}};
 }
 
 void apply_journal_settings(SearchArgs& a, const nlohmann::json& s, const GivenOptions& given) {
@@ -160,6 +171,7 @@ void apply_journal_settings(SearchArgs& a, const nlohmann::json& s, const GivenO
   take("no-db", "no_db", a.no_db);
   take("refine", "refine", a.refine);
   take("eval-timeout", "eval_timeout_s", a.eval_timeout_s);
+  take("shard", "shard", a.shard);
   if (unset("shapes") && unset("shapes-file") && s.contains("shapes")) {
     std::string list;
     for (const auto& sh : s["shapes"]) list += (list.empty() ? "" : ",") + sh.get<std::string>();

@@ -151,9 +151,19 @@ void write_search_outputs(const GlobalOptions& global, const SearchArgs& a,
         {"space", a.space},
         {"evaluator", target.evaluator->description()},
         {"journal", a.journal},
+        {"shard", a.shard},
+        {"compile_pool", target.pool ? nlohmann::json(target.pool->stats()) : nlohmann::json()},
         {"complete", !interrupted},
         {"evaluations_per_minute", per_minute}}},
       {"results", shape_results(outcomes)}};
+  if (target.pool) {
+    const auto s = target.pool->stats();
+    spdlog::info(
+        "compile pool: {} built, {} already cached, {} failed, {} reached by the "
+        "measurement first, {} waited for ({} processes started{})",
+        s.built, s.cached, s.failed, s.taken_back, s.waited, s.starts,
+        s.stopped ? "; stopped" : "");
+  }
   std::error_code ec;
   const auto parent = std::filesystem::path(a.output).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);

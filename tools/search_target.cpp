@@ -5,6 +5,7 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "search/tuning/worker_evaluator.hpp"
 #include "src/core/error.hpp"
@@ -23,13 +24,19 @@ std::string self_executable() {
   return p.string();
 }
 
-// The worker runs this same binary with the global options and the measurement settings of
+// Helper processes (the worker, compile workers) run this same binary with the global options of
 // this command line.
+std::vector<std::string> helper_argv(const GlobalOptions& global) {
+  std::vector<std::string> argv = {self_executable()};
+  for (auto& arg : global_arguments(global)) argv.push_back(std::move(arg));
+  return argv;
+}
+
+// The worker also takes the measurement settings of this command line.
 std::unique_ptr<Evaluator> make_worker_evaluator(const GlobalOptions& global, const SearchArgs& a,
                                                  const Device& device) {
   WorkerOptions w;
-  w.argv = {self_executable()};
-  for (auto& arg : global_arguments(global)) w.argv.push_back(std::move(arg));
+  w.argv = helper_argv(global);
   const MeasureSettings& m = a.eval.measure;
   w.argv.insert(w.argv.end(),
                 {"worker", "--fd", "3", "--device", device.info.selector(), "--kernel", a.kernel,
@@ -43,6 +50,40 @@ std::unique_ptr<Evaluator> make_worker_evaluator(const GlobalOptions& global, co
   return std::make_unique<WorkerEvaluator>(std::move(w));
 }
 
+// NVIDIA's compiler scales with processes, not threads (results/h100/compile/README.md), so a GPU
+// gets a pool by default; on a CPU device PoCL's compiler would compete with the measurement for
+// the same cores, so there the default is none.
+int default_compile_processes(const DeviceInfo& info) {
+  if (info.type == "cpu") return 0;
+  return int(std::min(16u, std::max(1u, std::thread::hardware_concurrency())));
+}
+
+// Wraps the evaluator in a pool of `gemmtune compile-worker` processes building into its cache.
+void add_compile_pool(const GlobalOptions& global, SearchArgs& a, const Device& device,
+                      SearchTarget& t) {
+  if (a.compile_processes > 0 && a.eval.cache_dir == "none") {
+    throw invalid_argument(
+        "--compile-processes builds into the binary cache: not with --cache-dir none");
+  }
+  if (a.compile_processes < 0) {
+    a.compile_processes = a.eval.cache_dir == "none" ? 0 : default_compile_processes(device.info);
+  }
+  if (a.compile_processes == 0) return;
+  CompilePoolOptions o;
+  o.argv = helper_argv(global);
+  o.argv.insert(o.argv.end(), {"compile-worker", "--device", device.info.selector()});
+  if (!a.eval.cache_dir.empty()) o.argv.insert(o.argv.end(), {"--cache-dir", a.eval.cache_dir});
+  o.processes = a.compile_processes;
+  // Long enough for any single build; a hung compiler must not hold the search for longer than
+  // an evaluation may take.
+  o.wait_s = a.eval_timeout_s;
+  o.build_timeout_s = std::max(60.0, 2 * a.eval_timeout_s);
+  auto pool = std::make_unique<CompilePool>(std::move(t.evaluator), std::move(o));
+  t.pool = pool.get();
+  t.evaluator = std::move(pool);
+  spdlog::info("compiling in {} processes ahead of the measurement", a.compile_processes);
+}
+
 }  // namespace
 
 std::string spec_path(const GlobalOptions& global, const std::string& kernel) {
@@ -50,6 +91,8 @@ std::string spec_path(const GlobalOptions& global, const std::string& kernel) {
 }
 
 SearchTarget open_replay_target(SearchArgs& a, Problem& base, const GivenOptions& given) {
+  if (a.compile_processes > 0)
+    throw invalid_argument("--compile-processes: a replay builds nothing");
   SearchTarget t;
   auto r = std::make_unique<ReplayEvaluator>(a.replay, a.replay_delay_ms);
   t.replay = r.get();
@@ -97,6 +140,7 @@ SearchTarget open_device_target(const GlobalOptions& global, SearchArgs& a) {
   } else {
     t.evaluator = make_worker_evaluator(global, a, device);
   }
+  add_compile_pool(global, a, device, t);
   return t;
 }
 

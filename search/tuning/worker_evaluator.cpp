@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "search/tuning/channel.hpp"
 #include "src/core/error.hpp"
 
 namespace gemmtune {
@@ -26,16 +27,6 @@ namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
-std::string describe_exit(int status) {
-  if (WIFSIGNALED(status)) {
-    const int sig = WTERMSIG(status);
-    const char* name = ::strsignal(sig);
-    return fmt::format("killed by signal {} ({})", sig, name ? name : "?");
-  }
-  if (WIFEXITED(status)) return fmt::format("exited with code {}", WEXITSTATUS(status));
-  return "ended";
 }
 
 }  // namespace
@@ -53,37 +44,10 @@ std::string WorkerEvaluator::description() const {
 }
 
 void WorkerEvaluator::start(bool resend_prepared) {
-  int sv[2];
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-    throw Error(ErrorCode::kDevice,
-                std::string("cannot create the worker channel: ") + std::strerror(errno));
-  }
-  std::vector<char*> argv;
-  for (auto& a : options_.argv) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(sv[0]);
-    ::close(sv[1]);
-    throw Error(ErrorCode::kDevice, std::string("cannot start a worker: ") + std::strerror(errno));
-  }
-  if (pid == 0) {
-    // Child: own process group (Ctrl-C on the terminal stops the tuner, which lets the
-    // configuration in flight finish), killed with the tuner, channel on fd 3, and stdout sent
-    // to stderr so that stray driver output cannot corrupt the channel.
-    ::setpgid(0, 0);
-#ifdef __linux__
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-#endif
-    ::signal(SIGINT, SIG_IGN);
-    ::dup2(sv[1], 3);  // dup2 clears close-on-exec on the copy
-    ::dup2(2, 1);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
-  ::close(sv[1]);
-  pid_ = pid;
-  fd_ = sv[0];
+  // The channel is the worker's file descriptor 3.
+  ChildProcess child = start_child(options_.argv, {3});
+  pid_ = child.pid;
+  fd_ = child.fd;
   buffer_.clear();
   ++starts_;
 
@@ -118,43 +82,14 @@ void WorkerEvaluator::start(bool resend_prepared) {
 }
 
 std::string WorkerEvaluator::stop(bool kill) {
-  if (pid_ < 0) return "";
-  if (fd_ >= 0) {
-    ::close(fd_);
-    fd_ = -1;
-  }
-  int status = 0;
-  if (kill) {
-    ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, &status, 0);
-  } else {
-    // The worker leaves when its channel closes; give it a moment before forcing it.
-    const auto t0 = std::chrono::steady_clock::now();
-    pid_t r = 0;
-    while ((r = ::waitpid(pid_, &status, WNOHANG)) == 0 && seconds_since(t0) < 5) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    if (r == 0) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, &status, 0);
-    }
-  }
+  ChildProcess child{pid_, fd_};
   pid_ = -1;
-  return describe_exit(status);
+  fd_ = -1;
+  return end_child(child, kill);
 }
 
 bool WorkerEvaluator::send(const nlohmann::json& j) {
-  const std::string line = j.dump() + "\n";
-  size_t done = 0;
-  while (done < line.size()) {
-    const ssize_t n = ::send(fd_, line.data() + done, line.size() - done, MSG_NOSIGNAL);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    done += size_t(n);
-  }
-  return true;
+  return write_line(fd_, j.dump());
 }
 
 WorkerEvaluator::Read WorkerEvaluator::read_line(double timeout_s, std::string* line) {

@@ -127,4 +127,19 @@ Journal synthetic_xgemm_gpu_journal(uint64_t seed) {
   return synthetic_gemm_journal(space, p, seed);
 }
 
+std::string write_xgemm_cpu_replay(const std::string& path, const std::vector<Shape>& shapes,
+                                   uint64_t seed) {
+  static const KernelSpec spec = KernelSpec::load(source_path("kernel_templates/xgemm.json"));
+  const ParamSpace space(spec, "cpu", DeviceLimits{}, Context{{"ELEM_BYTES", 4}});
+  JournalWriter w(path);
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    Problem p;
+    p.shape = shapes[i];
+    const Journal j = synthetic_gemm_journal(space, p, seed);
+    if (i == 0) w.write_header(j.headers.front());
+    for (const auto& e : j.entries) w.append(e.problem, e.result, 0);
+  }
+  return path;
+}
+
 }  // namespace gemmtune::test

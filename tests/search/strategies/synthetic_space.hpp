@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "src/db/journal.hpp"
 #include "src/kernel/kernel_spec.hpp"
@@ -18,5 +19,10 @@ Journal synthetic_gemm_journal(const ParamSpace& space, const Problem& problem, 
 
 // The xgemm `gpu` space (limits of a typical discrete GPU) at 1024x1024x1024, as a journal.
 Journal synthetic_xgemm_gpu_journal(uint64_t seed);
+
+// Writes a recording (for --replay) of the xgemm `cpu` space, without device limits, for each of
+// `shapes` to `path`; returns `path`.
+std::string write_xgemm_cpu_replay(const std::string& path, const std::vector<Shape>& shapes,
+                                   uint64_t seed);
 
 }  // namespace gemmtune::test

@@ -1,0 +1,340 @@
+#include "search/tuning/compile_pool.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "search/tuning/channel.hpp"
+#include "src/core/error.hpp"
+
+namespace gemmtune {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+enum class JobState { kQueued, kBuilding, kDone };
+
+// Builds do not depend on the shape (the same binary serves every shape of a problem family), so
+// a configuration announced for two shapes is built once.
+std::string job_key(const Problem& problem, const Configuration& config) {
+  Problem p = problem;
+  p.shape = Shape{};
+  return nlohmann::json(p).dump() + " " + configuration_to_json(config).dump();
+}
+
+}  // namespace
+
+class CompilePool::Impl {
+ public:
+  explicit Impl(CompilePoolOptions options) : options_(std::move(options)) {
+    procs_.resize(size_t(std::max(1, options_.processes)));
+  }
+
+  ~Impl() {
+    if (thread_.joinable()) {
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stopping_ = true;
+      }
+      wake();
+      thread_.join();
+    }
+    // Whatever a worker is still building is no longer wanted: the search is over.
+    for (auto& p : procs_) end_child(p.child, true);
+    for (int fd : wake_) {
+      if (fd >= 0) ::close(fd);
+    }
+  }
+
+  // Queues the configurations not seen before; false when the pool has stopped.
+  bool queue(const Problem& problem, const std::vector<Configuration>& configs) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (stats_.stopped) return false;
+      const nlohmann::json pj = problem;
+      for (const auto& c : configs) {
+        const std::string key = job_key(problem, c);
+        if (!jobs_.emplace(key, JobState::kQueued).second) continue;
+        queue_.emplace_back(
+            key, nlohmann::json{{"problem", pj}, {"config", configuration_to_json(c)}}.dump());
+      }
+      if (!thread_.joinable()) {
+        if (::pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0) {
+          stop_pool(std::string("cannot create a pipe: ") + std::strerror(errno));
+          return false;
+        }
+        thread_ = std::thread([this] { loop(); });
+      }
+    }
+    wake();
+    return true;
+  }
+
+  // Called before the evaluator measures a configuration: one still queued is taken back (the
+  // evaluator builds it now rather than wait for a worker to reach it), one being built is waited
+  // for, so that the evaluator finds it in the cache.
+  void before_evaluate(const Problem& problem, const Configuration& config) {
+    const std::string key = job_key(problem, config);
+    std::unique_lock<std::mutex> lock(mutex_);
+    auto it = jobs_.find(key);
+    if (it == jobs_.end()) return;
+    if (it->second == JobState::kQueued) {
+      it->second = JobState::kDone;  // the dispatcher skips it
+      ++stats_.taken_back;
+      return;
+    }
+    if (it->second != JobState::kBuilding) return;
+    ++stats_.waited;
+    const bool finished =
+        done_cv_.wait_for(lock, std::chrono::duration<double>(options_.wait_s), [&] {
+          auto j = jobs_.find(key);
+          return j == jobs_.end() || j->second != JobState::kBuilding;
+        });
+    if (!finished) {
+      spdlog::debug("compile pool: {} still building after {} s; the evaluator builds it",
+                    to_string(config), options_.wait_s);
+    }
+  }
+
+  Stats stats() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return stats_;
+  }
+
+ private:
+  struct Proc {
+    ChildProcess child;
+    std::string buffer;
+    std::string job;  // the key being built, "" when idle
+    Clock::time_point since;
+    size_t finished = 0;
+    std::string fatal;  // what the worker said before it gave up
+  };
+
+  void wake() {
+    const char c = 1;
+    if (wake_[1] >= 0) (void)!::write(wake_[1], &c, 1);
+  }
+
+  // The dispatcher: hands queued configurations to idle workers and collects their answers.
+  void loop() {
+    std::vector<pollfd> fds;
+    std::vector<size_t> which;
+    while (true) {
+      fds.clear();
+      which.clear();
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (stopping_) return;
+        dispatch();
+        fds.push_back({wake_[0], POLLIN, 0});
+        for (size_t i = 0; i < procs_.size(); ++i) {
+          if (procs_[i].child.fd < 0) continue;
+          fds.push_back({procs_[i].child.fd, POLLIN, 0});
+          which.push_back(i);
+        }
+      }
+      const int r = ::poll(fds.data(), fds.size(), 500);
+      if (r < 0 && errno != EINTR) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stop_pool(std::string("poll failed: ") + std::strerror(errno));
+        return;
+      }
+      char drain[256];
+      while (::read(wake_[0], drain, sizeof drain) > 0) {
+      }
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (size_t k = 1; r > 0 && k < fds.size(); ++k) {
+        if (fds[k].revents != 0) receive(procs_[which[k - 1]]);
+      }
+      for (auto& p : procs_) {
+        if (!p.job.empty() && std::chrono::duration<double>(Clock::now() - p.since).count() >
+                                  options_.build_timeout_s) {
+          died(p, fmt::format("no answer within {} s", options_.build_timeout_s));
+        }
+      }
+    }
+  }
+
+  // Under the lock: starts workers where there is work and gives each idle one a configuration.
+  void dispatch() {
+    for (auto& p : procs_) {
+      if (stats_.stopped) return;
+      if (!p.job.empty()) continue;
+      // The next configuration still wanted.
+      while (!queue_.empty() && jobs_[queue_.front().first] != JobState::kQueued) {
+        queue_.pop_front();
+      }
+      if (queue_.empty()) return;
+      if (p.child.pid < 0 && !start(p)) continue;
+      if (!write_line(p.child.fd, queue_.front().second)) {
+        died(p, "its channel closed");
+        continue;
+      }
+      p.job = queue_.front().first;
+      p.since = Clock::now();
+      jobs_[p.job] = JobState::kBuilding;
+      queue_.pop_front();
+    }
+  }
+
+  bool start(Proc& p) {
+    try {
+      // Requests on the worker's stdin, answers on its stdout.
+      p.child = start_child(options_.argv, {0, 1});
+      p.buffer.clear();
+      p.finished = 0;
+      p.fatal.clear();
+      ++stats_.starts;
+      return true;
+    } catch (const std::exception& e) {
+      failed_once(e.what());
+      return false;
+    }
+  }
+
+  // Under the lock: reads what a worker wrote; the end of its channel means it died.
+  void receive(Proc& p) {
+    char buf[65536];
+    const ssize_t n = ::read(p.child.fd, buf, sizeof buf);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+    if (n <= 0) {
+      died(p, p.fatal.empty() ? "it ended" : p.fatal);
+      return;
+    }
+    p.buffer.append(buf, size_t(n));
+    std::vector<std::string> lines;
+    take_lines(p.buffer, &lines);
+    for (const auto& line : lines) answer(p, line);
+  }
+
+  void answer(Proc& p, const std::string& line) {
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::exception&) {
+      spdlog::debug("compile pool: unreadable line from a worker: {}", line);
+      return;
+    }
+    if (j.contains("fatal")) {
+      p.fatal = j.value("fatal", "");
+      return;
+    }
+    if (!j.contains("outcome") || p.job.empty()) return;  // "ready", or nothing asked
+    const std::string outcome = j.value("outcome", "");
+    if (outcome == "built") {
+      ++stats_.built;
+    } else if (outcome == "cached") {
+      ++stats_.cached;
+    } else if (outcome == "invalid") {
+      ++stats_.invalid;
+    } else if (outcome == "failed") {
+      ++stats_.failed;
+      spdlog::debug("compile pool: build failed: {}", j.value("message", ""));
+    }
+    finish(p);
+    ++p.finished;
+    failures_in_a_row_ = 0;
+  }
+
+  void finish(Proc& p) {
+    if (p.job.empty()) return;
+    jobs_[p.job] = JobState::kDone;
+    p.job.clear();
+    done_cv_.notify_all();
+  }
+
+  // Under the lock: a worker ended or stopped answering. Its configuration counts as failed here
+  // (the evaluator builds it again and finds out for itself); the slot starts a new worker when
+  // there is work.
+  void died(Proc& p, const std::string& why) {
+    const bool building = !p.job.empty();
+    const std::string how = end_child(p.child, true);
+    spdlog::debug("compile pool: a worker ended ({}; {})", why, how);
+    if (building) ++stats_.failed;
+    finish(p);
+    if (p.finished == 0 || building) failed_once(why);
+  }
+
+  // Workers that keep failing mean the command line or the device is the problem, not a
+  // configuration: the pool stops and the evaluator compiles as it did without one.
+  void failed_once(const std::string& why) {
+    if (++failures_in_a_row_ >= std::max(3, options_.processes)) stop_pool(why);
+  }
+
+  void stop_pool(const std::string& why) {
+    if (stats_.stopped) return;
+    stats_.stopped = true;
+    spdlog::warn("compile pool stopped ({}); the evaluator compiles by itself", why);
+    queue_.clear();
+    for (auto& [key, state] : jobs_) state = JobState::kDone;
+    for (auto& p : procs_) {
+      end_child(p.child, true);
+      p.job.clear();
+    }
+    done_cv_.notify_all();
+  }
+
+  CompilePoolOptions options_;
+  mutable std::mutex mutex_;
+  std::condition_variable done_cv_;
+  std::unordered_map<std::string, JobState> jobs_;
+  std::deque<std::pair<std::string, std::string>> queue_;  // key, request line
+  std::vector<Proc> procs_;
+  int wake_[2] = {-1, -1};
+  std::thread thread_;
+  bool stopping_ = false;
+  int failures_in_a_row_ = 0;
+  Stats stats_;
+};
+
+CompilePool::CompilePool(std::unique_ptr<Evaluator> inner, CompilePoolOptions options)
+    : inner_(std::move(inner)) {
+  if (!inner_) throw Error(ErrorCode::kInternal, "compile pool without an evaluator");
+  if (options.processes < 1 || options.argv.empty()) {
+    throw Error(ErrorCode::kInternal, "compile pool without processes or worker command");
+  }
+  processes_ = options.processes;
+  impl_ = std::make_unique<Impl>(std::move(options));
+}
+
+CompilePool::~CompilePool() = default;
+
+Result CompilePool::evaluate(const Problem& problem, const Configuration& config) {
+  impl_->before_evaluate(problem, config);
+  return inner_->evaluate(problem, config);
+}
+
+void CompilePool::prepare(const Problem& problem, const std::vector<Configuration>& upcoming) {
+  if (!impl_->queue(problem, upcoming)) inner_->prepare(problem, upcoming);
+}
+
+std::string CompilePool::description() const {
+  return inner_->description() + fmt::format(" with {} compile processes", processes_);
+}
+
+CompilePool::Stats CompilePool::stats() const {
+  return impl_->stats();
+}
+
+void to_json(nlohmann::json& j, const CompilePool::Stats& s) {
+  j = {{"built", s.built},     {"cached", s.cached},         {"failed", s.failed},
+       {"invalid", s.invalid}, {"taken_back", s.taken_back}, {"waited", s.waited},
+       {"starts", s.starts},   {"stopped", s.stopped}};
+}
+
+}  // namespace gemmtune

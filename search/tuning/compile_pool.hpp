@@ -1,0 +1,75 @@
+// A pool of compile worker processes in front of an evaluator. Some OpenCL compilers (NVIDIA's,
+// measured in results/h100/compile/README.md) barely scale with threads inside one process but
+// scale with processes, so the configurations the tuner announces through prepare() are built by
+// P separate processes (`gemmtune compile-worker`) into the shared binary cache, and the wrapped
+// evaluator then loads each from the cache instead of compiling it.
+//
+// The pool only ever saves time, never changes a result: a configuration the measurement reaches
+// before a worker took it is taken back (the evaluator builds it as it always did), one a worker
+// is building is waited for (at most `wait_s`), and a build that failed in the pool is built again
+// by the evaluator, which reports the failure as before. Workers that die are restarted; when
+// they keep dying the pool stops and the evaluator compiles everything itself again.
+//
+// Protocol of a compile worker, one JSON object per line: worker → pool first {"ready": true} or
+// {"fatal": "message"}; pool → worker {"problem": P, "config": C}; worker → pool
+// {"outcome": "built" | "cached" | "failed" | "invalid" | "skipped", "ms": T, "message": "..."}.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "src/eval/evaluator.hpp"
+
+namespace gemmtune {
+
+struct CompilePoolOptions {
+  // A compile worker's command line: requests on its stdin, answers on its stdout.
+  std::vector<std::string> argv;
+  int processes = 1;
+  // How long evaluate() waits for a configuration a worker is building before building it itself.
+  double wait_s = 60;
+  // A build running longer is taken for a hung compiler: its worker is killed and restarted.
+  double build_timeout_s = 600;
+};
+
+class CompilePool : public Evaluator {
+ public:
+  struct Stats {
+    size_t built = 0;       // compiled by a worker and stored in the cache
+    size_t cached = 0;      // already in the cache when a worker reached it
+    size_t failed = 0;      // did not build in a worker (built again by the evaluator)
+    size_t invalid = 0;     // not a valid configuration on the device: nothing to build
+    size_t taken_back = 0;  // reached by the measurement before a worker started it
+    size_t waited = 0;      // evaluations that waited for a worker to finish
+    size_t starts = 0;      // worker processes started, restarts included
+    bool stopped = false;   // the workers kept dying: the evaluator compiles again
+  };
+
+  // Wraps `inner`; the workers start with the first prepare().
+  CompilePool(std::unique_ptr<Evaluator> inner, CompilePoolOptions options);
+  ~CompilePool() override;
+  CompilePool(const CompilePool&) = delete;
+  CompilePool& operator=(const CompilePool&) = delete;
+
+  Result evaluate(const Problem& problem, const Configuration& config) override;
+  // Queues the configurations for the workers (the wrapped evaluator is not asked to compile them
+  // too; it is when the pool has stopped).
+  void prepare(const Problem& problem, const std::vector<Configuration>& upcoming) override;
+  std::string description() const override;
+
+  Stats stats() const;
+  Evaluator& inner() { return *inner_; }
+
+ private:
+  class Impl;
+  std::unique_ptr<Evaluator> inner_;
+  int processes_ = 0;
+  std::unique_ptr<Impl> impl_;  // declared last: its workers end before the evaluator does
+};
+
+void to_json(nlohmann::json& j, const CompilePool::Stats& s);
+
+}  // namespace gemmtune
