@@ -28,6 +28,8 @@ step "build gemmtune" && quiet cmake --build "$build_dir" --target gemmtune -j "
 
 gemmtune="$build_dir/gemmtune"
 step "tune" && echo "(a few minutes on a CPU)"
+# A re-run starts a new journal; what the last run measured comes back from the evaluation cache.
+rm -f "$out_dir/search.json" "$out_dir/journal.jsonl"
 "$gemmtune" search --shapes "${GEMMTUNE_QUICKSTART_SHAPE:-256x256x256}" --strategy bayes \
   --max-evals "${GEMMTUNE_QUICKSTART_EVALS:-24}" --seed 1 \
   --output "$out_dir/search.json" --journal "$out_dir/journal.jsonl" --db "$out_dir/tuned.json" \

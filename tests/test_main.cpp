@@ -16,6 +16,13 @@
 
 extern char** environ;
 
+namespace {
+// The commands the tests start share one binary cache, but each test counts what its own search
+// measures: results of other tests' searches must not be taken from the evaluation cache. The
+// tests of that cache name their own folder.
+const bool kNoSharedEvaluationCache = ::setenv("GEMMTUNE_EVALUATION_CACHE", "none", 0) == 0;
+}  // namespace
+
 namespace gemmtune::test {
 
 namespace {
@@ -148,10 +155,13 @@ std::string describe(const Problem& p, const Result& r) {
   return s + " " + to_string(r.config) + ": " + to_string(r.status) + " " + r.message;
 }
 
-CommandResult run_gemmtune(const std::string& args) {
+CommandResult run_gemmtune_in(const std::string& workdir, const std::string& env,
+                              const std::string& args) {
   const std::string dir = temp_dir("cmd");
   const std::string out = dir + "/out", err = dir + "/err";
-  const std::string cmd = std::string(GEMMTUNE_BINARY) + " " + args + " >" + out + " 2>" + err;
+  std::string cmd = std::string(GEMMTUNE_BINARY) + " " + args + " >" + out + " 2>" + err;
+  if (!env.empty()) cmd = "env " + env + " " + cmd;
+  if (!workdir.empty()) cmd = "cd '" + workdir + "' && " + cmd;
   const int status = std::system(cmd.c_str());
   CommandResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -160,5 +170,7 @@ CommandResult run_gemmtune(const std::string& args) {
   std::filesystem::remove_all(dir);
   return r;
 }
+
+CommandResult run_gemmtune(const std::string& args) { return run_gemmtune_in("", "", args); }
 
 }  // namespace gemmtune::test

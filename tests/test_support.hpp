@@ -26,6 +26,10 @@ struct CommandResult {
 
 // Runs the gemmtune binary with `args` (a shell-quoted string) and captures its output.
 CommandResult run_gemmtune(const std::string& args);
+// The same in the working folder `workdir`, with `env` ("NAME=value ...", "-u NAME" to unset; as
+// env(1) takes them) added to the environment.
+CommandResult run_gemmtune_in(const std::string& workdir, const std::string& env,
+                              const std::string& args);
 
 // Starts the gemmtune binary with `args` in the background, stdout and stderr to `dir`/bg.out and
 // `dir`/bg.err; the caller waits for the process.

@@ -6,6 +6,7 @@
 // outputs live in search_options.cpp, search_target.cpp and search_outputs.cpp.
 #include <unistd.h>
 
+#include <ctime>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -26,8 +27,22 @@ namespace gemmtune::cli {
 
 namespace {
 
-std::string default_output(const std::string& kernel, const std::string& device_id) {
-  return "search-" + kernel + "-" + device_id + ".json";
+// A new folder for this search's files: results/searches/<device>-<UTC time>[-2 ...], so that
+// searches started in one folder never collide.
+std::string new_output_folder(const std::string& device_id) {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+  const std::string base = "results/searches/" + device_id + "-" + stamp;
+  std::string dir = base;
+  for (int n = 2; std::filesystem::exists(dir); ++n) dir = base + "-" + std::to_string(n);
+  return dir;
+}
+
+std::string output_in(const std::string& dir, const std::string& kernel) {
+  return (std::filesystem::path(dir) / ("search-" + kernel + ".json")).string();
 }
 
 // A journal holds the measurements of one device; continuing it on another would mix them.
@@ -217,20 +232,47 @@ ShapeOutcome tune_shape(const SearchRun& run, const Problem& problem) {
       if (problem_key(e.problem) == key) settings.known.push_back(e.result);
     }
   }
+  std::unique_ptr<JournalWriter> cache_writer;
+  if (run.target.cache && run.target.cache->enabled()) {
+    if (!a.fresh) {
+      settings.cached = run.target.cache->load(problem);
+      if (!settings.cached.empty()) {
+        spdlog::info("{}: {} results of earlier searches in the evaluation cache (--fresh measures "
+                     "them again)",
+                     problem.shape.to_string(), settings.cached.size());
+      }
+    }
+    cache_writer = run.target.cache->writer(problem);
+    if (cache_writer) {
+      settings.on_measured = [&cache_writer, &problem](const Result& r) {
+        cache_writer->append(problem, r, 0);
+      };
+    }
+  }
   ProgressReporter progress(run.terminal, problem.shape.to_string(), problem.flops());
   settings.on_progress = [&progress](const TuneProgress& p) { progress.update(p); };
   ShapeOutcome so{problem, run_search(*run.target.evaluator, problem, space, *searcher, settings),
                   space.size(), std::nullopt};
   progress.finish();
-  spdlog::info("{}: {} ({} evaluations, {} measured now at {:.1f} per minute)",
+  spdlog::info("{}: {} ({} evaluations, {} from the cache, {} measured now at {:.1f} per minute)",
                problem.shape.to_string(), so.outcome.stop_reason, so.outcome.evaluations,
-               so.outcome.measured, so.outcome.evaluations_per_minute());
+               so.outcome.cached, so.outcome.measured, so.outcome.evaluations_per_minute());
   if (a.refine && so.outcome.best && !so.outcome.interrupted) refine_shape(run, problem, so);
   update_database(run, problem, so);
   return so;
 }
 
-void run_search_command(const GlobalOptions& global, SearchArgs a, const GivenOptions& given) {
+// What one template's search found, for the caller's checks (and --kernel auto's comparison).
+struct KernelSearch {
+  std::string kernel;
+  std::string journal;
+  std::vector<ShapeOutcome> outcomes;
+};
+
+// The search of one template: everything from the journal to the outputs. `reason` says why this
+// template (and is logged with the space in the first line).
+KernelSearch search_kernel(const GlobalOptions& global, SearchArgs a, const GivenOptions& given,
+                           const std::string& reason) {
   // ---- resume: the journal's settings fill what this command line leaves out ----
   std::optional<Journal> resumed;
   std::optional<JournalWriter> resumed_writer;
@@ -270,17 +312,27 @@ void run_search_command(const GlobalOptions& global, SearchArgs a, const GivenOp
   for (const auto& p : problems) check_fits_device(p, target.device_json);
 
   // ---- output and journal ----
-  if (a.output.empty()) a.output = default_output(a.kernel, target.device_id);
+  if (a.output.empty()) {
+    if (a.out_dir.empty()) a.out_dir = new_output_folder(target.device_id);
+    a.output = output_in(a.out_dir, a.kernel);
+    std::error_code ec;
+    std::filesystem::create_directories(a.out_dir, ec);  // a failure is named by the check below
+  }
   // Every shard writes its own files, merged afterwards (gemmtune db merge).
   a.output = shard_path(a.output, shard);
   a.journal = a.journal.empty() ? journal_beside(a.output) : shard_path(a.journal, shard);
   target.db.path = shard_path(target.db.path, shard);
   if (a.resume.empty() && std::filesystem::exists(a.journal)) {
     throw invalid_argument("journal " + a.journal + " already exists: continue it with --resume " +
-                           a.journal + ", or choose another file with --journal");
+                           a.journal + ", or choose another --out folder (a new search reuses " +
+                           "what earlier ones measured anyway)");
   }
   const StopCondition stop = stop_condition(a);
   check_search_outputs(a.output, target.db.path, target.db.device, templates_dir(global));
+
+  spdlog::info("template {}, space {}: {}{}", a.kernel, a.space,
+               reason.empty() ? "as given" : reason,
+               a.replay.empty() ? "" : " (from the recording)");
 
   std::optional<JournalWriter> new_writer;
   JournalWriter& journal =
@@ -313,7 +365,72 @@ void run_search_command(const GlobalOptions& global, SearchArgs a, const GivenOp
   write_search_outputs(global, a, target, outcomes, interrupted);
   if (interrupted)
     throw_interrupted(guard.signal(), "gemmtune search --resume " + shell_quote(a.journal));
-  for (const auto& o : outcomes) require_valid_result(o.problem, o.outcome, a.journal);
+  return {a.kernel, a.journal, std::move(outcomes)};
+}
+
+// --kernel auto: every template gets an equal share of the budget, in one output folder; the
+// fastest per shape is what counts (the database keeps each template's best).
+void search_all_kernels(const GlobalOptions& global, SearchArgs a, const GivenOptions& given,
+                        const std::string& reason) {
+  if (!a.resume.empty())
+    throw invalid_argument("--kernel auto does not resume: run the same search again instead, "
+                           "it takes every result measured before from the evaluation cache");
+  if (!a.output.empty() || !a.journal.empty())
+    throw invalid_argument("--kernel auto writes one results file per template: give --out DIR "
+                           "instead of -o/--journal");
+  const std::vector<std::string> kernels = auto_kernels(global, a.space, base_problem(a));
+  const auto n = int64_t(kernels.size());
+  if (a.max_evals == 0 && a.time_budget_s == 0 && a.space_fraction == 0) a.max_evals = 100;
+  if (a.max_evals > 0) a.max_evals = std::max<int64_t>(1, a.max_evals / n);
+  a.time_budget_s /= double(n);
+  std::string names;
+  for (const auto& k : kernels) names += (names.empty() ? "" : ", ") + k;
+  spdlog::info("--kernel auto: {} templates ({}), each with a 1/{} share of the budget ({})", n,
+               names, n, reason);
+  std::vector<KernelSearch> searches;
+  for (const auto& k : kernels) {
+    SearchArgs sub = a;
+    sub.kernel = k;
+    searches.push_back(search_kernel(global, sub, given, "one of the templates --kernel auto tries"));
+    if (a.out_dir.empty()) {
+      a.out_dir = std::filesystem::path(searches.back().journal).parent_path().string();
+    }
+  }
+  const auto& problems = searches.front().outcomes;
+  for (size_t i = 0; i < problems.size(); ++i) {
+    const KernelSearch* best = nullptr;
+    std::string all;
+    for (const auto& ks : searches) {
+      const auto& b = ks.outcomes.at(i).outcome.best;
+      all += fmt::format("{}{} {}", all.empty() ? "" : ", ", ks.kernel,
+                         b ? fmt::format("{:.1f}", b->gflops) : std::string("-"));
+      if (b && (!best || b->gflops > best->outcomes.at(i).outcome.best->gflops)) best = &ks;
+    }
+    const std::string shape = problems[i].problem.shape.to_string();
+    if (!best) {
+      require_valid_result(problems[i].problem, problems[i].outcome, searches.front().journal);
+      continue;
+    }
+    std::cout << fmt::format("{}: fastest template {} (GFLOPS: {})\n", shape, best->kernel, all);
+  }
+}
+
+void run_search_command(const GlobalOptions& global, SearchArgs a, const GivenOptions& given) {
+  std::string reason;
+  if (a.kernel.empty() && a.resume.empty() && a.replay.empty()) {
+    const KernelChoice choice = default_kernel(global, a.device);
+    a.kernel = choice.kernel;
+    reason = choice.reason;
+  } else if (a.kernel == "auto") {
+    reason = "as given";
+  }
+  if (a.kernel == "auto") {
+    if (!a.replay.empty()) throw invalid_argument("--kernel auto: a replay holds one template");
+    search_all_kernels(global, a, given, reason);
+    return;
+  }
+  const KernelSearch s = search_kernel(global, a, given, reason);
+  for (const auto& o : s.outcomes) require_valid_result(o.problem, o.outcome, s.journal);
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "search/tuning/tuner.hpp"
 #include "src/core/problem.hpp"
 #include "src/db/database.hpp"
+#include "src/db/evaluation_cache.hpp"
 #include "src/eval/evaluator.hpp"
 #include "src/eval/replay_evaluator.hpp"
 #include "src/kernel/kernel_spec.hpp"
@@ -26,7 +27,7 @@
 namespace gemmtune::cli {
 
 struct SearchArgs {
-  std::string kernel = "xgemm";
+  std::string kernel;  // "" = the device profile's default template, else "auto"; "auto" = all
   std::string space;  // "" = cpu on a CPU device, gpu otherwise
   std::string strategy = "bayes";
   std::vector<std::string> strategy_options;
@@ -44,6 +45,8 @@ struct SearchArgs {
   std::string replay;
   double replay_delay_ms = 0;
   std::string output;
+  std::string out_dir;  // where the results file and the journal go ("" = a new folder)
+  bool fresh = false;   // measure again what the evaluation cache holds
   double eval_timeout_s = 120;
   bool in_process = false;
   bool json = false;
@@ -89,6 +92,7 @@ struct SearchTarget {
   std::optional<KernelSpec> spec;
   DeviceLimits limits;
   DatabaseTarget db;
+  std::optional<EvaluationCache> cache;  // results of earlier searches (a device, not a replay)
 };
 
 // A recorded space (--replay); takes the kernel and space from the recording when not given.
@@ -98,6 +102,17 @@ SearchTarget open_device_target(const GlobalOptions& global, SearchArgs& a);
 // The problems to tune: the given shapes (or a replay's recorded ones) on the base problem.
 std::vector<Problem> search_problems(const SearchArgs& a, Problem base, ReplayEvaluator* replay);
 std::string spec_path(const GlobalOptions& global, const std::string& kernel);
+
+// The template a search without --kernel runs on the selected device, and why.
+struct KernelChoice {
+  std::string kernel;  // a template, or "auto"
+  std::string reason;
+};
+KernelChoice default_kernel(const GlobalOptions& global, const std::string& device_selector);
+// The templates `--kernel auto` shares the budget over: gemmtune's own (not CLBlast's kernels)
+// that have the space and implement the problem's epilogue.
+std::vector<std::string> auto_kernels(const GlobalOptions& global, const std::string& space,
+                                      const Problem& problem);
 
 // ---- search_outputs.cpp ----
 struct ShapeOutcome {

@@ -17,7 +17,9 @@ namespace {
 void add_problem_and_strategy_options(CLI::App& cmd, SearchArgs& a, GivenOptions& g) {
   std::string strategies_help = "Search strategy:";
   for (const auto& s : strategies()) strategies_help += " " + s.name + " (" + s.description + ");";
-  g["kernel"] = cmd.add_option("--kernel", a.kernel, "Kernel template")->capture_default_str();
+  g["kernel"] = cmd.add_option("--kernel", a.kernel,
+                               "Kernel template, or auto: every template with a share of the "
+                               "budget (default: the device profile's template, else auto)");
   g["space"] = cmd.add_option("--space", a.space,
                               "Named space of the template: ci, cpu, gpu or full (default: cpu "
                               "on a CPU device, gpu otherwise)");
@@ -80,7 +82,13 @@ void add_run_options(CLI::App& cmd, SearchArgs& a, GivenOptions& g) {
       ->check(finite_number(0));
   g["output"] = cmd.add_option("-o,--output", a.output,
                                "Best configuration per shape with metadata (JSON; default "
-                               "search-<kernel>-<device>.json)");
+                               "search-<kernel>.json in the --out folder)");
+  cmd.add_option("--out", a.out_dir,
+                 "Folder for the results file and the journal (default: a new folder "
+                 "results/searches/<device>-<time>)");
+  cmd.add_flag("--fresh", a.fresh,
+               "Measure again what earlier searches of the same problem, template, device and "
+               "driver left in the evaluation cache");
   g["eval-timeout"] = cmd.add_option("--eval-timeout", a.eval_timeout_s,
                                      "Seconds an evaluation may take before it counts as a hang")
                           ->capture_default_str()

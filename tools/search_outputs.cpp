@@ -73,13 +73,14 @@ std::string write_report_beside(const GlobalOptions& global, const DatabaseTarge
 }
 
 void print_summary(const std::vector<ShapeOutcome>& outcomes) {
-  std::cout << fmt::format("{:<20} {:>7} {:>7} {:>7} {:>10} {:>10} {:>9}  {}\n", "shape", "evals",
-                           "failed", "resumed", "GFLOPS", "ms", "evals/min", "best configuration");
+  std::cout << fmt::format("{:<20} {:>7} {:>7} {:>7} {:>7} {:>10} {:>10} {:>9}  {}\n", "shape",
+                           "evals", "failed", "resumed", "cached", "GFLOPS", "ms", "evals/min",
+                           "best configuration");
   for (const auto& o : outcomes) {
     const auto& t = o.outcome;
     std::cout << fmt::format(
-        "{:<20} {:>7} {:>7} {:>7} {:>10} {:>10} {:>9.1f}  {}\n", o.problem.shape.to_string(),
-        t.evaluations, t.failed, t.resumed, t.best ? fmt::format("{:.2f}", t.best->gflops) : "-",
+        "{:<20} {:>7} {:>7} {:>7} {:>7} {:>10} {:>10} {:>9.1f}  {}\n", o.problem.shape.to_string(),
+        t.evaluations, t.failed, t.resumed, t.cached, t.best ? fmt::format("{:.2f}", t.best->gflops) : "-",
         t.best ? fmt::format("{:.4f}", t.best->time.median_ms) : "-", t.evaluations_per_minute(),
         t.best ? to_string(t.best->config) : "(no valid configuration)");
   }
@@ -96,6 +97,7 @@ nlohmann::json shape_results(const std::vector<ShapeOutcome>& outcomes) {
                        {"evaluations", t.evaluations},
                        {"measured", t.measured},
                        {"resumed", t.resumed},
+                       {"cached", t.cached},
                        {"failed", t.failed},
                        {"elapsed_s", t.elapsed_s},
                        {"evaluations_per_minute", t.evaluations_per_minute()},

@@ -90,6 +90,47 @@ std::string spec_path(const GlobalOptions& global, const std::string& kernel) {
   return templates_dir(global) + "/" + kernel + ".json";
 }
 
+KernelChoice default_kernel(const GlobalOptions& global, const std::string& device_selector) {
+  const auto profiles = load_profiles(global);
+  const Device device = select_device(device_selector, &profiles);
+  const DeviceProfile* profile = profiles.match(device.info);
+  if (profile && !profile->default_kernel.empty()) {
+    return {profile->default_kernel,
+            "the default of the " + profile->name + " profile (" + profile->default_kernel_source +
+                ")"};
+  }
+  return {"auto", "the " + (profile ? profile->name : std::string("matched")) +
+                      " profile names no default template: every template gets a share of the "
+                      "budget and the fastest is kept"};
+}
+
+std::vector<std::string> auto_kernels(const GlobalOptions& global, const std::string& space,
+                                      const Problem& problem) {
+  std::vector<std::string> names;
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(templates_dir(global))) {
+    if (e.path().extension() == ".json") files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  const Epilogue e = parse_epilogue(problem.epilogue);
+  std::vector<std::string> wanted;
+  if (e.bias) wanted.push_back("bias");
+  if (e.activation != Activation::kNone) wanted.push_back(to_string(e.activation));
+  for (const auto& f : files) {
+    const KernelSpec spec = KernelSpec::load(f.string());
+    if (spec.backend() != Backend::kOpenCl) continue;
+    if (!space.empty() && !spec.spaces().count(space)) continue;
+    const auto& has = spec.epilogue();
+    if (!std::all_of(wanted.begin(), wanted.end(), [&](const std::string& item) {
+          return std::find(has.begin(), has.end(), item) != has.end();
+        }))
+      continue;
+    names.push_back(spec.name());
+  }
+  if (names.empty()) throw invalid_argument("--kernel auto: no template implements this problem");
+  return names;
+}
+
 SearchTarget open_replay_target(SearchArgs& a, Problem& base, const GivenOptions& given) {
   if (a.compile_processes > 0)
     throw invalid_argument("--compile-processes: a replay builds nothing");
@@ -134,6 +175,10 @@ SearchTarget open_device_target(const GlobalOptions& global, SearchArgs& a) {
   if (a.space.empty()) a.space = device.info.type == "cpu" ? "cpu" : "gpu";
   if (a.eval.compile_threads <= 0) {
     a.eval.compile_threads = int(std::max(1u, std::thread::hardware_concurrency()));
+  }
+  if (a.replay.empty()) {
+    t.cache.emplace(a.eval.cache_dir, device.info,
+                    template_fingerprint(templates_dir(global), a.kernel));
   }
   if (a.in_process) {
     t.evaluator = make_evaluator(a.kernel, device, profile, evaluator_options(global, a.eval));

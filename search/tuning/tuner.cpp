@@ -25,18 +25,28 @@ TuneOutcome run_search(Evaluator& evaluator, const Problem& problem, const Searc
   TuneProgress progress;
   progress.limit = settings.stop.eval_limit(space.size());
 
-  for (const auto& r : settings.known) {
+  // Whether the searcher took `r` (a result of an earlier run) as one of its evaluations.
+  auto tell_known = [&](const Result& r) {
     const auto index = space.index_of(r.config);
-    if (!index) {
-      ++out.not_in_space;
-      continue;
-    }
-    if (searcher.seen(*index)) continue;  // recorded twice
+    if (!index || searcher.seen(*index)) return false;  // not in this space, or recorded twice
     searcher.tell(*index, r, flops);
-    ++out.resumed;
     ++out.evaluations;
     if (!r.ok()) ++out.failed;
     if (better_result(r, out.best, flops)) out.best = r;
+    return true;
+  };
+  for (const auto& r : settings.known) {
+    if (tell_known(r)) {
+      ++out.resumed;
+    } else if (!space.index_of(r.config)) {
+      ++out.not_in_space;
+    }
+  }
+  // The journal gets them too: it stays the whole record of this search (and a replay file).
+  for (const auto& r : settings.cached) {
+    if (!tell_known(r)) continue;
+    ++out.cached;
+    if (settings.journal) settings.journal->append(problem, r, 0);
   }
   if (out.not_in_space > 0) {
     spdlog::warn("{} journalled results are not in this space; ignored", out.not_in_space);
@@ -78,6 +88,7 @@ TuneOutcome run_search(Evaluator& evaluator, const Problem& problem, const Searc
     ++out.evaluations;
     ++out.measured;
     if (settings.journal) settings.journal->append(problem, r, elapsed());
+    if (settings.on_measured) settings.on_measured(r);
     searcher.tell(index, r, flops);
     if (!r.ok()) ++out.failed;
     const bool improved = better_result(r, out.best, flops);

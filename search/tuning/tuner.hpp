@@ -34,6 +34,11 @@ struct TuneSettings {
   JournalWriter* journal = nullptr;
   // Results known from an earlier run (a resumed journal): told to the searcher, never measured.
   std::vector<Result> known;
+  // Results of earlier searches of the same problem (the evaluation cache): told like `known`,
+  // but one outside this space (another space, another shard) is passed over without a warning.
+  std::vector<Result> cached;
+  // Called with each result measured now, after the journal has it.
+  std::function<void(const Result&)> on_measured;
   std::function<void(const TuneProgress&)> on_progress;
 };
 
@@ -42,6 +47,7 @@ struct TuneOutcome {
   size_t evaluations = 0;  // resumed ones included
   size_t measured = 0;
   size_t resumed = 0;
+  size_t cached = 0;  // results taken from the evaluation cache (also counted in `evaluations`)
   size_t failed = 0;
   size_t not_in_space = 0;  // known results whose configuration is not in this space
   double elapsed_s = 0;

@@ -147,6 +147,8 @@ void to_json(nlohmann::json& j, const DeviceProfile& p) {
                      {"build_options", p.build_options},
                      {"register_cap_option", p.register_cap_option}};
   if (!p.model.empty()) j["model"] = p.model;
+  if (!p.default_kernel.empty())
+    j["default_kernel"] = {{"value", p.default_kernel}, {"source", p.default_kernel_source}};
   for (const auto& [k, f] : p.figures) j["figures"][k] = {{"value", f.value}, {"source", f.source}};
 }
 
@@ -203,6 +205,16 @@ DeviceProfile profile_from_json(const nlohmann::json& j, const std::string& orig
                          "\"-cl-nv-maxrregcount=\" (the cap is appended to it)");
     }
     p.register_cap_option = o.get<std::string>();
+  }
+  if (j.contains("default_kernel")) {
+    const auto& d = j["default_kernel"];
+    if (!d.is_object() || !d.contains("value") || !d["value"].is_string() ||
+        d["value"].get<std::string>().empty() || !d.contains("source") || !d["source"].is_string()) {
+      throw invalid_file(origin,
+                         "field 'default_kernel' must be {\"value\": template, \"source\": why}");
+    }
+    p.default_kernel = d["value"].get<std::string>();
+    p.default_kernel_source = d["source"].get<std::string>();
   }
   p.models = models_from_json(j, origin);
   return p;

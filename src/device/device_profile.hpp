@@ -46,6 +46,10 @@ struct DeviceProfile {
   // "-cl-nv-maxrregcount="); empty where the driver has none, and then kernels run uncapped.
   std::string register_cap_option;
   std::vector<ProfileModel> models;  // empty in a model's variant
+  // The template `gemmtune search` tunes when none is named, and the measurement behind that
+  // choice; empty where nothing was measured on the class (search then tries every template).
+  std::string default_kernel;
+  std::string default_kernel_source;
 
   // The figure `key`, or throws Error naming the profile file and the field.
   double figure(const std::string& key) const;

@@ -1,0 +1,159 @@
+// A plain `gemmtune search` as a newcomer runs it: the template comes from the device profile (or
+// every template shares the budget), the files go to one new folder under results/, and a second
+// search in the same folder runs and takes what the first measured from the evaluation cache.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "src/core/json_util.hpp"
+#include "tests/test_support.hpp"
+#include "tests/tools/cli_helpers.hpp"
+
+using namespace gemmtune;
+using test::run_gemmtune_in;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// A user's environment: the evaluation cache in its default place under XDG_CACHE_HOME.
+std::string user_env(const std::string& dir) {
+  return "-u GEMMTUNE_EVALUATION_CACHE XDG_CACHE_HOME=" + dir + "/cache";
+}
+
+// The results files the searches started in `dir` wrote, in the order of their folders' names.
+std::vector<fs::path> results_files(const std::string& dir) {
+  std::vector<fs::path> files;
+  const fs::path root = fs::path(dir) / "results" / "searches";
+  if (!fs::exists(root)) return files;
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    const auto name = e.path().filename().string();
+    if (name.rfind("search-", 0) == 0 && e.path().extension() == ".json" &&
+        name.find(".journal") == std::string::npos)
+      files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+nlohmann::json shape_result(const fs::path& file) {
+  return read_json_file(file.string())["results"].at(0);
+}
+
+}  // namespace
+
+TEST_CASE("a plain search names its template and reuses earlier results without --resume",
+          "[search][cli][cache]") {
+  if (!test::cli_has_device()) return test::unavailable("no OpenCL device");
+  const std::string dir = test::temp_dir("plain-search");
+  const std::string env = user_env(dir);
+  const std::string common = " --strategy random --seed 3 --max-evals 4 --no-db";
+
+  auto r = run_gemmtune_in(dir, env, "search -s 48x40x32" + common);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  // The first line says which template and space, and why (the matched profile's default).
+  CHECK_THAT(r.err, Catch::Matches("(?:.|\\n)*template \\S+, space \\S+: the default of the \\S+ "
+                                   "profile \\((?:.|\\n)*"));
+  auto files = results_files(dir);
+  REQUIRE(files.size() == 1);
+  const auto first = shape_result(files[0]);
+  CHECK(first["measured"] == 4);
+  CHECK(first["cached"] == 0);
+  // Nothing loose in the working folder: results/ and the cache only.
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const auto name = e.path().filename().string();
+    CHECK((name == "results" || name == "cache"));
+  }
+
+  // Another shape in the same folder runs (no journal to refuse), into its own folder.
+  r = run_gemmtune_in(dir, env, "search -s 24x24x24" + common);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  REQUIRE(results_files(dir).size() == 2);
+
+  // The first search again measures nothing: its four results come from the cache, same best.
+  r = run_gemmtune_in(dir, env, "search -s 48x40x32" + common);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  files = results_files(dir);
+  REQUIRE(files.size() == 3);
+  const auto again = shape_result(files[2]);
+  CHECK(again["measured"] == 0);
+  CHECK(again["cached"] == 4);
+  CHECK(again["best"]["config"] == first["best"]["config"]);
+  // Its journal still records all four (a journal stays the whole record of its search).
+  CHECK(test::count_journal_results(
+            (files[2].parent_path() / (files[2].stem().string() + ".journal.jsonl")).string()) ==
+        4);
+
+  // --fresh measures them again; a larger budget measures only what is new.
+  r = run_gemmtune_in(dir, env, "search -s 48x40x32 --fresh" + common);
+  REQUIRE(r.exit_code == 0);
+  CHECK(shape_result(results_files(dir).back())["measured"] == 4);
+  r = run_gemmtune_in(dir, env,
+                      "search -s 48x40x32 --strategy random --seed 3 --max-evals 6 --no-db");
+  REQUIRE(r.exit_code == 0);
+  const auto more = shape_result(results_files(dir).back());
+  CHECK(more["cached"] == 4);
+  CHECK(more["measured"] == 2);
+
+  // A named --out folder holds the files; used again it is refused before anything is measured.
+  r = run_gemmtune_in(dir, env, "search -s 24x24x24 --out named" + common);
+  REQUIRE(r.exit_code == 0);
+  CHECK(fs::exists(fs::path(dir) / "named"));
+  r = run_gemmtune_in(dir, env, "search -s 24x24x24 --out named" + common);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("already exists"));
+}
+
+TEST_CASE("search --kernel auto shares the budget over the templates and names the fastest",
+          "[search][cli][auto]") {
+  if (!test::cli_has_device()) return test::unavailable("no OpenCL device");
+  const std::string dir = test::temp_dir("auto-search");
+  // A profile set whose CPU profile names no default template: a plain search tries them all.
+  const fs::path devices = fs::path(dir) / "devices";
+  fs::create_directories(devices);
+  for (const auto& e : fs::directory_iterator(test::source_path("devices"))) {
+    auto j = read_json_file(e.path().string());
+    j.erase("default_kernel");
+    std::ofstream(devices / e.path().filename()) << j.dump(2);
+  }
+  auto r = run_gemmtune_in(dir, "", "search --devices " + devices.string() +
+                                        " -s 32x32x32 --strategy random --max-evals 6 --no-db"
+                                        " --out out");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.err, Catch::Contains("names no default template"));
+  CHECK_THAT(r.out, Catch::Contains("32x32x32: fastest template"));
+  // One results file per template of gemmtune's own (CLBlast's kernels are not among them), each
+  // with its share of the budget.
+  for (const std::string k : {"xgemm", "xgemm_direct", "xgemm_fast"}) {
+    const fs::path f = fs::path(dir) / "out" / ("search-" + k + ".json");
+    REQUIRE(fs::exists(f));
+    CHECK(shape_result(f)["evaluations"] == 2);
+  }
+  CHECK_FALSE(fs::exists(fs::path(dir) / "out" / "search-clblast-xgemm.json"));
+
+  // What --kernel auto cannot do is refused before anything is measured.
+  r = run_gemmtune_in(dir, "", "search --kernel auto -s 32x32x32 -o x.json");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--out DIR"));
+  r = run_gemmtune_in(dir, "", "search --kernel auto --resume out/search-xgemm.journal.jsonl");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("does not resume"));
+}
+
+TEST_CASE("a profile's default template must name a template and why", "[search][cli][profile]") {
+  const std::string dir = test::temp_dir("bad-default");
+  const fs::path devices = fs::path(dir) / "devices";
+  fs::create_directories(devices);
+  auto j = read_json_file(test::source_path("devices/cpu-generic.json"));
+  j["default_kernel"] = "xgemm_fast";  // the value alone, without its source
+  std::ofstream(devices / "cpu-generic.json") << j.dump(2);
+  const auto r = run_gemmtune_in(dir, "", "search --devices " + devices.string() + " -s 8x8x8");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("default_kernel"));
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+}
