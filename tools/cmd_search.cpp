@@ -19,6 +19,7 @@
 #include "search/tuning/stop_signals.hpp"
 #include "src/core/error.hpp"
 #include "src/core/version.hpp"
+#include "src/core/workload.hpp"
 #include "src/db/journal.hpp"
 #include "tools/commands.hpp"
 #include "tools/search_command.hpp"
@@ -109,13 +110,53 @@ std::vector<Problem> shard_problems(const std::vector<Problem>& problems, const 
   return mine;
 }
 
+// The budget of each problem: the same for every shape, or with --workload the whole workload's
+// budget spread by weight (heaviest shapes first: `problems` is reordered so).
+std::vector<StopCondition> shape_budgets(SearchArgs& a, std::vector<Problem>& problems) {
+  if (a.workload.empty()) return std::vector<StopCondition>(problems.size(), stop_condition(a));
+  auto workload = read_workload(a.workload);
+  std::stable_sort(workload.begin(), workload.end(),
+                   [](const WorkloadShape& x, const WorkloadShape& y) { return x.weight > y.weight; });
+  std::vector<Problem> ordered;
+  for (const auto& w : workload) {
+    for (const auto& p : problems) {
+      if (p.shape == w.shape) ordered.push_back(p);
+    }
+  }
+  problems = ordered;  // a shard keeps only its own shapes
+  workload.erase(std::remove_if(workload.begin(), workload.end(),
+                                [&](const WorkloadShape& w) {
+                                  return std::none_of(
+                                      problems.begin(), problems.end(),
+                                      [&](const Problem& p) { return p.shape == w.shape; });
+                                }),
+                 workload.end());
+  if (a.max_evals == 0 && a.time_budget_s == 0 && a.space_fraction == 0 &&
+      a.strategy != "exhaustive") {
+    a.max_evals = 100 * int64_t(workload.size());
+  }
+  const auto evals = weighted_shares(workload, double(a.max_evals), 1);
+  const auto seconds = weighted_shares(workload, a.time_budget_s, 0);
+  std::vector<StopCondition> stops;
+  for (size_t i = 0; i < workload.size(); ++i) {
+    StopCondition s;
+    s.max_evals = a.max_evals > 0 ? int64_t(std::llround(evals[i])) : 0;
+    s.time_budget_s = seconds[i];
+    s.space_fraction = a.space_fraction;
+    spdlog::info("{}: weight {:g}, budget {}{}", workload[i].shape.to_string(), workload[i].weight,
+                 s.max_evals > 0 ? fmt::format("{} evaluations", s.max_evals) : "",
+                 s.time_budget_s > 0 ? fmt::format(" {:.0f} s", s.time_budget_s) : "");
+    stops.push_back(s);
+  }
+  return stops;
+}
+
 // Everything the per-shape loop shares.
 struct SearchRun {
   const GlobalOptions& global;
   const SearchArgs& a;
   SearchTarget& target;
   const OptionValues& strategy_options;
-  const StopCondition& stop;
   const std::optional<Journal>& resumed;
   JournalWriter& journal;
   bool terminal = false;
@@ -209,7 +250,13 @@ void update_database(const SearchRun& run, const Problem& problem, const ShapeOu
 }
 
 // Searches one problem's space, refines its best when asked, and updates the database.
-ShapeOutcome tune_shape(const SearchRun& run, const Problem& problem) {
+// What one shape of the job gets: its budget, and configurations to measure first.
+struct ShapePlan {
+  StopCondition stop;
+  std::vector<Configuration> warm_start;
+};
+
+ShapeOutcome tune_shape(const SearchRun& run, const Problem& problem, const ShapePlan& plan) {
   const auto& a = run.a;
   const SearchSpace space = shape_space(run, problem);
   spdlog::info("{}: searching {} configurations of {}/{} with {} (seed {})",
@@ -217,7 +264,8 @@ ShapeOutcome tune_shape(const SearchRun& run, const Problem& problem) {
   auto searcher = make_searcher(a.strategy, space, a.seed, run.strategy_options);
 
   TuneSettings settings;
-  settings.stop = run.stop;
+  settings.stop = plan.stop;
+  settings.warm_start = plan.warm_start;
   // A compile pool is kept busy only with configurations announced ahead: one in flight and one
   // waiting per process while the device measures.
   settings.lookahead = a.lookahead > 0           ? size_t(a.lookahead)
@@ -327,7 +375,7 @@ KernelSearch search_kernel(const GlobalOptions& global, SearchArgs a, const Give
                            a.journal + ", or choose another --out folder (a new search reuses " +
                            "what earlier ones measured anyway)");
   }
-  const StopCondition stop = stop_condition(a);
+  const std::vector<StopCondition> stops = shape_budgets(a, problems);
   check_search_outputs(a.output, target.db.path, target.db.device, templates_dir(global));
 
   spdlog::info("template {}, space {}: {}{}", a.kernel, a.space,
@@ -350,12 +398,19 @@ KernelSearch search_kernel(const GlobalOptions& global, SearchArgs a, const Give
                         {"resumed_from", a.resume}});
 
   StopSignals guard;
-  const SearchRun run{global,           a,    target, strategy_options, stop, resumed, journal,
-                      ::isatty(2) != 0, shard};
+  const SearchRun run{global,  a,       target,           strategy_options,
+                      resumed, journal, ::isatty(2) != 0, shard};
   std::vector<ShapeOutcome> outcomes;
   bool interrupted = false;
-  for (const auto& problem : problems) {
-    outcomes.push_back(tune_shape(run, problem));
+  for (size_t i = 0; i < problems.size(); ++i) {
+    ShapePlan plan{stops[i], {}};
+    // A workload's shapes start from what the others found best.
+    if (!a.workload.empty()) {
+      for (const auto& o : outcomes) {
+        if (o.outcome.best) plan.warm_start.push_back(o.outcome.best->config);
+      }
+    }
+    outcomes.push_back(tune_shape(run, problems[i], plan));
     if (outcomes.back().outcome.interrupted) {
       interrupted = true;
       break;
@@ -380,7 +435,8 @@ void search_all_kernels(const GlobalOptions& global, SearchArgs a, const GivenOp
                            "instead of -o/--journal");
   const std::vector<std::string> kernels = auto_kernels(global, a.space, base_problem(a));
   const auto n = int64_t(kernels.size());
-  if (a.max_evals == 0 && a.time_budget_s == 0 && a.space_fraction == 0) a.max_evals = 100;
+  if (a.max_evals == 0 && a.time_budget_s == 0 && a.space_fraction == 0)
+    a.max_evals = 100 * int64_t(a.workload.empty() ? 1 : read_workload(a.workload).size());
   if (a.max_evals > 0) a.max_evals = std::max<int64_t>(1, a.max_evals / n);
   a.time_budget_s /= double(n);
   std::string names;

@@ -45,6 +45,7 @@ struct SearchArgs {
   std::string replay;
   double replay_delay_ms = 0;
   std::string output;
+  std::string workload;  // shapes with weights, one budget spread over them (workload.hpp)
   std::string out_dir;  // where the results file and the journal go ("" = a new folder)
   bool fresh = false;   // measure again what the evaluation cache holds
   double eval_timeout_s = 120;

@@ -47,6 +47,11 @@ void add_problem_and_strategy_options(CLI::App& cmd, SearchArgs& a, GivenOptions
                   ->capture_default_str()
                   ->check(seed_number());
   add_problem_options(cmd, a.problem, kWholeProblem | kShapeList);
+  g["workload"] = cmd.add_option("--workload", a.workload,
+                                 "Workload file: a shape and a weight per line; the budget "
+                                 "(--max-evals, --time-budget) is the whole workload's, spread "
+                                 "by weight, and each shape starts from the others' best")
+                      ->check(CLI::ExistingFile);
   for (const auto& [name, option] : a.problem.added) g[name] = option;
   g["shard"] = cmd.add_option("--shard", a.shard,
                                "I/N: this machine's part of a job split over N (exhaustive, random: "
@@ -145,7 +150,8 @@ nlohmann::json settings_json(const SearchArgs& a, const std::vector<Shape>& shap
           {"no_db", a.no_db},
           {"refine", a.refine},
           {"eval_timeout_s", a.eval_timeout_s},
-          {"shard", a.shard}};
+          {"shard", a.shard},
+          {"workload", a.workload}};
 }
 
 void apply_journal_settings(SearchArgs& a, const nlohmann::json& s, const GivenOptions& given) {
@@ -180,7 +186,8 @@ void apply_journal_settings(SearchArgs& a, const nlohmann::json& s, const GivenO
   take("refine", "refine", a.refine);
   take("eval-timeout", "eval_timeout_s", a.eval_timeout_s);
   take("shard", "shard", a.shard);
-  if (unset("shapes") && unset("shapes-file") && s.contains("shapes")) {
+  take("workload", "workload", a.workload);
+  if (unset("shapes") && unset("shapes-file") && a.workload.empty() && s.contains("shapes")) {
     std::string list;
     for (const auto& sh : s["shapes"]) list += (list.empty() ? "" : ",") + sh.get<std::string>();
     a.problem.shapes = list;

@@ -98,6 +98,7 @@ nlohmann::json shape_results(const std::vector<ShapeOutcome>& outcomes) {
                        {"measured", t.measured},
                        {"resumed", t.resumed},
                        {"cached", t.cached},
+                       {"warm_started", t.warm_started},
                        {"failed", t.failed},
                        {"elapsed_s", t.elapsed_s},
                        {"evaluations_per_minute", t.evaluations_per_minute()},

@@ -9,6 +9,7 @@
 
 #include "search/tuning/worker_evaluator.hpp"
 #include "src/core/error.hpp"
+#include "src/core/workload.hpp"
 #include "src/device/device.hpp"
 #include "src/eval/evaluator_factory.hpp"
 #include "tools/search_command.hpp"
@@ -190,7 +191,14 @@ SearchTarget open_device_target(const GlobalOptions& global, SearchArgs& a) {
 }
 
 std::vector<Problem> search_problems(const SearchArgs& a, Problem base, ReplayEvaluator* replay) {
-  std::vector<Shape> shapes = a.problem.shape_list();
+  std::vector<Shape> shapes;
+  if (!a.workload.empty()) {
+    if (!a.problem.shapes.empty() || !a.problem.shapes_file.empty())
+      throw invalid_argument("--workload names the shapes: not with -s/--shapes-file");
+    for (const auto& w : read_workload(a.workload)) shapes.push_back(w.shape);
+  } else {
+    shapes = a.problem.shape_list();
+  }
   if (shapes.empty()) {
     if (!replay) throw invalid_argument("no shape given (use -s/--shapes or --shapes-file)");
     for (const auto& p : replay->problems()) shapes.push_back(p.shape);

@@ -108,6 +108,14 @@ std::vector<size_t> Searcher::ask(size_t count) {
   return out;
 }
 
+bool Searcher::claim(size_t index) {
+  if (index >= space_.size() || state_[index] != kFree) return false;
+  state_[index] = kPending;
+  pending_list_.push_back(index);
+  ++seen_count_;
+  return true;
+}
+
 void Searcher::tell(size_t index, const Result& result, double flops) {
   Observation o;
   o.index = index;

@@ -60,6 +60,9 @@ class Searcher {
 
   // Up to `count` new rows to evaluate; fewer (possibly none) when the strategy has nothing left.
   std::vector<size_t> ask(size_t count);
+  // Marks row `index` as in flight although the strategy did not propose it (a warm start measures
+  // the best rows of related problems first); false when it is already seen.
+  bool claim(size_t index);
   // The result of evaluating row `index` (proposed or not).
   void tell(size_t index, const Result& result, double flops);
   void tell(const Observation& observation);

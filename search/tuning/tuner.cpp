@@ -53,6 +53,15 @@ TuneOutcome run_search(Evaluator& evaluator, const Problem& problem, const Searc
   }
 
   std::deque<size_t> queue;
+  std::vector<Configuration> warm;
+  for (const auto& c : settings.warm_start) {
+    const auto index = space.index_of(c);
+    if (!index || !searcher.claim(*index)) continue;
+    queue.push_back(*index);
+    warm.push_back(c);
+  }
+  out.warm_started = warm.size();
+  if (!warm.empty()) evaluator.prepare(problem, warm);
   const size_t lookahead = std::max<size_t>(1, std::min(settings.lookahead, searcher.max_batch()));
   while (true) {
     if (settings.interrupt && settings.interrupt->load()) {

@@ -37,6 +37,10 @@ struct TuneSettings {
   // Results of earlier searches of the same problem (the evaluation cache): told like `known`,
   // but one outside this space (another space, another shard) is passed over without a warning.
   std::vector<Result> cached;
+  // Configurations measured first, before the strategy proposes any (the best of related
+  // problems: a workload's other shapes); the strategy learns them like its own. Ones outside
+  // this space or already known are passed over.
+  std::vector<Configuration> warm_start;
   // Called with each result measured now, after the journal has it.
   std::function<void(const Result&)> on_measured;
   std::function<void(const TuneProgress&)> on_progress;
@@ -47,6 +51,7 @@ struct TuneOutcome {
   size_t evaluations = 0;  // resumed ones included
   size_t measured = 0;
   size_t resumed = 0;
+  size_t warm_started = 0;  // configurations of `warm_start` queued before the strategy's
   size_t cached = 0;  // results taken from the evaluation cache (also counted in `evaluations`)
   size_t failed = 0;
   size_t not_in_space = 0;  // known results whose configuration is not in this space

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "src/core/json_util.hpp"
+#include "src/db/journal.hpp"
 #include "tests/test_support.hpp"
 #include "tests/tools/cli_helpers.hpp"
 
@@ -156,4 +157,53 @@ TEST_CASE("a profile's default template must name a template and why", "[search]
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("default_kernel"));
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+}
+
+TEST_CASE("search --workload spreads one budget by weight and warm-starts each shape",
+          "[search][cli][workload]") {
+  if (!test::cli_has_device()) return test::unavailable("no OpenCL device");
+  const std::string dir = test::temp_dir("workload");
+  {
+    std::ofstream w(dir + "/layers.txt");
+    // 32x32x32 twice: a log of calls adds up to its weight.
+    w << "# shape weight\n64x64x64 3\n32x32x32\n48x48x48 1\n32x32x32 1\n";
+  }
+  auto r = run_gemmtune_in(dir, "",
+                           "search --kernel xgemm --workload layers.txt --max-evals 12 "
+                           "--strategy random --seed 5 --no-db --out out");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto results = read_json_file(dir + "/out/search-xgemm.json")["results"];
+  REQUIRE(results.size() == 3);
+  // Heaviest first; 12 evaluations shared 3:2:1.
+  CHECK(results[0]["shape"] == "64x64x64");
+  CHECK(results[0]["evaluations"] == 6);
+  CHECK(results[1]["shape"] == "32x32x32");
+  CHECK(results[1]["evaluations"] == 4);
+  CHECK(results[2]["shape"] == "48x48x48");
+  CHECK(results[2]["evaluations"] == 2);
+  CHECK(results[0]["warm_started"] == 0);
+  CHECK(results[2]["warm_started"] >= 1);
+  // The second shape measured the first shape's best before anything the strategy proposed.
+  const auto journal = read_journal(dir + "/out/search-xgemm.journal.jsonl");
+  std::vector<Configuration> second;
+  for (const auto& e : journal.entries) {
+    if (e.problem.shape.to_string() == "32x32x32") second.push_back(e.result.config);
+  }
+  REQUIRE_FALSE(second.empty());
+  CHECK(configuration_to_json(second.front()) == results[0]["best"]["config"]);
+
+  // Bad input is one line naming what is wrong.
+  { std::ofstream(dir + "/bad.txt") << "64x64x64 3\n32x32 2\n"; }
+  r = run_gemmtune_in(dir, "", "search --kernel xgemm --workload bad.txt --no-db --out b1");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("line 2"));
+  { std::ofstream(dir + "/neg.txt") << "64x64x64 -1\n"; }
+  r = run_gemmtune_in(dir, "", "search --kernel xgemm --workload neg.txt --no-db --out b2");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("not a positive number"));
+  r = run_gemmtune_in(dir, "",
+                      "search --kernel xgemm --workload layers.txt -s 8x8x8 --no-db --out b3");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("not with -s"));
 }
