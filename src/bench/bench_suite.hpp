@@ -24,6 +24,7 @@
 #include "src/core/result.hpp"
 #include "src/db/database.hpp"
 #include "src/device/device.hpp"
+#include "src/select/selection.hpp"
 #include "src/verify/reference.hpp"
 
 namespace gemmtune {
@@ -67,22 +68,29 @@ struct NamedDatabase {
 struct Candidate {
   std::string kernel;
   Configuration parameters;
-  std::string origin;    // "exact", "nearest" or "defaults" (template defaults, untuned)
+  // "exact", "model" (the selection model's pick for an untuned shape), "safe path" (the
+  // xgemm_direct defaults, a baseline being predicted to win) or "defaults" (template defaults,
+  // no entry); "nearest" in reports written before the model.
+  std::string origin;
   Shape tuned_shape;     // the shape the entry was tuned for
   std::string database;  // the database holding the entry; "" for defaults
   double recorded_gflops = 0;
-  double distance = 0;  // log-space distance of tuned_shape from the benchmarked shape
+  double distance = 0;          // log-space distance of tuned_shape from the benchmarked shape
+  double predicted_gflops = 0;  // the model's prediction for the benchmarked shape (0: none)
+  std::string reason;           // why, in one line ("" for exact entries and defaults)
 };
 
-// Candidates for one problem among `kernels`, looked up under the problem's key (precision,
+// The candidate for one problem among `kernels`, looked up under the problem's key (precision,
 // order, layout, batch and batch layout; see EntryKey): when any database has an entry for the
-// exact shape, only the fastest such entry (recorded GFLOPS, across databases and kernels);
-// otherwise the nearest tuned shape's entry of each kernel that has one in the same family
-// (these were tuned for another shape, so the suite measures them to choose). Empty when no
-// database has an entry of any of the kernels in that family.
+// exact shape, the fastest such entry (recorded GFLOPS, across databases and kernels); otherwise
+// the selection model's choice among the entries of that family in all the databases
+// (src/select, as the library chooses), with `device`'s figures and the declarations `specs`
+// gives (null: the parameters by name). Empty when no database has an entry of any of the
+// kernels in that family.
 std::vector<Candidate> suite_candidates(const std::vector<NamedDatabase>& databases,
                                         const std::vector<std::string>& kernels,
-                                        const Problem& problem);
+                                        const Problem& problem, const DeviceModel& device = {},
+                                        const SpecLookup& specs = nullptr);
 // The same for a single FP32 row-major NN GEMM of `shape`.
 std::vector<Candidate> suite_candidates(const std::vector<NamedDatabase>& databases,
                                         const std::vector<std::string>& kernels,

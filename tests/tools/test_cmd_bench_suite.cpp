@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -96,7 +97,7 @@ TEST_CASE("bench-suite compares tiny shapes and writes JSON and Markdown", "[cli
     }
   }
   CHECK(report.rows[1].epilogue);
-  CHECK(report.rows[2].chosen->origin == "nearest");
+  CHECK(report.rows[2].chosen->origin == "model");
 
   const std::string md = slurp(md_path);
   CHECK_THAT(md, Catch::Contains(report.device.name) && Catch::Contains("Driver:") &&
