@@ -52,6 +52,22 @@ std::vector<SuiteCase> batched_suite_cases();
 // The cases of a named suite ("standard" or "batched"); throws Error(kInvalidArgument) naming
 // the known suites for another name.
 std::vector<SuiteCase> named_suite(const std::string& name);
+// Random shapes for a suite (suite_random.cpp): each of M, N and K drawn log-uniformly from
+// [min_dim, max_dim] by a fixed generator, so that a seed gives the same shapes with every
+// compiler and standard library: std::mt19937_64 seeded with `seed` (its output is fixed by the
+// C++ standard), one draw per dimension in the order M, N, K of each shape in turn, each draw x
+// turned into u = (x >> 11) * 2^-53 (uniform in [0, 1)) and the dimension
+// floor(exp(log(min_dim) + u * (log(max_dim + 1) - log(min_dim)))), clamped to [min_dim,
+// max_dim]. Throws Error(kInvalidArgument) for a count below 1 or a range that is empty, starts
+// below 1 or reaches past 46340 (a square matrix of that size is the kernels' 2^31-element limit).
+struct RandomShapes {
+  int64_t count = 0;
+  uint64_t seed = 42;
+  int64_t min_dim = 32;
+  int64_t max_dim = 8192;
+};
+std::vector<Shape> random_suite_shapes(const RandomShapes& r);
+
 // The kernels the suite draws configurations from, in order of preference on a tie.
 std::vector<std::string> default_suite_kernels();
 
@@ -203,6 +219,18 @@ struct CublasResults {
 CublasResults read_cublas_results(const nlohmann::json& cublas, const std::string& origin);
 // Adds the cuBLAS column to the rows whose shape, epilogue, precision and batch were measured.
 void merge_cublas(SuiteReport& report, const CublasResults& cublas);
+
+// gemmtune against one other side over the rows where both ran: the geometric mean of the
+// GFLOPS ratios and the worst (lowest) ratio with its row.
+struct RatioSummary {
+  size_t rows = 0;  // rows with a ratio
+  double geomean = 0, worst = 0;
+  std::string worst_row;  // SuiteRow::label()
+};
+RatioSummary summarize_ratios(const SuiteReport& report, bool cublas);
+// One line per other side that has ratios ("gemmtune / CLBlast: geometric mean 1.230, worst
+// 0.750 (4096x4096x64 fp32), over 20 rows"); for CLBlast a line saying so when there is none.
+std::vector<std::string> suite_summary_lines(const SuiteReport& report);
 
 // A Markdown document for results/: device, driver, date and command at the top, then the table,
 // the configurations and any failures.

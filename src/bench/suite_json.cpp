@@ -107,6 +107,13 @@ void to_json(nlohmann::json& j, const SuiteReport& r) {
        {"warmup", r.warmup},
        {"cublas_source", r.cublas_source},
        {"rows", r.rows}};
+  // Derived from the rows (not read back): gemmtune's ratios against each other side.
+  for (bool cublas : {false, true}) {
+    const RatioSummary s = summarize_ratios(r, cublas);
+    if (s.rows == 0) continue;
+    j["summary"][cublas ? "cublas" : "clblast"] = {
+        {"rows", s.rows}, {"geomean", s.geomean}, {"worst", s.worst}, {"worst_row", s.worst_row}};
+  }
 }
 
 void from_json(const nlohmann::json& j, SuiteReport& r) {

@@ -219,6 +219,8 @@ std::string suite_markdown(const SuiteReport& report) {
                                              : trial.status + ": " + md_escape(trial.message));
     }
   }
+  md += "\n## Summary\n\n";
+  for (const auto& l : suite_summary_lines(report)) md += "- " + l + "\n";
   const auto failures = failures_of(report);
   if (!failures.empty()) {
     md += "\n## Failures\n\n";
@@ -259,6 +261,8 @@ std::string suite_text(const SuiteReport& report) {
       report.reps);
   out += line(t.header);
   for (const auto& r : t.rows) out += line(r);
+  out += "\n";
+  for (const auto& l : suite_summary_lines(report)) out += l + "\n";
   std::vector<std::string> notes = failures_of(report);
   for (const auto& n : not_run_of(report)) notes.push_back(n);
   if (!notes.empty()) out += "\n";
