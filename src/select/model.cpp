@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 
 #include "src/core/error.hpp"
-#include "src/db/journal.hpp"
 #include "src/device/device_profile.hpp"
 #include "src/kernel/gemm_view.hpp"
 #include "src/kernel/kernel_spec.hpp"
@@ -220,30 +219,6 @@ double log_distance(const Problem& a, const Problem& b) {
   const double d[] = {std::log(x.m / y.m), std::log(x.n / y.n), std::log(x.k / y.k),
                       std::log(x.batch / y.batch)};
   return std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + d[3] * d[3]);
-}
-
-std::vector<CalibrationSample> journal_observations(
-    const std::string& journal_path,
-    const std::function<const KernelSpec*(const std::string&)>& specs, const DeviceModel& device) {
-  const Journal journal = read_journal(journal_path);
-  std::map<std::string, CalibrationSample> best;
-  for (const auto& e : journal.entries) {
-    if (e.result.status != Status::kOk || e.result.gflops <= 0) continue;
-    const std::string key = problem_key(e.problem) + "|" + to_string(e.result.config);
-    auto it = best.find(key);
-    if (it != best.end() && it->second.gflops >= e.result.gflops) continue;
-    CalibrationSample o;
-    o.kernel = e.problem.kernel;
-    o.config = e.result.config;
-    o.problem = e.problem;
-    o.gflops = e.result.gflops;
-    o.geometry = TileGeometry::of(specs ? specs(o.kernel) : nullptr, o.config, e.problem.precision,
-                                  e.result.usage, device);
-    best[key] = std::move(o);
-  }
-  std::vector<CalibrationSample> out;
-  for (auto& [key, o] : best) out.push_back(std::move(o));
-  return out;
 }
 
 CalibrationGrid CalibrationGrid::standard() {
