@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "src/bench/bench_suite.hpp"
@@ -24,6 +25,10 @@ struct BenchSuiteCliOptions {
   std::vector<std::string> databases;
   std::string suite;
   std::string shapes;
+  RandomShapes random;  // count 0: none
+  CLI::Option* min_dim = nullptr;
+  CLI::Option* max_dim = nullptr;
+  bool list_shapes = false;
   std::string precisions = "32";
   int64_t batch = 1;
   std::string batch_layouts;
@@ -56,6 +61,10 @@ std::string command_line(const GlobalOptions& g, const BenchSuiteCliOptions& o) 
   for (const auto& d : o.databases) s += " --db " + quoted(d);
   if (!o.suite.empty()) s += " --suite " + quoted(o.suite);
   if (!o.shapes.empty()) s += " --shapes " + quoted(o.shapes);
+  if (o.random.count > 0) {
+    s += fmt::format(" --random-shapes {} --min-dim {} --max-dim {}", o.random.count,
+                     o.random.min_dim, o.random.max_dim);
+  }
   if (o.precisions != "32") s += " --precision " + quoted(o.precisions);
   if (o.batch != 1) s += " --batch " + std::to_string(o.batch);
   if (!o.batch_layouts.empty()) s += " --batch-layout " + quoted(o.batch_layouts);
@@ -63,7 +72,7 @@ std::string command_line(const GlobalOptions& g, const BenchSuiteCliOptions& o) 
   if (o.epilogue) s += " --epilogue";
   const MeasureSettings& m = o.eval.measure;
   s += " --reps " + std::to_string(o.reps) + " --warmup " + std::to_string(m.warmup_runs);
-  if (m.data_seed != 42) s += " --seed " + std::to_string(m.data_seed);
+  if (m.data_seed != 42 || o.random.count > 0) s += " --seed " + std::to_string(m.data_seed);
   if (o.no_clblast) s += " --no-clblast";
   if (!o.clblast_params.empty()) s += " --clblast-params " + quoted(o.clblast_params);
   if (!o.cublas.empty()) s += " --cublas " + quoted(o.cublas);
@@ -109,7 +118,18 @@ void run(const GlobalOptions& global, const BenchSuiteCliOptions& o) {
   BenchSuiteOptions options;
   if (o.batch < 1) throw invalid_argument("--batch must be at least 1");
   options.precisions = parse_list<Precision>(o.precisions, "--precision", parse_precision);
-  if (!o.suite.empty()) {
+  if ((o.min_dim->count() || o.max_dim->count()) && o.random.count == 0) {
+    throw invalid_argument("--min-dim and --max-dim apply to --random-shapes");
+  }
+  if (o.random.count > 0) {
+    if (!o.suite.empty() || !o.shapes.empty()) {
+      throw invalid_argument("--random-shapes excludes --suite and --shapes");
+    }
+    RandomShapes r = o.random;
+    r.seed = o.eval.measure.data_seed;
+    options.shapes = random_suite_shapes(r);
+    options.batch = o.batch;
+  } else if (!o.suite.empty()) {
     // A named suite fixes its shapes and their batch counts.
     if (!o.shapes.empty()) throw invalid_argument("--suite and --shapes exclude each other");
     if (o.batch != 1 && o.suite == "batched") {
@@ -148,6 +168,16 @@ void run(const GlobalOptions& global, const BenchSuiteCliOptions& o) {
   options.cache_dir = o.eval.cache_dir;
   options.templates_dir = templates_dir(global);
   options.command = command_line(global, o);
+  if (o.list_shapes) {
+    // For scripts/bench-cublas.py --shapes: the same shapes, nothing measured.
+    std::vector<Shape> listed = options.shapes.empty() ? default_suite_shapes() : options.shapes;
+    if (!options.cases.empty()) listed.clear();
+    for (const auto& c : options.cases) listed.push_back(c.shape);
+    std::string list;
+    for (const auto& sh : listed) list += (list.empty() ? "" : ",") + sh.to_string();
+    std::cout << list << "\n";
+    return;
+  }
 
   // Read every input file before the device is touched, so that bad input fails fast.
   std::optional<CublasResults> cublas;
@@ -205,6 +235,22 @@ void set_bench_suite_command(CLI::App& app, GlobalOptions& options) {
                   "(1024 GEMMs of 32^3 and 64 of 256^3, strided and offsets)");
   cmd->add_option("--shapes", o->shapes,
                   "Comma-separated MxNxK shapes instead of a suite (default: the standard suite)");
+  cmd->add_option(
+         "--random-shapes", o->random.count,
+         "N shapes drawn log-uniformly per dimension from [--min-dim, --max-dim] "
+         "(std::mt19937_64 seeded with --seed, reproducible everywhere) instead of a suite")
+      ->check(whole_number(1, 100000));
+  o->min_dim =
+      cmd->add_option("--min-dim", o->random.min_dim, "Smallest dimension of --random-shapes")
+          ->capture_default_str()
+          ->check(whole_number(1));
+  o->max_dim = cmd->add_option("--max-dim", o->random.max_dim,
+                               "Largest dimension of --random-shapes (at most 46340)")
+                   ->capture_default_str()
+                   ->check(whole_number(1));
+  cmd->add_flag("--list-shapes", o->list_shapes,
+                "Print the shapes comma-separated (for scripts/bench-cublas.py --shapes) and exit "
+                "without measuring");
   cmd->add_option("--precision", o->precisions,
                   "Comma-separated precisions, one row each: 32, 64, 16 (half arithmetic, needs "
                   "cl_khr_fp16) or 16acc32 (half storage, float arithmetic; CLBlast n/a)")

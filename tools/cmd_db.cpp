@@ -1,10 +1,16 @@
 // gemmtune db: inspect, merge and query tuned databases.
 #include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "src/core/error.hpp"
 #include "src/db/database.hpp"
+#include "src/device/device_profile.hpp"
+#include "src/kernel/kernel_spec.hpp"
+#include "src/select/selection.hpp"
 #include "tools/commands.hpp"
 
 namespace gemmtune::cli {
@@ -72,51 +78,164 @@ void set_merge(CLI::App& db_cmd, const GlobalOptions& options) {
   });
 }
 
+std::string no_entry_message(const std::string& path, const EntryKey& key, const std::string& order,
+                             const std::string& kernel) {
+  return path + " has no entry for " + (kernel.empty() ? std::string() : kernel + " ") + "fp" +
+         to_string(key.precision) + " " + order + " " + key.layout + " batch " +
+         std::to_string(key.batch) +
+         (key.batch > 1 ? " " + to_string(key.batch_layout) : std::string()) +
+         (key.epilogue.empty() ? "" : " epilogue " + key.epilogue);
+}
+
+nlohmann::json ranked_json(const RankedCandidate& r) {
+  return {{"kernel", r.kernel},
+          {"parameters", configuration_to_json(r.parameters)},
+          {"predicted_gflops", r.estimate.gflops},
+          {"score", r.score},
+          {"source", r.from.source},
+          {"origin", r.from.origin},
+          {"entry", r.from.entry},
+          {"measured_gflops", r.from.gflops},
+          {"measured_shape", r.from.problem.shape.to_string()},
+          {"log_distance", r.distance},
+          {"reason", r.reason}};
+}
+
+void print_explanation(const Selection& s) {
+  const RankedCandidate& c = *s.chosen;
+  std::cout << fmt::format("choice     {} {}\n", c.kernel, to_string(c.parameters));
+  if (s.kind == Selection::Kind::kSafePath) {
+    std::cout << "source     the safe path (template defaults)\n";
+  } else {
+    std::cout << fmt::format(
+        "source     {} {} ({:.1f} GFLOPS measured at {})\n", c.from.source,
+        c.from.source == "database" ? c.from.origin + " entry " + c.from.entry : c.from.origin,
+        c.from.gflops, c.from.problem.shape.to_string());
+  }
+  std::cout << fmt::format("predicted  {:.1f} GFLOPS\n", c.estimate.gflops);
+  std::cout << fmt::format("why        {}\n", s.reason);
+  if (s.baseline_gflops) {
+    std::cout << fmt::format("baseline   {:.1f} GFLOPS predicted ({})\n", *s.baseline_gflops,
+                             s.baseline_source);
+  }
+  for (size_t i = 0; i < s.rejected.size(); ++i) {
+    std::cout << fmt::format("{:<10} {}\n", i == 0 ? "rejected" : "", s.rejected[i]);
+  }
+  for (const auto& n : s.notes) std::cout << fmt::format("note       {}\n", n);
+}
+
 void set_lookup(CLI::App& db_cmd, const GlobalOptions& options) {
   auto* cmd = db_cmd.add_subcommand(
-      "lookup", "Find the tuned parameters of a problem: the exact shape, else the nearest one");
+      "lookup",
+      "Choose the parameters for a problem: the entry of its shape, else the candidate the "
+      "selection model predicts fastest (or the safe path where a baseline would win)");
   struct Args {
-    std::string path, kernel = "xgemm";
+    std::string path, kernel;
     ProblemOptions problem;
-    bool json = false;
+    std::vector<std::string> journals;
+    int per_problem = 3;
+    bool json = false, explain = false;
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("DB", a->path, "Database file")->required();
-  cmd->add_option("--kernel", a->kernel, "Kernel template")->capture_default_str();
+  cmd->add_option("--kernel", a->kernel, "Only this kernel's entries (default: every kernel)");
   add_problem_options(*cmd, a->problem, kPrecision | kLayoutOrder | kBatch | kEpilogue | kMnk);
   for (const char* dim : {"m", "n", "k"}) a->problem.added.at(dim)->required();
+  cmd->add_option("--journal", a->journals,
+                  "Also take the fastest results per problem of this search journal as candidates "
+                  "(repeatable)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--per-problem", a->per_problem, "Results taken per problem of each journal")
+      ->capture_default_str()
+      ->check(whole_number(1, 1000));
+  cmd->add_flag("--explain", a->explain,
+                "Print the choice, its source, predicted speed and why, and the alternatives it "
+                "rejected");
   cmd->add_flag("--json", a->json, "Print JSON");
   cmd->callback([a, &options]() {
-    Problem problem = a->problem.problem(a->kernel);
+    Problem problem = a->problem.problem(a->kernel.empty() ? "xgemm" : a->kernel);
     problem.shape = *a->problem.one_shape();
     const EntryKey key = EntryKey::of(problem);
-    const auto db = Database::load(a->path, templates_dir(options));
-    const auto match = db.nearest(key);
-    if (!match.entry) {
-      throw invalid_argument(a->path + " has no entry for " + key.kernel + " fp" +
-                             to_string(key.precision) + " " + a->problem.order + " " + key.layout +
-                             " batch " + std::to_string(key.batch) +
-                             (key.batch > 1 ? " " + to_string(key.batch_layout) : std::string()) +
-                             (key.epilogue.empty() ? "" : " epilogue " + key.epilogue));
+    const std::string templates = templates_dir(options);
+    const auto db = Database::load(a->path, templates);
+    CandidatePool pool;
+    pool.add_database(db, a->path);
+    for (const auto& j : a->journals) pool.add_journal(j, size_t(a->per_problem));
+    std::vector<SelectionCandidate> candidates;
+    for (const auto& c : pool.candidates()) {
+      if (a->kernel.empty() || c.kernel == a->kernel) candidates.push_back(c);
     }
-    const auto& e = *match.entry;
+
+    const ProfileSet profiles = load_profiles(options);
+    const DeviceModel device = DeviceModel::of(profiles.find(db.device.profile, db.device.name),
+                                               db.device.compute_units, db.device.max_clock_mhz);
+    auto specs = std::make_shared<std::map<std::string, std::optional<KernelSpec>>>();
+    SelectOptions select;
+    select.specs = [specs, templates](const std::string& kernel) -> const KernelSpec* {
+      auto it = specs->find(kernel);
+      if (it == specs->end()) {
+        std::optional<KernelSpec> spec;
+        try {
+          spec = KernelSpec::load_named(templates, kernel);
+        } catch (const Error&) {
+          // A kernel without a declaration here: its parameters give the tiles.
+        }
+        it = specs->emplace(kernel, std::move(spec)).first;
+      }
+      return it->second ? &*it->second : nullptr;
+    };
+    if (const KernelSpec* direct = select.specs("xgemm_direct")) {
+      select.safe_kernel = direct->name();
+      select.safe_parameters = direct->defaults();
+    }
+    const Selection s = select_configuration(candidates, key, problem, device, select);
+    if (!s.chosen) {
+      throw invalid_argument(no_entry_message(a->path, key, a->problem.order, a->kernel));
+    }
+    const RankedCandidate& c = *s.chosen;
     if (a->json) {
       nlohmann::json out = {{"requested", key},
-                            {"match", match.exact ? "exact" : "nearest"},
-                            {"log_distance", match.distance},
-                            {"entry", e}};
+                            {"match", to_string(s.kind)},
+                            {"kernel", c.kernel},
+                            {"parameters", configuration_to_json(c.parameters)},
+                            {"predicted_gflops", c.estimate.gflops},
+                            {"log_distance", c.distance},
+                            {"reason", s.reason},
+                            {"rejected", s.rejected},
+                            {"notes", s.notes}};
+      if (s.kind != Selection::Kind::kSafePath) out["source"] = c.from.source;
+      if (s.kind != Selection::Kind::kSafePath && c.from.source == "database") {
+        EntryKey entry_key = EntryKey::of(c.from.problem);
+        entry_key.kernel = c.kernel;
+        if (const DatabaseEntry* e = db.find(entry_key)) out["entry"] = *e;
+      }
+      if (s.baseline_gflops) {
+        out["baseline"] = {{"predicted_gflops", *s.baseline_gflops}, {"from", s.baseline_source}};
+      }
+      nlohmann::json ranked = nlohmann::json::array();
+      for (const auto& r : s.ranked) ranked.push_back(ranked_json(r));
+      out["ranked"] = ranked;
       std::cout << out.dump(2) << "\n";
       return;
     }
-    if (match.exact) {
-      std::cout << fmt::format("exact match {}\n", e.key.to_string());
+    if (s.kind == Selection::Kind::kExact) {
+      std::cout << fmt::format("exact match {} {}: {:.1f} GFLOPS measured\n", c.kernel,
+                               c.from.entry, c.from.gflops);
+    } else if (s.kind == Selection::Kind::kSafePath) {
+      std::cout << fmt::format(
+          "no entry for {}; safe path: {} template defaults, predicted {:.1f} GFLOPS\n",
+          key.shape.to_string(), c.kernel, c.estimate.gflops);
     } else {
       std::cout << fmt::format(
-          "no entry for {}; nearest tuned shape is {} (log-space distance {:.3f})\n",
-          key.shape.to_string(), e.key.shape.to_string(), match.distance);
+          "no entry for {}; the model picks {} tuned for {} ({} {}): predicted {:.1f} GFLOPS\n",
+          key.shape.to_string(), c.kernel, c.from.problem.shape.to_string(), c.from.source,
+          c.from.origin, c.estimate.gflops);
     }
-    std::cout << fmt::format("{:.1f} GFLOPS, median {:.4f} ms\n", e.gflops, e.time.median_ms);
-    std::cout << to_string(e.parameters) << "\n";
+    if (a->explain) {
+      print_explanation(s);
+    } else {
+      std::cout << to_string(c.parameters) << "\n";
+    }
   });
 }
 

@@ -13,6 +13,7 @@
 #include "src/core/error.hpp"
 #include "src/eval/gemm_call.hpp"
 #include "src/kernel/gemm_view.hpp"
+#include "src/select/selection.hpp"
 
 namespace gemmtune::api {
 
@@ -172,10 +173,6 @@ std::vector<Lookup> lookups(const Problem& problem, const Database& db) {
   return out;
 }
 
-std::string match_note(const std::string& origin, const DatabaseEntry& e, const std::string& why) {
-  return origin + ": entry " + e.key.to_string() + " passed over: " + why;
-}
-
 }  // namespace
 
 std::shared_ptr<const DatabaseSnapshot> database_snapshot() {
@@ -207,6 +204,24 @@ Choices choose(const DatabaseSnapshot& snapshot, const DeviceInfo& device,
   };
   static std::mutex warned_mutex;
   static std::set<std::string> warned;  // each stale entry is reported once per process
+  const DeviceModel model = DeviceModel::of(assets.profiles.find(device.profile, device.name),
+                                            device.compute_units, device.max_clock_mhz);
+  SelectOptions options;
+  options.specs = [&](const std::string& kernel) { return assets.spec(kernel); };
+  options.unusable = [&](const SelectionCandidate& c) -> std::string {
+    const KernelSpec* spec = assets.spec(c.kernel);
+    if (!spec) return "kernel " + c.kernel + " is not in this library";
+    if (const std::string why = stale_reason(*spec, c.parameters, ctx); !why.empty()) {
+      return "stale (" + why + ")";
+    }
+    return unusable(*spec, spec->complete(c.parameters));
+  };
+  // The safe path, where a baseline is predicted to beat the database's choice.
+  if (const KernelSpec* direct = assets.spec("xgemm_direct");
+      direct && unusable(*direct, direct->defaults()).empty()) {
+    options.safe_kernel = direct->name();
+    options.safe_parameters = direct->defaults();
+  }
   for (const Layer& layer : snapshot.layers) {
     for (const NamedDatabase* named : layer.databases) {
       const Database& db = named->database;
@@ -216,48 +231,36 @@ Choices choose(const DatabaseSnapshot& snapshot, const DeviceInfo& device,
         }
         continue;
       }
-      std::set<std::string> kernels;
-      for (const auto& e : db.entries()) kernels.insert(e.key.kernel);
+      CandidatePool pool;
+      pool.add_database(db, named->origin);
       for (const Lookup& lookup : lookups(problem, db)) {
-        std::optional<Choice> best;
-        for (const auto& kernel : kernels) {
-          EntryKey key = lookup.key;
-          key.kernel = kernel;
-          const Database::Match match = db.nearest(key);
-          if (!match.entry) continue;
-          const DatabaseEntry& e = *match.entry;
-          const KernelSpec* spec = assets.spec(kernel);
-          if (!spec) {
-            out.notes.push_back(
-                match_note(named->origin, e, "kernel " + kernel + " is not in this library"));
-            continue;
-          }
-          if (const std::string why = stale_reason(*spec, e.parameters, ctx); !why.empty()) {
-            const std::string note = match_note(named->origin, e, "stale (" + why + ")");
+        const Selection s =
+            select_configuration(pool.candidates(), lookup.key, problem, model, options);
+        for (const auto& note : s.notes) {
+          if (note.find("passed over: stale (") != std::string::npos) {
             std::lock_guard<std::mutex> lock(warned_mutex);
             if (warned.insert(note).second) spdlog::warn("gemmtune: {}", note);
-            out.notes.push_back(note);
-            continue;
           }
-          const Configuration config = spec->complete(e.parameters);
-          if (const std::string why = unusable(*spec, config); !why.empty()) {
-            out.notes.push_back(match_note(named->origin, e, why));
-            continue;
-          }
-          Choice c{spec,        config,         layer.source,   named->origin, e.key.to_string(),
-                   match.exact, match.distance, lookup.relaxed, e.gflops};
-          // Exact first, then the nearest shape; between kernels tuned for the same shape, the
-          // faster one.
-          const bool better =
-              !best || (c.exact && !best->exact) ||
-              (c.exact == best->exact && c.distance < best->distance) ||
-              (c.exact == best->exact && c.distance == best->distance && c.gflops > best->gflops);
-          if (better) best = c;
+          out.notes.push_back(note);
         }
-        if (best) {
-          out.choices.push_back(*best);
-          break;  // the most specific lookup with a usable entry decides for this database
+        if (!s.chosen) continue;
+        const RankedCandidate& r = *s.chosen;
+        const KernelSpec* spec = assets.spec(r.kernel);
+        Choice c{spec,          spec->complete(r.parameters),
+                 layer.source,  named->origin,
+                 r.from.entry,  s.kind == Selection::Kind::kExact,
+                 r.distance,    lookup.relaxed,
+                 r.from.gflops, r.estimate.gflops,
+                 s.reason,      s.rejected};
+        if (s.kind == Selection::Kind::kSafePath) {
+          c.source = "compiled-in default";
+          c.origin = "template defaults";
+          c.entry.clear();
+          c.gflops = 0;
+          c.reason = named->origin + ": " + s.reason;
         }
+        out.choices.push_back(std::move(c));
+        break;  // the most specific lookup with a usable entry decides for this database
       }
     }
   }
@@ -270,7 +273,18 @@ Choices choose(const DatabaseSnapshot& snapshot, const DeviceInfo& device,
       continue;
     }
     out.choices.push_back(
-        Choice{spec, config, "compiled-in default", "template defaults", "", false, 0, "", 0});
+        Choice{spec,
+               config,
+               "compiled-in default",
+               "template defaults",
+               "",
+               false,
+               0,
+               "",
+               0,
+               0,
+               std::string("template defaults of ") + kernel + ": no database entry applies",
+               {}});
   }
   return out;
 }

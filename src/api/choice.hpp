@@ -2,10 +2,12 @@
 // template defaults and the databases compiled into the library, the system databases
 // (share/gemmtune/databases/*.json beside the installed library or under the configured install
 // prefix) and the user database (SetDatabase, else $GEMMTUNE_DB). A database applies to a device
-// of the same name or of the same (non-generic) profile; within one the entry comes from
-// Database::nearest (the same search as `gemmtune db lookup`), relaxed step by step when the
-// exact family has no entry. An entry the current template does not accept (stale) is skipped
-// with a warning, never an error: the template defaults always remain.
+// of the same name or of the same (non-generic) profile; within one the configuration comes from
+// select_configuration (src/select, the same choice as `gemmtune db lookup`): the entry of the
+// problem's shape, else the entry predicted fastest for it, else the safe path where an entry's
+// baseline is predicted to beat it; relaxed step by step when the exact family has no entry. An
+// entry the current template does not accept (stale) is skipped with a warning, never an error: the
+// template defaults always remain.
 #pragma once
 
 #include <cstdint>
@@ -51,6 +53,9 @@ struct Choice {
   double distance = 0;
   std::string relaxed;  // what of the problem the entry differs in besides the shape ("" none)
   double gflops = 0;    // as measured for the entry
+  double predicted_gflops = 0;            // the selection's prediction for the problem (0: none)
+  std::string reason;                     // one line: why this configuration
+  std::vector<std::string> alternatives;  // rejected candidates, best first
 };
 
 struct Choices {

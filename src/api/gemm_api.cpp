@@ -414,6 +414,9 @@ StatusCode Explain(const GemmProblem& problem, cl_command_queue queue, Explanati
     out.entry = e.choice.entry;
     out.exact = e.choice.exact;
     out.distance = e.choice.distance;
+    out.predicted_gflops = e.choice.predicted_gflops;
+    out.reason = e.choice.reason;
+    out.alternatives = e.choice.alternatives;
     out.notes = e.notes;
     if (!e.choice.relaxed.empty()) {
       out.notes.push_back("the entry differs from the problem in: " + e.choice.relaxed);

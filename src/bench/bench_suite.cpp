@@ -85,7 +85,8 @@ Candidate candidate_of(const DatabaseEntry& e, const std::string& database,
 
 std::vector<Candidate> suite_candidates(const std::vector<NamedDatabase>& databases,
                                         const std::vector<std::string>& kernels,
-                                        const Problem& problem) {
+                                        const Problem& problem, const DeviceModel& device,
+                                        const SpecLookup& specs) {
   // The exact shape: one candidate, the fastest recorded entry (the first on a tie).
   const DatabaseEntry* best = nullptr;
   std::string best_db;
@@ -101,21 +102,40 @@ std::vector<Candidate> suite_candidates(const std::vector<NamedDatabase>& databa
   }
   if (best) return {candidate_of(*best, best_db, "exact", 0.0)};
 
-  // No exact entry: each kernel's nearest tuned shape across the databases.
-  std::vector<Candidate> out;
-  for (const auto& kernel : kernels) {
-    std::optional<Candidate> nearest;
-    for (const auto& d : databases) {
-      const Database::Match m = d.db.nearest(suite_key(kernel, problem));
-      if (!m.entry) continue;
-      if (!nearest || m.distance < nearest->distance ||
-          (m.distance == nearest->distance && m.entry->gflops > nearest->recorded_gflops)) {
-        nearest = candidate_of(*m.entry, d.name, "nearest", m.distance);
-      }
-    }
-    if (nearest) out.push_back(*nearest);
+  // No exact entry: the selection model's choice among every database's entries.
+  CandidatePool pool;
+  for (const auto& d : databases) pool.add_database(d.db, d.name);
+  std::vector<SelectionCandidate> allowed;
+  for (const auto& c : pool.candidates()) {
+    if (std::find(kernels.begin(), kernels.end(), c.kernel) != kernels.end()) allowed.push_back(c);
   }
-  return out;
+  SelectOptions options;
+  options.specs = specs;
+  const KernelSpec* direct = specs ? specs("xgemm_direct") : nullptr;
+  if (direct && std::find(kernels.begin(), kernels.end(), "xgemm_direct") != kernels.end()) {
+    options.safe_kernel = direct->name();
+    options.safe_parameters = direct->defaults();
+  }
+  const Selection s =
+      select_configuration(allowed, suite_key("", problem), problem, device, options);
+  if (!s.chosen) return {};
+  const RankedCandidate& r = *s.chosen;
+  Candidate c;
+  c.kernel = r.kernel;
+  c.parameters = r.parameters;
+  c.predicted_gflops = r.estimate.gflops;
+  c.reason = s.reason;
+  if (s.kind == Selection::Kind::kSafePath) {
+    c.origin = "safe path";
+    c.tuned_shape = problem.shape;
+    return {c};
+  }
+  c.origin = "model";
+  c.tuned_shape = r.from.problem.shape;
+  c.database = r.from.origin;
+  c.recorded_gflops = r.from.gflops;
+  c.distance = r.distance;
+  return {c};
 }
 
 std::vector<Candidate> suite_candidates(const std::vector<NamedDatabase>& databases,

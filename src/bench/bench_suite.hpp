@@ -24,6 +24,7 @@
 #include "src/core/result.hpp"
 #include "src/db/database.hpp"
 #include "src/device/device.hpp"
+#include "src/select/selection.hpp"
 #include "src/verify/reference.hpp"
 
 namespace gemmtune {
@@ -51,6 +52,22 @@ std::vector<SuiteCase> batched_suite_cases();
 // The cases of a named suite ("standard" or "batched"); throws Error(kInvalidArgument) naming
 // the known suites for another name.
 std::vector<SuiteCase> named_suite(const std::string& name);
+// Random shapes for a suite (suite_random.cpp): each of M, N and K drawn log-uniformly from
+// [min_dim, max_dim] by a fixed generator, so that a seed gives the same shapes with every
+// compiler and standard library: std::mt19937_64 seeded with `seed` (its output is fixed by the
+// C++ standard), one draw per dimension in the order M, N, K of each shape in turn, each draw x
+// turned into u = (x >> 11) * 2^-53 (uniform in [0, 1)) and the dimension
+// floor(exp(log(min_dim) + u * (log(max_dim + 1) - log(min_dim)))), clamped to [min_dim,
+// max_dim]. Throws Error(kInvalidArgument) for a count below 1 or a range that is empty, starts
+// below 1 or reaches past 46340 (a square matrix of that size is the kernels' 2^31-element limit).
+struct RandomShapes {
+  int64_t count = 0;
+  uint64_t seed = 42;
+  int64_t min_dim = 32;
+  int64_t max_dim = 8192;
+};
+std::vector<Shape> random_suite_shapes(const RandomShapes& r);
+
 // The kernels the suite draws configurations from, in order of preference on a tie.
 std::vector<std::string> default_suite_kernels();
 
@@ -67,22 +84,29 @@ struct NamedDatabase {
 struct Candidate {
   std::string kernel;
   Configuration parameters;
-  std::string origin;    // "exact", "nearest" or "defaults" (template defaults, untuned)
+  // "exact", "model" (the selection model's pick for an untuned shape), "safe path" (the
+  // xgemm_direct defaults, a baseline being predicted to win) or "defaults" (template defaults,
+  // no entry); "nearest" in reports written before the model.
+  std::string origin;
   Shape tuned_shape;     // the shape the entry was tuned for
   std::string database;  // the database holding the entry; "" for defaults
   double recorded_gflops = 0;
-  double distance = 0;  // log-space distance of tuned_shape from the benchmarked shape
+  double distance = 0;          // log-space distance of tuned_shape from the benchmarked shape
+  double predicted_gflops = 0;  // the model's prediction for the benchmarked shape (0: none)
+  std::string reason;           // why, in one line ("" for exact entries and defaults)
 };
 
-// Candidates for one problem among `kernels`, looked up under the problem's key (precision,
+// The candidate for one problem among `kernels`, looked up under the problem's key (precision,
 // order, layout, batch and batch layout; see EntryKey): when any database has an entry for the
-// exact shape, only the fastest such entry (recorded GFLOPS, across databases and kernels);
-// otherwise the nearest tuned shape's entry of each kernel that has one in the same family
-// (these were tuned for another shape, so the suite measures them to choose). Empty when no
-// database has an entry of any of the kernels in that family.
+// exact shape, the fastest such entry (recorded GFLOPS, across databases and kernels); otherwise
+// the selection model's choice among the entries of that family in all the databases
+// (src/select, as the library chooses), with `device`'s figures and the declarations `specs`
+// gives (null: the parameters by name). Empty when no database has an entry of any of the
+// kernels in that family.
 std::vector<Candidate> suite_candidates(const std::vector<NamedDatabase>& databases,
                                         const std::vector<std::string>& kernels,
-                                        const Problem& problem);
+                                        const Problem& problem, const DeviceModel& device = {},
+                                        const SpecLookup& specs = nullptr);
 // The same for a single FP32 row-major NN GEMM of `shape`.
 std::vector<Candidate> suite_candidates(const std::vector<NamedDatabase>& databases,
                                         const std::vector<std::string>& kernels,
@@ -195,6 +219,18 @@ struct CublasResults {
 CublasResults read_cublas_results(const nlohmann::json& cublas, const std::string& origin);
 // Adds the cuBLAS column to the rows whose shape, epilogue, precision and batch were measured.
 void merge_cublas(SuiteReport& report, const CublasResults& cublas);
+
+// gemmtune against one other side over the rows where both ran: the geometric mean of the
+// GFLOPS ratios and the worst (lowest) ratio with its row.
+struct RatioSummary {
+  size_t rows = 0;  // rows with a ratio
+  double geomean = 0, worst = 0;
+  std::string worst_row;  // SuiteRow::label()
+};
+RatioSummary summarize_ratios(const SuiteReport& report, bool cublas);
+// One line per other side that has ratios ("gemmtune / CLBlast: geometric mean 1.230, worst
+// 0.750 (4096x4096x64 fp32), over 20 rows"); for CLBlast a line saying so when there is none.
+std::vector<std::string> suite_summary_lines(const SuiteReport& report);
 
 // A Markdown document for results/: device, driver, date and command at the top, then the table,
 // the configurations and any failures.

@@ -28,6 +28,7 @@ std::optional<std::string> device_lacks(const DeviceInfo& info, Precision p) {
 
 ClEnv::ClEnv(const Device& device, const DeviceProfile* profile, const BenchSuiteOptions& options)
     : device_(device),
+      profile_(profile),
       templates_dir_(options.templates_dir),
       context_(std::vector<cl::Device>{device.device}),
       queue_(context_, device.device, CL_QUEUE_PROFILING_ENABLE),

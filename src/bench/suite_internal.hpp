@@ -58,11 +58,13 @@ class ClEnv {
   cl::CommandQueue& queue() { return queue_; }
   ProgramBuilder& builder() { return builder_; }
   const Device& device() const { return device_; }
+  const DeviceProfile* profile() const { return profile_; }
   // The declaration of `kernel`, loaded once.
   const KernelSpec& spec(const std::string& kernel);
 
  private:
   const Device& device_;
+  const DeviceProfile* profile_;
   std::string templates_dir_;
   cl::Context context_;
   cl::CommandQueue queue_;

@@ -8,6 +8,8 @@ void to_json(nlohmann::json& j, const Candidate& c) {
        {"origin", c.origin},     {"tuned_shape", c.tuned_shape},
        {"database", c.database}, {"recorded_gflops", c.recorded_gflops},
        {"distance", c.distance}};
+  if (c.predicted_gflops > 0) j["predicted_gflops"] = c.predicted_gflops;
+  if (!c.reason.empty()) j["reason"] = c.reason;
 }
 
 void from_json(const nlohmann::json& j, Candidate& c) {
@@ -18,6 +20,8 @@ void from_json(const nlohmann::json& j, Candidate& c) {
   c.database = j.value("database", "");
   c.recorded_gflops = j.value("recorded_gflops", 0.0);
   c.distance = j.value("distance", 0.0);
+  c.predicted_gflops = j.value("predicted_gflops", 0.0);
+  c.reason = j.value("reason", "");
 }
 
 void to_json(nlohmann::json& j, const SideResult& s) {
@@ -103,6 +107,13 @@ void to_json(nlohmann::json& j, const SuiteReport& r) {
        {"warmup", r.warmup},
        {"cublas_source", r.cublas_source},
        {"rows", r.rows}};
+  // Derived from the rows (not read back): gemmtune's ratios against each other side.
+  for (bool cublas : {false, true}) {
+    const RatioSummary s = summarize_ratios(r, cublas);
+    if (s.rows == 0) continue;
+    j["summary"][cublas ? "cublas" : "clblast"] = {
+        {"rows", s.rows}, {"geomean", s.geomean}, {"worst", s.worst}, {"worst_row", s.worst_row}};
+  }
 }
 
 void from_json(const nlohmann::json& j, SuiteReport& r) {

@@ -34,6 +34,10 @@ std::string source_of(const SuiteRow& r) {
     s = "exact";
   } else if (c.origin == "nearest") {
     s = "nearest " + c.tuned_shape.to_string();
+  } else if (c.origin == "model") {
+    s = fmt::format("model: {}, predicted {:.0f}", c.tuned_shape.to_string(), c.predicted_gflops);
+  } else if (c.origin == "safe path") {
+    s = fmt::format("safe path, predicted {:.0f}", c.predicted_gflops);
   } else {
     s = "template defaults (untuned)";
   }
@@ -171,8 +175,9 @@ std::string suite_markdown(const SuiteReport& report) {
       "fixed stride apart) or offsets (one buffer per operand and a per-matrix offset).\n";
   md +=
       "- Configuration from: the tuned database entry of the row's precision, batch and batch "
-      "layout (exact shape, else the nearest tuned shape of that family), else the template "
-      "defaults (untuned).\n";
+      "layout (exact shape, else the selection model's choice among that family's entries, or "
+      "the safe path where a baseline is predicted to win), else the template defaults "
+      "(untuned).\n";
   md +=
       "- Epilogue rows (FP32 single GEMMs): gemmtune's kernel with bias+ReLU fused, against "
       "CLBlast's Gemm followed by a separate bias+ReLU kernel (timed as one call).\n\n";
@@ -200,11 +205,13 @@ std::string suite_markdown(const SuiteReport& report) {
       continue;
     }
     const Candidate& c = *r.chosen;
-    std::string from = c.origin == "defaults"
-                           ? std::string("template defaults")
+    std::string from = c.origin == "defaults" ? std::string("template defaults")
+                       : c.origin == "safe path"
+                           ? std::string("safe path: template defaults")
                            : fmt::format("{} entry {} in {}, recorded {:.1f} GFLOPS", c.origin,
                                          c.tuned_shape.to_string(), c.database, c.recorded_gflops);
     md += fmt::format("- {}: {} `{}` ({})\n", label, c.kernel, to_string(c.parameters), from);
+    if (!c.reason.empty()) md += "  - why: " + md_escape(c.reason) + "\n";
     for (const auto& trial : r.trials) {
       md += fmt::format("  - candidate {} from {}: {}\n", trial.candidate.kernel,
                         trial.candidate.tuned_shape.to_string(),
@@ -212,6 +219,8 @@ std::string suite_markdown(const SuiteReport& report) {
                                              : trial.status + ": " + md_escape(trial.message));
     }
   }
+  md += "\n## Summary\n\n";
+  for (const auto& l : suite_summary_lines(report)) md += "- " + l + "\n";
   const auto failures = failures_of(report);
   if (!failures.empty()) {
     md += "\n## Failures\n\n";
@@ -252,6 +261,8 @@ std::string suite_text(const SuiteReport& report) {
       report.reps);
   out += line(t.header);
   for (const auto& r : t.rows) out += line(r);
+  out += "\n";
+  for (const auto& l : suite_summary_lines(report)) out += l + "\n";
   std::vector<std::string> notes = failures_of(report);
   for (const auto& n : not_run_of(report)) notes.push_back(n);
   if (!notes.empty()) out += "\n";

@@ -146,12 +146,22 @@ class SuiteRunner {
     return out;
   }
 
-  // The configuration to run: the one candidate when the problem was tuned, else the fastest of
-  // the nearest shapes' configurations (each verified and briefly timed here), else the
-  // template defaults, reported as untuned.
+  // The configuration to run: the entry of the problem's shape, else the selection model's
+  // choice, else the template defaults, reported as untuned. (Several candidates, each verified
+  // and briefly timed here, come only from the defaults of several kernels.)
   std::unique_ptr<SideCall> choose(CaseData& d, bool epilogue, SuiteRow& row) {
     const std::vector<std::string> kernels = kernels_for(d.problem, epilogue);
-    std::vector<Candidate> candidates = suite_candidates(databases_, kernels, d.problem);
+    const DeviceInfo& info = env_.device().info;
+    std::vector<Candidate> candidates =
+        suite_candidates(databases_, kernels, d.problem,
+                         DeviceModel::of(env_.profile(), info.compute_units, info.max_clock_mhz),
+                         [this](const std::string& k) -> const KernelSpec* {
+                           try {
+                             return &env_.spec(k);
+                           } catch (const Error&) {
+                             return nullptr;
+                           }
+                         });
     if (candidates.empty()) {
       for (const auto& kernel : kernels) {
         Candidate c;

@@ -86,8 +86,8 @@ void create_parent_directories(const std::string& path) {
 }
 
 // Why an entry's figures cannot be a measurement, as (field, reason), or nullopt. A successful
-// entry has a positive rate and (when timed) time; a failed one (a bench that could not re-measure) may hold
-// zeros. Nothing is negative or non-finite, so that compare's noise band and the reports'
+// entry has a positive rate and (when timed) time; a failed one (a bench that could not re-measure)
+// may hold zeros. Nothing is negative or non-finite, so that compare's noise band and the reports'
 // ratios are never widened or inverted by a damaged file.
 std::optional<std::pair<std::string, std::string>> entry_range_problem(const DatabaseEntry& e) {
   auto bad = [](const char* field, const std::string& why) {
@@ -113,6 +113,13 @@ std::optional<std::pair<std::string, std::string>> entry_range_problem(const Dat
   if (e.time.runs < 0) return bad("time.runs", "is negative");
   if (!std::isfinite(e.alpha) || !std::isfinite(e.beta)) {
     return bad("alpha", "alpha and beta must be finite");
+  }
+  if (e.baseline && (!std::isfinite(e.baseline->gflops) || e.baseline->gflops <= 0)) {
+    return bad("baseline.gflops",
+               fmt::format("must be a positive finite rate ({:g})", e.baseline->gflops));
+  }
+  if (e.baseline && e.baseline->by.empty()) {
+    return bad("baseline.by", "must name what was measured (clblast, xgemm_direct defaults, ...)");
   }
   return std::nullopt;
 }
@@ -280,6 +287,15 @@ void from_json(const nlohmann::json& j, Provenance& p) {
   p.space = j.value("space", "");
 }
 
+void to_json(nlohmann::json& j, const Baseline& b) {
+  j = {{"gflops", b.gflops}, {"by", b.by}};
+}
+
+void from_json(const nlohmann::json& j, Baseline& b) {
+  b.gflops = j.at("gflops").get<double>();
+  b.by = j.at("by").get<std::string>();
+}
+
 void to_json(nlohmann::json& j, const DatabaseEntry& e) {
   j = {{"key", e.key},
        {"parameters", configuration_to_json(e.parameters)},
@@ -294,6 +310,7 @@ void to_json(nlohmann::json& j, const DatabaseEntry& e) {
   if (!e.message.empty()) j["message"] = e.message;
   nlohmann::json usage = e.usage;
   if (!usage.empty()) j["usage"] = usage;
+  if (e.baseline) j["baseline"] = *e.baseline;
 }
 
 void from_json(const nlohmann::json& j, DatabaseEntry& e) {
@@ -309,6 +326,7 @@ void from_json(const nlohmann::json& j, DatabaseEntry& e) {
   e.beta = j.value("beta", 0.0);
   if (j.contains("usage")) e.usage = j["usage"].get<ResourceUsage>();
   if (j.contains("found")) e.found = j["found"].get<Provenance>();
+  if (j.contains("baseline")) e.baseline = j["baseline"].get<Baseline>();
 }
 
 DatabaseEntry DatabaseEntry::from_result(const Problem& problem, const Result& best,
@@ -389,6 +407,11 @@ Database Database::from_json(const nlohmann::json& j, const std::string& origin)
     }
     c.number(e, where, "gflops");
     if (e.contains("time")) c.object(e["time"], where + ".time");
+    if (e.contains("baseline")) {
+      const auto& bj = c.object(e["baseline"], where + ".baseline");
+      c.number(bj, where + ".baseline", "gflops");
+      c.string(bj, where + ".baseline", "by");
+    }
     DatabaseEntry entry;
     try {
       entry = e.get<DatabaseEntry>();

@@ -89,6 +89,15 @@ struct Provenance {
   std::string space;  // the space name searched
 };
 
+// What the entry's problem runs at without the tuned configuration: CLBlast's routine or the
+// fallback kernel (the xgemm_direct template defaults), measured on the same device. Optional in
+// files ("baseline": {"gflops": 1234.5, "by": "clblast"}); the selection of a configuration for an
+// untuned shape predicts it there and takes the safe path when gemmtune is predicted to lose.
+struct Baseline {
+  double gflops = 0;  // positive
+  std::string by;     // what was measured: "clblast", "xgemm_direct defaults", ...
+};
+
 struct DatabaseEntry {
   EntryKey key;
   Configuration parameters;
@@ -101,6 +110,7 @@ struct DatabaseEntry {
   double alpha = 1.0, beta = 0.0;
   ResourceUsage usage;
   Provenance found;
+  std::optional<Baseline> baseline;
 
   // An entry from a search's best result.
   static DatabaseEntry from_result(const Problem& problem, const Result& best,
@@ -203,6 +213,8 @@ void to_json(nlohmann::json& j, const EntryKey& k);
 void from_json(const nlohmann::json& j, EntryKey& k);
 void to_json(nlohmann::json& j, const Provenance& p);
 void from_json(const nlohmann::json& j, Provenance& p);
+void to_json(nlohmann::json& j, const Baseline& b);
+void from_json(const nlohmann::json& j, Baseline& b);
 void to_json(nlohmann::json& j, const DatabaseEntry& e);
 void from_json(const nlohmann::json& j, DatabaseEntry& e);
 

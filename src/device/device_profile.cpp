@@ -4,9 +4,9 @@
 #include <cctype>
 #include <filesystem>
 
-#include "src/device/device.hpp"
 #include "src/core/error.hpp"
 #include "src/core/json_util.hpp"
+#include "src/device/device.hpp"
 
 namespace gemmtune {
 
@@ -15,6 +15,11 @@ namespace {
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   return s;
+}
+
+// a / b rounded up; 0 for a divisor that is not positive (a figure the profile lacks).
+int64_t ceil_div(int64_t a, int64_t b) {
+  return b > 0 ? (a + b - 1) / b : 0;
 }
 
 bool contains_ci(const std::string& haystack, const std::string& needle) {
@@ -34,7 +39,7 @@ std::vector<std::string> string_list(const nlohmann::json& j, const std::string&
 }
 
 std::map<std::string, Figure> figures_from_json(const nlohmann::json& j, const std::string& field,
-                                               const std::string& origin) {
+                                                const std::string& origin) {
   if (!j.is_object()) throw invalid_file(origin, "field '" + field + "' must be an object");
   std::map<std::string, Figure> out;
   for (const auto& [key, fj] : j.items()) {
@@ -46,7 +51,8 @@ std::map<std::string, Figure> figures_from_json(const nlohmann::json& j, const s
         fj["source"].get<std::string>().empty()) {
       throw invalid_file(origin, "field '" + name + ".source' must name a public source");
     }
-    if (fj["value"].get<double>() < 0) throw invalid_file(origin, "field '" + name + "' is negative");
+    if (fj["value"].get<double>() < 0)
+      throw invalid_file(origin, "field '" + name + "' is negative");
     out[key] = Figure{fj["value"].get<double>(), fj["source"].get<std::string>()};
   }
   return out;
@@ -69,7 +75,8 @@ std::vector<ProfileModel> models_from_json(const nlohmann::json& j, const std::s
       throw invalid_file(origin, "field '" + field + ".priority' must be an integer");
     }
     m.priority = mj.value("priority", 0);
-    if (!mj.contains("figures")) throw invalid_file(origin, "missing field '" + field + ".figures'");
+    if (!mj.contains("figures"))
+      throw invalid_file(origin, "missing field '" + field + ".figures'");
     m.figures = figures_from_json(mj["figures"], field + ".figures", origin);
     out.push_back(std::move(m));
   }
@@ -257,8 +264,9 @@ const DeviceProfile* ProfileSet::find(const std::string& name,
   }
   if (!best || device_name.empty()) return best;
   for (const auto& v : variants_) {
-    const bool named = std::any_of(v.name_contains.begin(), v.name_contains.end(),
-                                   [&](const std::string& n) { return contains_ci(device_name, n); });
+    const bool named =
+        std::any_of(v.name_contains.begin(), v.name_contains.end(),
+                    [&](const std::string& n) { return contains_ci(device_name, n); });
     if (lower(v.name) == lower(name) && named && v.priority > best->priority) best = &v;
   }
   return best;
@@ -288,6 +296,67 @@ DeviceLimits device_limits(const DeviceInfo& device, const DeviceProfile* profil
     limits.register_cap_option = profile->register_cap_option;
   }
   return limits;
+}
+
+Occupancy estimate_occupancy(const DeviceProfile& profile, int64_t registers, int64_t lds_bytes,
+                             int64_t work_group_size, int64_t wavefront) {
+  Occupancy o;
+  o.wavefront = wavefront > 0 ? wavefront
+                              : (profile.wavefront_sizes.empty() ? 1 : profile.wavefront_sizes[0]);
+  o.max_waves = static_cast<int64_t>(profile.figure("max_waves_per_simd"));
+  const auto granule =
+      std::max<int64_t>(1, static_cast<int64_t>(profile.figure("register_granularity")));
+  const auto file = static_cast<int64_t>(profile.figure("registers_per_simd_lane"));
+  o.allocated_registers = ceil_div(std::max<int64_t>(registers, 1), granule) * granule;
+  o.waves_by_registers = std::min(o.max_waves, file / o.allocated_registers);
+  o.waves_by_lds = o.max_waves;
+  if (lds_bytes > 0) {
+    // Work-groups that fit in one CU's LDS, each bringing its waves, spread over the SIMDs.
+    const auto lds_cu = static_cast<int64_t>(profile.figure("lds_per_cu_bytes"));
+    const auto simds = std::max<int64_t>(1, static_cast<int64_t>(profile.figure("simds_per_cu")));
+    const int64_t groups = lds_cu / lds_bytes;
+    const int64_t waves_per_group = ceil_div(std::max<int64_t>(work_group_size, 1), o.wavefront);
+    o.waves_by_lds = std::min(o.max_waves, groups * waves_per_group / simds);
+  }
+  o.waves = std::min({o.waves_by_registers, o.waves_by_lds, o.max_waves});
+  if (o.waves == o.max_waves) {
+    o.limiter = "hardware";
+  } else if (o.waves_by_registers <= o.waves_by_lds) {
+    o.limiter = "registers";
+  } else {
+    o.limiter = "LDS";
+  }
+  return o;
+}
+
+std::optional<double> peak_gflops(const DeviceProfile& profile, Precision precision,
+                                  double compute_units, double clock_mhz) {
+  auto computed_fp32 = [&]() -> std::optional<double> {
+    const double fp32 = profile.figure_if("peak_fp32_gflops").value_or(0);
+    if (fp32 > 0) return fp32;
+    const auto per_cycle = profile.figure_if("fp32_flops_per_cycle_per_cu");
+    double cus = compute_units, mhz = clock_mhz;
+    if (cus <= 0) cus = profile.figure_if("compute_units").value_or(0);
+    if (mhz <= 0) mhz = profile.figure_if("boost_clock_mhz").value_or(0);
+    if (!per_cycle || cus <= 0 || mhz <= 0) return std::nullopt;
+    return cus * mhz * *per_cycle / 1000.0;
+  };
+  switch (precision) {
+    case Precision::kFP32:
+      return computed_fp32();
+    case Precision::kFP16:
+    case Precision::kFP16Acc32: {
+      const double fp16 = profile.figure_if("peak_fp16_gflops").value_or(0);
+      if (fp16 > 0) return fp16;
+      return computed_fp32();  // no packed FP16 rate known: FP16 runs at the FP32 rate
+    }
+    case Precision::kFP64: {
+      const double fp64 = profile.figure_if("peak_fp64_gflops").value_or(0);
+      if (fp64 > 0) return fp64;
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace gemmtune

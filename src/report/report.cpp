@@ -32,65 +32,9 @@ const ReportItem* EntryReport::item(const std::string& id) const {
   return nullptr;
 }
 
-Occupancy estimate_occupancy(const DeviceProfile& profile, int64_t registers, int64_t lds_bytes,
-                             int64_t work_group_size, int64_t wavefront) {
-  Occupancy o;
-  o.wavefront = wavefront > 0 ? wavefront
-                              : (profile.wavefront_sizes.empty() ? 1 : profile.wavefront_sizes[0]);
-  o.max_waves = static_cast<int64_t>(profile.figure("max_waves_per_simd"));
-  const auto granule =
-      std::max<int64_t>(1, static_cast<int64_t>(profile.figure("register_granularity")));
-  const auto file = static_cast<int64_t>(profile.figure("registers_per_simd_lane"));
-  o.allocated_registers = ceil_div(std::max<int64_t>(registers, 1), granule) * granule;
-  o.waves_by_registers = std::min(o.max_waves, file / o.allocated_registers);
-  o.waves_by_lds = o.max_waves;
-  if (lds_bytes > 0) {
-    // Work-groups that fit in one CU's LDS, each bringing its waves, spread over the SIMDs.
-    const auto lds_cu = static_cast<int64_t>(profile.figure("lds_per_cu_bytes"));
-    const auto simds = std::max<int64_t>(1, static_cast<int64_t>(profile.figure("simds_per_cu")));
-    const int64_t groups = lds_cu / lds_bytes;
-    const int64_t waves_per_group = ceil_div(std::max<int64_t>(work_group_size, 1), o.wavefront);
-    o.waves_by_lds = std::min(o.max_waves, groups * waves_per_group / simds);
-  }
-  o.waves = std::min({o.waves_by_registers, o.waves_by_lds, o.max_waves});
-  if (o.waves == o.max_waves) {
-    o.limiter = "hardware";
-  } else if (o.waves_by_registers <= o.waves_by_lds) {
-    o.limiter = "registers";
-  } else {
-    o.limiter = "LDS";
-  }
-  return o;
-}
-
 std::optional<double> peak_gflops(const DeviceProfile& profile, Precision precision,
                                   const DatabaseDevice& device) {
-  auto computed_fp32 = [&]() -> std::optional<double> {
-    const double fp32 = profile.figure_if("peak_fp32_gflops").value_or(0);
-    if (fp32 > 0) return fp32;
-    const auto per_cycle = profile.figure_if("fp32_flops_per_cycle_per_cu");
-    double cus = device.compute_units, mhz = device.max_clock_mhz;
-    if (cus <= 0) cus = profile.figure_if("compute_units").value_or(0);
-    if (mhz <= 0) mhz = profile.figure_if("boost_clock_mhz").value_or(0);
-    if (!per_cycle || cus <= 0 || mhz <= 0) return std::nullopt;
-    return cus * mhz * *per_cycle / 1000.0;
-  };
-  switch (precision) {
-    case Precision::kFP32:
-      return computed_fp32();
-    case Precision::kFP16:
-    case Precision::kFP16Acc32: {
-      const double fp16 = profile.figure_if("peak_fp16_gflops").value_or(0);
-      if (fp16 > 0) return fp16;
-      return computed_fp32();  // no packed FP16 rate known: FP16 runs at the FP32 rate
-    }
-    case Precision::kFP64: {
-      const double fp64 = profile.figure_if("peak_fp64_gflops").value_or(0);
-      if (fp64 > 0) return fp64;
-      return std::nullopt;
-    }
-  }
-  return std::nullopt;
+  return peak_gflops(profile, precision, device.compute_units, device.max_clock_mhz);
 }
 
 EntryReport analyze_entry(const DatabaseEntry& entry, const KernelSpec* spec,

@@ -45,24 +45,8 @@ struct DatabaseReport {
   std::vector<EntryReport> entries;
 };
 
-// Waves per SIMD a kernel can keep resident, from a profile's register file and LDS.
-struct Occupancy {
-  int64_t wavefront = 0;
-  int64_t allocated_registers = 0;  // per work-item, rounded up to the allocation granule
-  int64_t waves_by_registers = 0;
-  int64_t waves_by_lds = 0;  // max_waves when the kernel uses no LDS
-  int64_t max_waves = 0;
-  int64_t waves = 0;    // the minimum of the three
-  std::string limiter;  // "registers", "LDS" or "hardware"
-};
-
-// `registers` per work-item, `lds_bytes` per work-group. The wavefront is the profile's first
-// (native) size unless given.
-Occupancy estimate_occupancy(const DeviceProfile& profile, int64_t registers, int64_t lds_bytes,
-                             int64_t work_group_size, int64_t wavefront = 0);
-
-// Peak GFLOPS of the profile for a precision; a zero figure of a CPU profile is computed from
-// compute units x clock (MHz) x fp32_flops_per_cycle_per_cu. Nullopt when unknown.
+// Peak GFLOPS of the profile for a precision on `device` (its compute units and clock where the
+// profile computes the peak from them; see the overload in device_profile.hpp).
 std::optional<double> peak_gflops(const DeviceProfile& profile, Precision precision,
                                   const DatabaseDevice& device);
 

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -96,7 +97,7 @@ TEST_CASE("bench-suite compares tiny shapes and writes JSON and Markdown", "[cli
     }
   }
   CHECK(report.rows[1].epilogue);
-  CHECK(report.rows[2].chosen->origin == "nearest");
+  CHECK(report.rows[2].chosen->origin == "model");
 
   const std::string md = slurp(md_path);
   CHECK_THAT(md, Catch::Contains(report.device.name) && Catch::Contains("Driver:") &&
@@ -343,4 +344,66 @@ TEST_CASE("bench-suite --clblast-params runs CLBlast with an exported configurat
   r = run_gemmtune(base_args() + " --shapes 64x64x64 --clblast-params " + bad);
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("OverrideParameters"));
+}
+
+TEST_CASE("bench-suite --random-shapes lists the same shapes for a seed and summarizes a run",
+          "[cli][bench_suite][random]") {
+  // The list for scripts/bench-cublas.py --shapes; nothing is measured (no --db needed).
+  const std::string list = "bench-suite --random-shapes 6 --seed 7 --list-shapes";
+  auto r = run_gemmtune(list);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out ==
+        "2098x6185x61,4499x70x43,3236x4724x133,1714x2114x872,289x177x3230,172x7980x7909\n");
+  CHECK(run_gemmtune(list).out == r.out);
+  CHECK(run_gemmtune("bench-suite --random-shapes 6 --seed 8 --list-shapes").out != r.out);
+  CHECK(run_gemmtune("bench-suite --random-shapes 2 --min-dim 64 --max-dim 64 --list-shapes").out ==
+        "64x64x64,64x64x64\n");
+  CHECK(run_gemmtune("bench-suite --shapes 8x9x10,11 --list-shapes").out == "8x9x10,11x11x11\n");
+
+  // A run over random shapes: the rows are the listed shapes, the summary compares the sides.
+  const std::string shapes = "--random-shapes 3 --seed 5 --min-dim 8 --max-dim 48";
+  const auto listed = run_gemmtune("bench-suite " + shapes + " --list-shapes").out;
+  r = run_gemmtune(base_args() + " " + shapes + " --json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const auto report = j.get<gemmtune::SuiteReport>();
+  REQUIRE(report.rows.size() == 3);
+  std::string ran;
+  for (const auto& row : report.rows) ran += (ran.empty() ? "" : ",") + row.shape.to_string();
+  CHECK(ran + "\n" == listed);
+  CHECK_THAT(report.command, Catch::Contains("--random-shapes 3 --min-dim 8 --max-dim 48") &&
+                                 Catch::Contains("--seed 5"));
+  if (gemmtune::clblast_linked()) {
+    const auto s = gemmtune::summarize_ratios(report, false);
+    REQUIRE(s.rows == 3);
+    CHECK(j["summary"]["clblast"]["geomean"].get<double>() == Approx(s.geomean));
+    CHECK(j["summary"]["clblast"]["worst"].get<double>() == s.worst);
+    double worst = 1e300, logs = 0;
+    for (const auto& row : report.rows) {
+      worst = std::min(worst, *row.ratio);
+      logs += std::log(*row.ratio);
+    }
+    CHECK(s.worst == worst);
+    CHECK(s.geomean == Approx(std::exp(logs / 3)));
+    const auto text = run_gemmtune(base_args() + " " + shapes);
+    CHECK_THAT(text.out, Catch::Contains("gemmtune / CLBlast: geometric mean"));
+  }
+}
+
+TEST_CASE("bench-suite refuses bad random-shape options with one line and exit 2",
+          "[cli][bench_suite][random]") {
+  for (const std::string args :
+       {"--random-shapes 0 --list-shapes", "--random-shapes 3 --shapes 64 --list-shapes",
+        "--random-shapes 3 --suite batched --list-shapes", "--min-dim 64 --list-shapes",
+        "--random-shapes 3 --max-dim 50000 --list-shapes",
+        "--random-shapes 3 --min-dim 20 --max-dim 10 --list-shapes",
+        "--random-shapes 3 --min-dim 0 --list-shapes", "--random-shapes x --list-shapes"}) {
+    const auto r = run_gemmtune("bench-suite " + args);
+    INFO(args << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(r.out.empty());
+  }
 }

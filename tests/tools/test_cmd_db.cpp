@@ -1,9 +1,11 @@
+#include <algorithm>
 #include <fstream>
 
 #include <catch2/catch.hpp>
 
-#include "src/db/database.hpp"
 #include "src/core/json_util.hpp"
+#include "src/db/database.hpp"
+#include "src/db/journal.hpp"
 #include "tests/test_support.hpp"
 
 using namespace gemmtune;
@@ -54,7 +56,7 @@ TEST_CASE("db merge keeps the fastest entry per problem", "[cli][database]") {
   CHECK_THAT(bad.err, Catch::Contains("foreign.json") && Catch::Contains("Other GPU"));
 }
 
-TEST_CASE("db lookup gives the exact or the nearest tuned shape", "[cli][database]") {
+TEST_CASE("db lookup gives the exact entry, else the selection model's choice", "[cli][database]") {
   auto r = run_gemmtune("db lookup " + kDb + " -m 4096 -n 4096 -k 4096");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
@@ -62,11 +64,21 @@ TEST_CASE("db lookup gives the exact or the nearest tuned shape", "[cli][databas
   r = run_gemmtune("db lookup " + kDb + " -m 1000 -n 900 -k 1100 --json");
   REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);
-  CHECK(j["match"] == "nearest");
-  CHECK(j["entry"]["key"]["m"] == 1024);
+  CHECK(j["match"] == "model");
+  CHECK(j["source"] == "database");
+  CHECK(j["entry"]["key"]["m"].get<int>() >= 128);
   CHECK(j["log_distance"].get<double>() > 0);
+  CHECK(j["predicted_gflops"].get<double>() > 0);
+  CHECK_THAT(j["reason"].get<std::string>(), Catch::Contains("predicted"));
+  // Every NN candidate ranked, best first; the NT entry is of another family.
+  REQUIRE(j["ranked"].size() == 3);
+  CHECK(j["ranked"][0]["score"].get<double>() >= j["ranked"][1]["score"].get<double>());
+  CHECK(j["ranked"][1]["score"].get<double>() >= j["ranked"][2]["score"].get<double>());
+  CHECK(j["ranked"][0]["kernel"] == j["kernel"]);
+  // The same answer every time.
+  CHECK(run_gemmtune("db lookup " + kDb + " -m 1000 -n 900 -k 1100 --json").out == r.out);
   r = run_gemmtune("db lookup " + kDb + " -m 100 -n 100 -k 100");
-  CHECK_THAT(r.out, Catch::Contains("nearest tuned shape is 1024x1024x1024"));
+  CHECK_THAT(r.out, Catch::Contains("no entry for 100x100x100; the model picks"));
   r = run_gemmtune("db lookup " + kDb + " -m 128 -n 128 -k 128 --kernel xgemm_direct");
   CHECK_THAT(r.out, Catch::Contains("exact match"));
   r = run_gemmtune("db lookup " + kDb + " -m 64 -n 64 -k 64 --layout TT");
@@ -75,13 +87,89 @@ TEST_CASE("db lookup gives the exact or the nearest tuned shape", "[cli][databas
   CHECK(run_gemmtune("db lookup " + kDb + " -m 64 -n 64 -k 64 --layout XY").exit_code == 2);
 }
 
+TEST_CASE("db lookup --explain says what it chose, from where, how fast and why not the others",
+          "[cli][database]") {
+  const auto r = run_gemmtune("db lookup " + kDb + " -m 1000 -n 900 -k 1100 --explain");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("choice ") && Catch::Contains("source     database") &&
+                        Catch::Contains("predicted  ") && Catch::Contains("GFLOPS") &&
+                        Catch::Contains("why        predicted") && Catch::Contains("rejected   "));
+  // Two alternatives rejected, each on its line with its own prediction.
+  size_t rejected = 0;
+  for (size_t at = r.out.find("(score "); at != std::string::npos;
+       at = r.out.find("(score ", at + 1)) {
+    ++rejected;
+  }
+  CHECK(rejected == 2);
+}
+
+TEST_CASE("db lookup takes the safe path where a baseline is predicted to win", "[cli][database]") {
+  const auto dir = temp_dir("db-lookup-baseline");
+  auto db = Database::load(kDb);
+  for (auto e : db.entries()) {
+    e.baseline = Baseline{1e6, "clblast"};  // far beyond any entry
+    db.put(e, true);
+  }
+  db.save(dir + "/db.json");
+  auto r = run_gemmtune("db lookup " + dir + "/db.json -m 1000 -n 900 -k 1100 --explain");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("safe path: xgemm_direct template defaults") &&
+                        Catch::Contains("loses to the baseline") &&
+                        Catch::Contains("baseline   ") && Catch::Contains("clblast measured"));
+  r = run_gemmtune("db lookup " + dir + "/db.json -m 1000 -n 900 -k 1100 --json");
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["match"] == "safe path");
+  CHECK(j["kernel"] == "xgemm_direct");
+  CHECK(j["baseline"]["predicted_gflops"].get<double>() > 1000);
+  // A tuned shape slower than its own baseline is not run either.
+  r = run_gemmtune("db lookup " + dir + "/db.json -m 4096 -n 4096 -k 4096 --json");
+  CHECK(nlohmann::json::parse(r.out)["match"] == "safe path");
+  // Without baselines the same database's choice stands.
+  r = run_gemmtune("db lookup " + kDb + " -m 4096 -n 4096 -k 4096 --json");
+  CHECK(nlohmann::json::parse(r.out)["match"] == "exact");
+}
+
+TEST_CASE("db lookup takes candidates from search journals", "[cli][database]") {
+  const auto dir = temp_dir("db-lookup-journal");
+  const std::string journal = dir + "/search.jsonl";
+  {
+    JournalWriter w(journal, JournalOpen::kCreate);
+    w.write_header({{"kernel", "xgemm"}});
+    Problem p;
+    p.kernel = "xgemm";
+    p.shape = Shape{1000, 900, 1100};
+    Result res;
+    res.config = Database::load(kDb).entries().at(0).parameters;
+    res.config["MWG"] = 32;
+    res.gflops = 50000;  // much faster than any entry, at the very shape asked
+    w.append(p, res, 1.0);
+  }
+  auto r = run_gemmtune("db lookup " + kDb + " -m 1000 -n 900 -k 1100 --json --journal " + journal);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["source"] == "journal");
+  CHECK(j["parameters"]["MWG"] == 32);
+  CHECK(j["ranked"].size() == 4);
+  // Bad input: one line, exit 2.
+  r = run_gemmtune("db lookup " + kDb + " -m 10 -n 10 -k 10 --journal " + dir + "/none.jsonl");
+  CHECK(r.exit_code == 2);
+  r = run_gemmtune("db lookup " + kDb + " -m 10 -n 10 -k 10 --journal " + kDb);
+  CHECK(r.exit_code == 2);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  r = run_gemmtune("db lookup " + kDb + " -m 10 -n 10 -k 10 --per-problem 0");
+  CHECK(r.exit_code == 2);
+}
+
 TEST_CASE("db commands refuse corrupt and foreign files", "[cli][database]") {
   const auto dir = temp_dir("db-cli-bad");
   std::ofstream(dir + "/cut.json") << read_text_file(kDb).substr(0, 500);
   auto r = run_gemmtune("db show " + dir + "/cut.json");
   CHECK(r.exit_code == 2);
-  CHECK_THAT(r.err, Catch::Contains("cut.json") && Catch::Contains("line") &&
-                        Catch::Contains("column"));
+  CHECK_THAT(r.err,
+             Catch::Contains("cut.json") && Catch::Contains("line") && Catch::Contains("column"));
   r = run_gemmtune("db show " + source_path("tests/data/clblast_tuner_xgemm_reference.json"));
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("not a gemmtune database"));

@@ -58,7 +58,7 @@ set_source_files_properties(${_api_dir}/choice.cpp PROPERTIES COMPILE_DEFINITION
 # archives' symbols stay inside (--exclude-libs), so a program's own spdlog, fmt or nlohmann_json
 # never meets the library's.
 add_library(gemmtune_shared SHARED $<TARGET_OBJECTS:gemmtune_api>)
-target_link_libraries(gemmtune_shared PRIVATE gemmtune_eval)
+target_link_libraries(gemmtune_shared PRIVATE gemmtune_eval gemmtune_select)
 target_link_libraries(gemmtune_shared PUBLIC OpenCL::OpenCL)
 target_link_options(gemmtune_shared PRIVATE -Wl,--exclude-libs,ALL -Wl,--no-undefined
   -Wl,--as-needed)
@@ -71,7 +71,7 @@ set_target_properties(gemmtune_shared PROPERTIES OUTPUT_NAME gemmtune EXPORT_NAM
 # Static: every object of the layers it is built on, so that the archive stands alone; a
 # program's linker takes only the members it needs.
 set(_static_objects "")
-foreach(layer IN ITEMS core kernel device db verify eval api)
+foreach(layer IN ITEMS core kernel device db verify eval select api)
   list(APPEND _static_objects $<TARGET_OBJECTS:gemmtune_${layer}>)
 endforeach()
 add_library(gemmtune_static STATIC ${_static_objects})

@@ -117,6 +117,7 @@ struct DbEntry {
   std::string kernel, layout;
   int m, n, k;
   std::string parameters;  // a JSON object
+  std::string extra = "";  // more fields of the entry ("\"baseline\": {...}"), or ""
 };
 
 // A gemmtune database for the device `device_name` (profile "generic", so that it matches by
@@ -135,7 +136,8 @@ inline void write_database(const std::string& path, const std::string& device_na
     out << (i ? "," : "") << R"({"key": {"kernel": ")" << e.kernel << R"(", "precision": "32",
       "order": "row", "layout": ")"
         << e.layout << R"(", "batch": 1, "m": )" << e.m << ", \"n\": " << e.n << ", \"k\": " << e.k
-        << R"(}, "parameters": )" << e.parameters << R"(, "gflops": 1.0, "status": "ok"})";
+        << R"(}, "parameters": )" << e.parameters << R"(, "gflops": 1.0, "status": "ok")"
+        << (e.extra.empty() ? "" : ", " + e.extra) << "}";
   }
   out << "]}\n";
 }

@@ -470,6 +470,63 @@ TEST_CASE("api: where the configuration comes from", "[api][device]") {
   REQUIRE(SetDatabase("") == StatusCode::kSuccess);
 }
 
+TEST_CASE("api: Explain reports the selection's prediction and takes the safe path",
+          "[api][device]") {
+  const Cl* cl = api_test::device_or_skip();
+  if (!cl) return;
+  const std::string dir = api_test::temp_dir();
+  const std::string params = R"({"WGD": 16, "MDIMCD": 8, "NDIMCD": 8, "MDIMAD": 8, "NDIMBD": 8,
+                                 "KWID": 2, "VWMD": 1, "VWND": 1, "PADA": 1, "PADB": 1})";
+  const std::string wide = R"({"WGD": 32, "MDIMCD": 8, "NDIMCD": 8, "MDIMAD": 8, "NDIMBD": 8,
+                               "KWID": 2, "VWMD": 1, "VWND": 1, "PADA": 1, "PADB": 1})";
+  const std::string user = dir + "/tuned.json";
+  api_test::write_database(
+      user, cl->device_name,
+      {{"xgemm_direct", "NN", 64, 64, 64, params}, {"xgemm_direct", "NN", 256, 256, 256, wide}});
+  REQUIRE(SetDatabase(user) == StatusCode::kSuccess);
+  GemmProblem p;
+  p.m = 100;
+  p.n = 90;
+  p.k = 110;
+  Explanation e;
+  REQUIRE(Explain(p, cl->queue, &e) == StatusCode::kSuccess);
+  CHECK(e.source == "user database");
+  CHECK(!e.exact);
+  CHECK(e.predicted_gflops > 0);
+  CHECK(e.reason.find("predicted") != std::string::npos);
+  CHECK(e.alternatives.size() == 1);  // the other entry
+  // Deterministic: asked again (after the plans are dropped), the same answer.
+  const Explanation first = e;
+  REQUIRE(SetDatabase(user) == StatusCode::kSuccess);
+  REQUIRE(Explain(p, cl->queue, &e) == StatusCode::kSuccess);
+  CHECK(e.entry == first.entry);
+  CHECK(e.parameters == first.parameters);
+  CHECK(e.predicted_gflops == first.predicted_gflops);
+
+  // Entries whose baseline beats them by far: the safe path (xgemm_direct's defaults) runs, and
+  // the explanation says why.
+  const std::string slow = dir + "/slow.json";
+  const std::string baseline = R"("baseline": {"gflops": 1e9, "by": "clblast"})";
+  api_test::write_database(slow, cl->device_name,
+                           {{"xgemm_direct", "NN", 64, 64, 64, params, baseline},
+                            {"xgemm_direct", "NN", 256, 256, 256, wide, baseline}});
+  REQUIRE(SetDatabase(slow) == StatusCode::kSuccess);
+  REQUIRE(Explain(p, cl->queue, &e) == StatusCode::kSuccess);
+  CHECK(e.kernel == "xgemm_direct");
+  CHECK(e.origin == "template defaults");
+  CHECK(e.parameters.find("VWMD=1") == std::string::npos);  // not the entries' parameters
+  CHECK(e.reason.find("safe path") != std::string::npos);
+  CHECK(e.reason.find(slow) != std::string::npos);
+  CHECK(e.reason.find("loses to the baseline") != std::string::npos);
+  // ... and the call runs it correctly.
+  Case c;
+  c.m = 100;
+  c.n = 90;
+  c.k = 110;
+  CHECK(run_and_check<float>(*cl, cl->queue, c, 301) == StatusCode::kSuccess);
+  REQUIRE(SetDatabase("") == StatusCode::kSuccess);
+}
+
 TEST_CASE("api: WarmUp builds the programs of a list of problems", "[api][device]") {
   const Cl* cl = api_test::device_or_skip();
   if (!cl) return;

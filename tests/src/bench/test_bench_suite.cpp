@@ -144,28 +144,32 @@ TEST_CASE("an exact shape gets the fastest recorded entry across databases and k
   CHECK(direct[0].database == "a.json");
 }
 
-TEST_CASE("an untuned shape gets each kernel's nearest tuned shape", "[bench_suite]") {
+TEST_CASE("an untuned shape gets the selection model's choice among all databases",
+          "[bench_suite]") {
   const auto a =
       named("a.json", {entry("xgemm", {64, 64, 64}, 10), entry("xgemm", {1024, 1024, 1024}, 90),
                        entry("xgemm_fast", {32, 32, 32}, 5)});
   const auto b = named("b.json", {entry("xgemm_fast", {48, 48, 48}, 4)});
   const auto c = suite_candidates({a, b}, default_suite_kernels(), {33, 17, 65});
-  REQUIRE(c.size() == 2);  // xgemm_direct has no entry at all
-  CHECK(c[0].kernel == "xgemm");
-  CHECK(c[0].origin == "nearest");
-  CHECK(c[0].tuned_shape == Shape{64, 64, 64});
+  REQUIRE(c.size() == 1);  // what the library would run, nothing to measure between
+  CHECK(c[0].origin == "model");
   CHECK(c[0].distance > 0);
-  CHECK(c[1].kernel == "xgemm_fast");
-  CHECK(c[1].tuned_shape == Shape{32, 32, 32});
-  CHECK(c[1].database == "a.json");
+  CHECK(c[0].predicted_gflops > 0);
+  CHECK_THAT(c[0].reason, Catch::Contains("predicted"));
+  // The same choice every time.
+  const auto again = suite_candidates({a, b}, default_suite_kernels(), {33, 17, 65});
+  CHECK(again[0].kernel == c[0].kernel);
+  CHECK(again[0].tuned_shape == c[0].tuned_shape);
+  CHECK(again[0].database == c[0].database);
 
-  // Near 40^3, the 48^3 entry of the second database is nearer.
+  // Restricted to one kernel, only its entries compete; the second database's count too.
   const auto d = suite_candidates({a, b}, {"xgemm_fast"}, {45, 45, 45});
   REQUIRE(d.size() == 1);
-  CHECK(d[0].tuned_shape == Shape{48, 48, 48});
-  CHECK(d[0].database == "b.json");
+  CHECK(d[0].kernel == "xgemm_fast");
+  CHECK((d[0].database == "a.json" || d[0].database == "b.json"));
 
   CHECK(suite_candidates({}, default_suite_kernels(), {64, 64, 64}).empty());
+  CHECK(suite_candidates({a}, {"xgemm_direct"}, {64, 64, 64}).empty());
 }
 
 TEST_CASE("failed entries and other problem families are never candidates", "[bench_suite]") {
@@ -181,7 +185,7 @@ TEST_CASE("failed entries and other problem families are never candidates", "[be
   const auto a = named("a.json", {failed, col, nt, fp64, entry("xgemm", {128, 128, 128}, 7)});
   const auto c = suite_candidates({a}, {"xgemm"}, s);
   REQUIRE(c.size() == 1);
-  CHECK(c[0].origin == "nearest");
+  CHECK(c[0].origin == "model");
   CHECK(c[0].tuned_shape == Shape{128, 128, 128});
   CHECK(c[0].recorded_gflops == 7);
 }
@@ -330,12 +334,14 @@ TEST_CASE("the suite runs tiny shapes on the OpenCL device, both sides verified"
   // The fused epilogue runs on xgemm_fast, tuned only for 32^3.
   CHECK(r.rows[1].epilogue);
   CHECK(r.rows[1].chosen->kernel == "xgemm_fast");
-  CHECK(r.rows[1].chosen->origin == "nearest");
-  // 33x17x65 has no entry: the nearest configuration of each of the three kernels is measured.
-  CHECK(r.rows[2].chosen->origin == "nearest");
-  CHECK(r.rows[2].trials.size() == 3);
+  CHECK(r.rows[1].chosen->origin == "model");
+  // 33x17x65 has no entry: the selection model chooses among the three kernels' entries, as the
+  // library does; nothing is measured to choose.
+  CHECK(r.rows[2].chosen->origin == "model");
+  CHECK(r.rows[2].chosen->predicted_gflops > 0);
+  CHECK_FALSE(r.rows[2].chosen->reason.empty());
+  CHECK(r.rows[2].trials.empty());
   CHECK(r.rows[2].gemmtune.checked == "all 561 outputs");
-  for (const auto& t : r.rows[2].trials) CHECK(t.status == "ok");
   CHECK(r.all_ok());
 
   const nlohmann::json j = r;

@@ -6,9 +6,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "src/db/database.hpp"
 #include "src/core/error.hpp"
 #include "src/core/json_util.hpp"
+#include "src/db/database.hpp"
 #include "tests/test_support.hpp"
 
 using namespace gemmtune;
@@ -362,4 +362,45 @@ TEST_CASE("the batch layout is part of the key, and files without it load as str
   CHECK_THAT(error_of([&] { Database::from_json(bad, "bad.json"); }),
              Catch::Contains("bad.json") && Catch::Contains("entries[1]") &&
                  Catch::Contains("strided or offsets"));
+}
+
+TEST_CASE("an entry's optional baseline round-trips and is range-checked", "[database]") {
+  Database db;
+  auto e = make_entry("xgemm_fast", 512, 900);
+  e.baseline = Baseline{1200.5, "clblast"};
+  REQUIRE(db.put(e, false) == PutOutcome::kAdded);
+  db.put(make_entry("xgemm_fast", 1024, 1000), false);  // one without
+  const nlohmann::json j = db.to_json();
+  CHECK(j["entries"][0]["baseline"]["gflops"] == 1200.5);  // entries sorted: 512^3 first
+  CHECK(j["entries"][0]["baseline"]["by"] == "clblast");
+  CHECK_FALSE(j["entries"][1].contains("baseline"));
+  const Database back = Database::from_json(j, "db.json");
+  REQUIRE(back.find(e.key)->baseline);
+  CHECK(back.find(e.key)->baseline->gflops == 1200.5);
+  CHECK(back.find(e.key)->baseline->by == "clblast");
+  // Files from before the field load as they did: the fixture has none.
+  for (const auto& entry : Database::load(source_path(kFixture)).entries()) {
+    CHECK_FALSE(entry.baseline);
+  }
+
+  // A rate that cannot be a measurement, a missing or mistyped field: one line naming the field.
+  for (const auto& [value, why] : std::vector<std::pair<nlohmann::json, std::string>>{
+           {{{"gflops", -3.0}, {"by", "clblast"}}, "baseline.gflops"},
+           {{{"gflops", 0}, {"by", "clblast"}}, "baseline.gflops"},
+           {{{"gflops", 10}, {"by", ""}}, "baseline.by"},
+           {{{"gflops", 10}}, "missing field 'by'"},
+           {{{"gflops", "fast"}, {"by", "clblast"}}, "baseline.gflops"},
+           {nlohmann::json(12.0), "baseline"}}) {
+    auto bad = j;
+    bad["entries"][0]["baseline"] = value;
+    const std::string message = error_of([&] { Database::from_json(bad, "bad.json"); });
+    INFO(value.dump());
+    CHECK_THAT(message, Catch::Contains("bad.json") && Catch::Contains("entries[0]") &&
+                            Catch::Contains(why));
+    CHECK(message.find('\n') == std::string::npos);
+  }
+  // Nor can such an entry be put.
+  auto negative = e;
+  negative.baseline->gflops = -1;
+  CHECK_THAT(error_of([&] { db.put(negative, true); }), Catch::Contains("baseline.gflops"));
 }

@@ -135,16 +135,20 @@ struct GemmProblem {
 
 // Which configuration a call of `problem` on `queue`'s device would run, and why.
 struct Explanation {
-  std::string device;              // CL_DEVICE_NAME
-  std::string profile;             // the device profile it matched ("generic" for none)
-  std::string kernel;              // the kernel template, e.g. "xgemm_fast"
-  std::string parameters;          // "MWG=64,NWG=64,..."
-  std::string source;              // "user database", "system database", "compiled-in database",
-                                   // "compiled-in default"
-  std::string origin;              // the database file (or "template defaults")
-  std::string entry;               // the database entry used ("" for defaults)
-  bool exact = false;              // the entry's shape is the problem's
-  double distance = 0;             // log-space distance of the shapes when not exact
+  std::string device;           // CL_DEVICE_NAME
+  std::string profile;          // the device profile it matched ("generic" for none)
+  std::string kernel;           // the kernel template, e.g. "xgemm_fast"
+  std::string parameters;       // "MWG=64,NWG=64,..."
+  std::string source;           // "user database", "system database", "compiled-in database",
+                                // "compiled-in default"
+  std::string origin;           // the database file (or "template defaults")
+  std::string entry;            // the database entry used ("" for defaults)
+  bool exact = false;           // the entry's shape is the problem's
+  double distance = 0;          // log-space distance of the shapes when not exact
+  double predicted_gflops = 0;  // the selection model's prediction for the problem (0: none)
+  std::string reason;           // one line: the exact entry, the prediction and what it rests
+                                // on, or the safe path and why
+  std::vector<std::string> alternatives;  // candidates the selection rejected, best first
   std::vector<std::string> notes;  // entries passed over and why (stale, another device, ...)
 };
 GEMMTUNE_EXPORT StatusCode Explain(const GemmProblem& problem, cl_command_queue queue,

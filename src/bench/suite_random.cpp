@@ -1,0 +1,84 @@
+// Random shapes for bench-suite (--random-shapes) and the summary of a report's ratios.
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "src/bench/bench_suite.hpp"
+#include "src/core/error.hpp"
+
+namespace gemmtune {
+
+namespace {
+
+// The largest dimension whose square matrix stays within the kernels' 32-bit indices.
+constexpr int64_t kMaxRandomDim = 46340;
+
+}  // namespace
+
+std::vector<Shape> random_suite_shapes(const RandomShapes& r) {
+  if (r.count < 1) throw invalid_argument("--random-shapes must be at least 1");
+  if (r.min_dim < 1) throw invalid_argument("--min-dim must be at least 1");
+  if (r.max_dim > kMaxRandomDim) {
+    throw invalid_argument(
+        fmt::format("--max-dim {} is above {} (a square matrix would exceed 2^31 elements)",
+                    r.max_dim, kMaxRandomDim));
+  }
+  if (r.max_dim < r.min_dim) {
+    throw invalid_argument(fmt::format("--max-dim {} is below --min-dim {}", r.max_dim, r.min_dim));
+  }
+  std::mt19937_64 engine(r.seed);
+  const double lo = std::log(double(r.min_dim));
+  const double span = std::log(double(r.max_dim) + 1.0) - lo;
+  auto draw = [&]() {
+    const double u = double(engine() >> 11) * 0x1.0p-53;
+    const auto v = static_cast<int64_t>(std::floor(std::exp(lo + u * span)));
+    return std::clamp(v, r.min_dim, r.max_dim);
+  };
+  std::vector<Shape> out;
+  for (int64_t i = 0; i < r.count; ++i) {
+    Shape s;
+    s.m = draw();
+    s.n = draw();
+    s.k = draw();
+    out.push_back(s);
+  }
+  return out;
+}
+
+RatioSummary summarize_ratios(const SuiteReport& report, bool cublas) {
+  RatioSummary s;
+  double log_sum = 0;
+  for (const auto& row : report.rows) {
+    const std::optional<double>& ratio = cublas ? row.cublas_ratio : row.ratio;
+    if (!ratio || !(*ratio > 0) || !std::isfinite(*ratio)) continue;
+    if (s.rows == 0 || *ratio < s.worst) {
+      s.worst = *ratio;
+      s.worst_row = row.label();
+    }
+    log_sum += std::log(*ratio);
+    ++s.rows;
+  }
+  if (s.rows > 0) s.geomean = std::exp(log_sum / double(s.rows));
+  return s;
+}
+
+std::vector<std::string> suite_summary_lines(const SuiteReport& report) {
+  std::vector<std::string> out;
+  for (bool cublas : {false, true}) {
+    const RatioSummary s = summarize_ratios(report, cublas);
+    const char* other = cublas ? "cuBLAS" : "CLBlast";
+    if (s.rows == 0) {
+      if (!cublas) out.push_back(fmt::format("gemmtune / {}: no row with both sides", other));
+      continue;
+    }
+    out.push_back(
+        fmt::format("gemmtune / {}: geometric mean {:.3f}, worst {:.3f} ({}), over {} "
+                    "row{}",
+                    other, s.geomean, s.worst, s.worst_row, s.rows, s.rows == 1 ? "" : "s"));
+  }
+  return out;
+}
+
+}  // namespace gemmtune

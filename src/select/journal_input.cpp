@@ -1,0 +1,83 @@
+// What the selection reads from search journals, apart from the rest of src/select so that a
+// program that never reads a journal (libgemmtune) does not link the journal reader and zlib.
+#include <algorithm>
+#include <fstream>
+#include <map>
+
+#include "src/core/error.hpp"
+#include "src/db/journal.hpp"
+#include "src/select/model.hpp"
+#include "src/select/selection.hpp"
+
+namespace gemmtune {
+
+std::vector<CalibrationSample> journal_observations(
+    const std::string& journal_path,
+    const std::function<const KernelSpec*(const std::string&)>& specs, const DeviceModel& device) {
+  const Journal journal = read_journal(journal_path);
+  std::map<std::string, CalibrationSample> best;
+  for (const auto& e : journal.entries) {
+    if (e.result.status != Status::kOk || e.result.gflops <= 0) continue;
+    const std::string key = problem_key(e.problem) + "|" + to_string(e.result.config);
+    auto it = best.find(key);
+    if (it != best.end() && it->second.gflops >= e.result.gflops) continue;
+    CalibrationSample o;
+    o.kernel = e.problem.kernel;
+    o.config = e.result.config;
+    o.problem = e.problem;
+    o.gflops = e.result.gflops;
+    o.geometry = TileGeometry::of(specs ? specs(o.kernel) : nullptr, o.config, e.problem.precision,
+                                  e.result.usage, device);
+    best[key] = std::move(o);
+  }
+  std::vector<CalibrationSample> out;
+  for (auto& [key, o] : best) out.push_back(std::move(o));
+  return out;
+}
+
+void CandidatePool::add_journal(const std::string& path, size_t per_problem) {
+  // A journal starts with a header or a result record; anything else (a database given by
+  // mistake) is refused at once instead of being skipped line by line as a cut-short journal.
+  if (path.size() < 3 || path.compare(path.size() - 3, 3, ".gz") != 0) {
+    std::ifstream in(path);
+    std::string first;
+    while (in && first.find_first_not_of(" \t\r") == std::string::npos) std::getline(in, first);
+    const auto record = nlohmann::json::parse(first, nullptr, false);
+    const std::string type =
+        record.is_object() && record.contains("type") && record["type"].is_string()
+            ? record["type"].get<std::string>()
+            : "";
+    if (in && type != "header" && type != "result") {
+      throw invalid_file(path, "is not a search journal: its first line is not a journal record");
+    }
+  }
+  const Journal journal = read_journal(path);
+  std::map<std::string, std::vector<const JournalEntry*>> by_problem;
+  for (const auto& e : journal.entries) {
+    if (e.result.status == Status::kOk && e.result.gflops > 0) {
+      by_problem[problem_key(e.problem)].push_back(&e);
+    }
+  }
+  for (auto& [key, results] : by_problem) {
+    std::stable_sort(results.begin(), results.end(), [](const auto* a, const auto* b) {
+      return a->result.gflops > b->result.gflops;
+    });
+    size_t taken = 0;
+    std::map<std::string, bool> seen;  // a configuration measured twice counts once
+    for (const JournalEntry* e : results) {
+      if (taken == per_problem) break;
+      if (!seen.emplace(to_string(e->result.config), true).second) continue;
+      Measurement m;
+      m.problem = e->problem;
+      m.gflops = e->result.gflops;
+      m.source = "journal";
+      m.origin = path;
+      m.entry = e->problem.shape.to_string() + " in the journal";
+      m.usage = e->result.usage;
+      add(e->problem.kernel, e->result.config, std::move(m));
+      ++taken;
+    }
+  }
+}
+
+}  // namespace gemmtune

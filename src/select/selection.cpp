@@ -1,0 +1,233 @@
+#include "src/select/selection.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "src/kernel/gemm_view.hpp"
+
+namespace gemmtune {
+
+namespace {
+
+bool in_family(const Problem& measured, const EntryKey& family) {
+  EntryKey k = EntryKey::of(measured);
+  k.kernel = family.kernel;
+  return k.same_family(family);
+}
+
+bool same_view(const Problem& a, const Problem& b) {
+  const KernelView x = kernel_view(a), y = kernel_view(b);
+  return x.m == y.m && x.n == y.n && x.k == y.k && x.batch == y.batch;
+}
+
+std::string where(const Measurement& m) {
+  return m.source == "database" ? m.origin + " entry " + m.entry : m.origin + " (" + m.entry + ")";
+}
+
+std::string label(const std::string& kernel, const Configuration& parameters) {
+  return kernel + " " + to_string(parameters);
+}
+
+// The measurement of `c` in the family nearest to `target` (the faster one on a tie).
+const Measurement* nearest_measurement(const SelectionCandidate& c, const EntryKey& family,
+                                       const Problem& target, double* distance) {
+  const Measurement* best = nullptr;
+  for (const auto& m : c.measurements) {
+    if (!in_family(m.problem, family)) continue;
+    const double d = log_distance(m.problem, target);
+    if (!best || d < *distance || (d == *distance && m.gflops > best->gflops)) {
+      best = &m;
+      *distance = d;
+    }
+  }
+  return best;
+}
+
+TileGeometry geometry(const SpecLookup& specs, const std::string& kernel,
+                      const Configuration& parameters, const Measurement& m,
+                      const DeviceModel& device) {
+  return TileGeometry::of(specs ? specs(kernel) : nullptr, parameters, m.problem.precision, m.usage,
+                          device);
+}
+
+}  // namespace
+
+void CandidatePool::add(const std::string& kernel, const Configuration& parameters, Measurement m) {
+  const auto key = std::make_pair(kernel, to_string(parameters));
+  auto it = index_.find(key);
+  if (it == index_.end()) {
+    it = index_.emplace(key, candidates_.size()).first;
+    candidates_.push_back({kernel, parameters, {}});
+  }
+  candidates_[it->second].measurements.push_back(std::move(m));
+}
+
+void CandidatePool::add_database(const Database& db, const std::string& origin) {
+  for (const auto& e : db.entries()) {
+    if (e.status != Status::kOk || e.gflops <= 0) continue;
+    Measurement m;
+    m.problem = e.key.problem();
+    m.gflops = e.gflops;
+    m.source = "database";
+    m.origin = origin;
+    m.entry = e.key.to_string();
+    m.usage = e.usage;
+    m.baseline = e.baseline;
+    add(e.key.kernel, e.parameters, std::move(m));
+  }
+}
+
+std::string to_string(Selection::Kind kind) {
+  switch (kind) {
+    case Selection::Kind::kNone:
+      return "none";
+    case Selection::Kind::kExact:
+      return "exact";
+    case Selection::Kind::kModel:
+      return "model";
+    case Selection::Kind::kSafePath:
+      return "safe path";
+  }
+  return "none";
+}
+
+Selection select_configuration(const std::vector<SelectionCandidate>& candidates,
+                               const EntryKey& family, const Problem& target,
+                               const DeviceModel& device, const SelectOptions& options) {
+  const ModelConstants& c = options.constants;
+  Selection out;
+  std::optional<RankedCandidate> exact;
+  // The baseline measured nearest to the target, and the geometry it is predicted with.
+  const Measurement* baseline = nullptr;
+  double baseline_distance = 0;
+  std::string baseline_kernel;
+  Configuration baseline_parameters;
+  for (const auto& cand : candidates) {
+    for (const auto& m : cand.measurements) {
+      if (!m.baseline || !in_family(m.problem, family)) continue;
+      const double d = log_distance(m.problem, target);
+      if (!baseline || d < baseline_distance ||
+          (d == baseline_distance && m.baseline->gflops > baseline->baseline->gflops)) {
+        baseline = &m;
+        baseline_distance = d;
+        baseline_kernel = cand.kernel;
+        baseline_parameters = cand.parameters;
+      }
+    }
+  }
+
+  for (const auto& cand : candidates) {
+    double distance = 0;
+    const Measurement* m = nearest_measurement(cand, family, target, &distance);
+    if (!m) continue;
+    if (options.unusable) {
+      if (const std::string why = options.unusable(cand); !why.empty()) {
+        out.notes.push_back(where(*m) + ": " + label(cand.kernel, cand.parameters) +
+                            " passed over: " + why);
+        continue;
+      }
+    }
+    RankedCandidate r;
+    r.kernel = cand.kernel;
+    r.parameters = cand.parameters;
+    r.from = *m;
+    r.distance = distance;
+    const TileGeometry g = geometry(options.specs, cand.kernel, cand.parameters, *m, device);
+    r.estimate = transfer(g, m->problem, m->gflops, target, device, c);
+    r.score = r.estimate.gflops * std::exp(-c.distance_penalty * std::sqrt(distance));
+    r.reason = fmt::format(
+        "predicted {:.0f} GFLOPS from {:.0f} measured at {} ({}, log distance "
+        "{:.2f}): {}",
+        r.estimate.gflops, m->gflops, m->problem.shape.to_string(), where(*m), distance,
+        r.estimate.describe(device));
+    // An entry tuned for this very problem is taken as measured (the fastest such).
+    for (const auto& em : cand.measurements) {
+      if (em.source != "database" || !in_family(em.problem, family) ||
+          !same_view(em.problem, target)) {
+        continue;
+      }
+      if (!exact || em.gflops > exact->from.gflops) {
+        exact = r;
+        exact->from = em;
+        exact->distance = 0;
+        exact->estimate.gflops = em.gflops;
+        exact->score = em.gflops;
+        exact->reason =
+            fmt::format("tuned for this shape: {} measured {:.0f} GFLOPS", where(em), em.gflops);
+      }
+    }
+    out.ranked.push_back(std::move(r));
+  }
+  std::stable_sort(out.ranked.begin(), out.ranked.end(), [](const auto& a, const auto& b) {
+    if (a.score != b.score) return a.score > b.score;
+    if (a.from.gflops != b.from.gflops) return a.from.gflops > b.from.gflops;
+    return label(a.kernel, a.parameters) < label(b.kernel, b.parameters);
+  });
+  if (out.ranked.empty()) {
+    out.reason = "no candidate of this problem's family can run here";
+    return out;
+  }
+
+  if (exact) {
+    out.kind = Selection::Kind::kExact;
+    out.chosen = exact;
+  } else {
+    out.kind = Selection::Kind::kModel;
+    out.chosen = out.ranked.front();
+  }
+  out.reason = out.chosen->reason;
+
+  if (baseline) {
+    const std::string& safe_kernel =
+        options.safe_kernel.empty() ? baseline_kernel : options.safe_kernel;
+    const Configuration& safe_parameters =
+        options.safe_kernel.empty() ? baseline_parameters : options.safe_parameters;
+    const TileGeometry g = geometry(options.specs, safe_kernel, safe_parameters, *baseline, device);
+    const double predicted =
+        transfer(g, baseline->problem, baseline->baseline->gflops, target, device, c).gflops;
+    out.baseline_gflops = predicted;
+    out.baseline_source = fmt::format("{} measured {:.0f} GFLOPS at {} ({})",
+                                      baseline->baseline->by, baseline->baseline->gflops,
+                                      baseline->problem.shape.to_string(), where(*baseline));
+    if (out.chosen->estimate.gflops < predicted) {
+      const std::string lost =
+          fmt::format("{} predicted {:.0f} GFLOPS loses to the baseline's {:.0f} ({})",
+                      label(out.chosen->kernel, out.chosen->parameters),
+                      out.chosen->estimate.gflops, predicted, out.baseline_source);
+      auto winner = std::find_if(out.ranked.begin(), out.ranked.end(),
+                                 [&](const auto& r) { return r.estimate.gflops >= predicted; });
+      if (out.kind != Selection::Kind::kExact && winner != out.ranked.end()) {
+        out.chosen = *winner;
+        out.reason = lost + "; another candidate is predicted to win: " + winner->reason;
+      } else if (!options.safe_kernel.empty()) {
+        RankedCandidate safe;
+        safe.kernel = options.safe_kernel;
+        safe.parameters = options.safe_parameters;
+        safe.from = *baseline;
+        safe.distance = baseline_distance;
+        safe.estimate.gflops = predicted;
+        safe.score = predicted;
+        safe.reason = "safe path (" + safe.kernel + " template defaults): " + lost;
+        out.kind = Selection::Kind::kSafePath;
+        out.chosen = safe;
+        out.reason = safe.reason;
+      } else {
+        out.reason += "; " + lost + ", and there is no safe path to take";
+      }
+    } else {
+      out.reason += fmt::format("; beats the baseline's predicted {:.0f} GFLOPS", predicted);
+    }
+  }
+
+  for (const auto& r : out.ranked) {
+    if (out.rejected.size() == options.alternatives) break;
+    if (r.kernel == out.chosen->kernel && r.parameters == out.chosen->parameters) continue;
+    out.rejected.push_back(
+        fmt::format("{} (score {:.0f}): {}", label(r.kernel, r.parameters), r.score, r.reason));
+  }
+  return out;
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,223 @@
+// The selection model's terms on hand-computed cases, and its calibration.
+#include <cmath>
+
+#include <catch2/catch.hpp>
+
+#include "src/core/error.hpp"
+#include "src/device/device_profile.hpp"
+#include "src/kernel/kernel_spec.hpp"
+#include "src/select/model.hpp"
+#include "tests/test_support.hpp"
+
+using namespace gemmtune;
+using gemmtune::test::source_path;
+
+namespace {
+
+// A problem of the kernel's own (column-major) orientation unless `row` is set.
+Problem problem(Shape s, bool row = false, int64_t batch = 1) {
+  Problem p;
+  p.kernel = "xgemm_fast";
+  p.shape = s;
+  p.order = row ? Order::kRowMajor : Order::kColMajor;
+  p.batch = batch;
+  return p;
+}
+
+TileGeometry tiles(int64_t mwg, int64_t nwg, int64_t kwg, int64_t split = 1) {
+  TileGeometry g;
+  g.mwg = mwg;
+  g.nwg = nwg;
+  g.kwg = kwg;
+  g.split_k = split;
+  return g;
+}
+
+// The defaults: no launch cost, no saturation or overhead, full bandwidth, no cap.
+ModelConstants plain() {
+  return ModelConstants{};
+}
+
+DeviceModel units(double cus) {
+  DeviceModel d;
+  d.compute_units = cus;
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("model: padding, waves and depth of a tile on a shape", "[select][model]") {
+  const DeviceModel d = units(4);
+  // 4 tiles of 64x64 on 4 units: one round, nothing wasted.
+  Estimate e = estimate_at(tiles(64, 64, 16), problem({128, 128, 64}), 1000, d, plain());
+  CHECK(e.work_groups == 4);
+  CHECK(e.padding == Approx(1));
+  CHECK(e.waves == Approx(1));
+  CHECK(e.gflops == Approx(1000));
+  // 6 tiles on 4 units: the busiest unit runs 2, so the device is used 6 / 8.
+  e = estimate_at(tiles(64, 64, 16), problem({192, 128, 64}), 1000, d, plain());
+  CHECK(e.work_groups == 6);
+  CHECK(e.waves == Approx(0.75));
+  CHECK(e.gflops == Approx(750));
+  // 100 of 128 rows used: padding 100/128.
+  e = estimate_at(tiles(64, 64, 16), problem({100, 128, 64}), 1000, d, plain());
+  CHECK(e.padding == Approx(100.0 / 128));
+  // A guarded kernel that skips the edges' work (edge cost 0) pays nothing for it.
+  ModelConstants guarded = plain();
+  guarded.edge_cost = 0;
+  CHECK(estimate_at(tiles(64, 64, 16), problem({100, 128, 64}), 1000, d, guarded).padding == 1);
+  // Fixed work per group: 4 k-iterations and an overhead of one cost 4/5.
+  ModelConstants overhead = plain();
+  overhead.group_overhead = 1;
+  CHECK(estimate_at(tiles(64, 64, 16), problem({128, 128, 64}), 1000, d, overhead).depth ==
+        Approx(0.8));
+  // A unit needs 2 resident groups for its full rate: a single one runs at half.
+  ModelConstants starved = plain();
+  starved.saturation_groups = 2;
+  TileGeometry two_slots = tiles(64, 64, 16);
+  two_slots.slots = 2;
+  CHECK(estimate_at(two_slots, problem({128, 128, 64}), 1000, d, starved).waves == Approx(0.5));
+  CHECK(estimate_at(two_slots, problem({256, 128, 64}), 1000, d, starved).waves == Approx(1));
+}
+
+TEST_CASE("model: the kernel sees a row-major problem with M and N swapped", "[select][model]") {
+  const DeviceModel d = units(1);
+  // 16 x 4096 row-major: the kernel's M is 4096 and its N 16, which a 128x16 tile covers exactly.
+  CHECK(estimate_at(tiles(128, 16, 8), problem({16, 4096, 64}, true), 1000, d, plain()).padding ==
+        Approx(1));
+  CHECK(estimate_at(tiles(128, 16, 8), problem({16, 4096, 64}), 1000, d, plain()).padding ==
+        Approx(16.0 / 128));
+  CHECK(log_distance(problem({16, 4096, 64}, true), problem({4096, 16, 64})) == Approx(0));
+}
+
+TEST_CASE("model: split-K helps when the tiles are too few, and costs memory", "[select][model]") {
+  DeviceModel d = units(64);
+  // 256x256 in 64x64 tiles is 16 groups on 64 units; split 4 ways along K, 64 groups.
+  const Problem deep = problem({256, 256, 8192});
+  const Estimate one = estimate_at(tiles(64, 64, 16), deep, 1000, d, plain());
+  const Estimate four = estimate_at(tiles(64, 64, 16, 4), deep, 1000, d, plain());
+  CHECK(one.waves == Approx(0.25));
+  CHECK(four.waves == Approx(1));
+  CHECK(four.gflops > 3 * one.gflops);
+  // The partial products go through memory: with a bandwidth, split-K moves more bytes.
+  d.bandwidth_gbs = 100;
+  const Estimate one_mem = estimate_at(tiles(64, 64, 16), deep, 1000, d, plain());
+  const Estimate four_mem = estimate_at(tiles(64, 64, 16, 4), deep, 1000, d, plain());
+  CHECK(four_mem.memory_ms > one_mem.memory_ms);
+  // A shallow problem has no use for it: 4096x4096x64 split 4 ways is memory-bound.
+  const Problem shallow = problem({4096, 4096, 64});
+  const Estimate s1 = estimate_at(tiles(64, 64, 16), shallow, 1000, d, plain());
+  const Estimate s4 = estimate_at(tiles(64, 64, 16, 4), shallow, 1000, d, plain());
+  CHECK(s4.memory_bound());
+  CHECK(s4.gflops < s1.gflops);
+}
+
+TEST_CASE("model: a matrix-vector shape is bandwidth-bound", "[select][model]") {
+  DeviceModel d = units(132);
+  d.bandwidth_gbs = 3000;
+  ModelConstants c = plain();
+  c.bandwidth_efficiency = 0.5;
+  c.edge_cost = 0;  // a kernel that skips the rows past M = 1 (else 63 of 64 rows are waste)
+  // 1 x 4096 x 4096 in FP32: B alone is 64 MiB, 2 * 4096 * 4096 flops.
+  const Estimate e = estimate_at(tiles(64, 64, 16), problem({1, 4096, 4096}), 40000, d, c);
+  CHECK(e.memory_bound());
+  const double bytes = 4.0 * (1 * 4096 + 4096.0 * 4096 + 4096);
+  CHECK(e.memory_ms == Approx(bytes / (1500 * 1e6)));
+  CHECK(e.gflops == Approx(2.0 * 4096 * 4096 / (e.memory_ms * 1e6)));
+}
+
+TEST_CASE("model: a measurement predicts itself, and its rate stays within bounds",
+          "[select][model]") {
+  const ProfileSet profiles = ProfileSet::load_dir(source_path("devices"));
+  const DeviceModel d = DeviceModel::of(profiles.find("sm_90", "NVIDIA H100 80GB HBM3"), 0, 0);
+  CHECK(d.compute_units == 132);
+  CHECK(d.bandwidth_gbs == 3350);
+  CHECK(d.peak_gflops(Precision::kFP32) == 66908);
+  const ModelConstants c = calibrated_constants();
+  const TileGeometry g = tiles(128, 64, 8, 4);
+  const Problem p = problem({1024, 1024, 1024}, true);
+  CHECK(transfer(g, p, 30000, p, d, c).gflops == Approx(30000));
+  // The implied rate is never below what was measured, nor above the cap (unless measured).
+  CHECK(implied_rate(g, p, 30000, d, c) >= 30000);
+  CHECK(implied_rate(g, p, 30000, d, c) <= c.rate_cap * 66908 + 1e-6);
+  CHECK(implied_rate(g, p, 60000, d, c) == 60000);
+}
+
+TEST_CASE("model: the geometry comes from the declaration and the measured resources",
+          "[select][model]") {
+  const ProfileSet profiles = ProfileSet::load_dir(source_path("devices"));
+  const DeviceModel d = DeviceModel::of(profiles.find("sm_90", "NVIDIA H100 80GB HBM3"), 132, 0);
+  const KernelSpec direct = KernelSpec::load(source_path("kernel_templates/xgemm_direct.json"));
+  // xgemm_direct's tile is WGD in each dimension (derived values), no split-K.
+  TileGeometry g = TileGeometry::of(&direct, direct.defaults(), Precision::kFP32, {}, d);
+  CHECK(g.mwg == direct.defaults().at("WGD"));
+  CHECK(g.kwg == direct.defaults().at("WGD"));
+  CHECK(g.split_k == 1);
+  CHECK(g.slots >= 1);
+  const KernelSpec fast = KernelSpec::load(source_path("kernel_templates/xgemm_fast.json"));
+  Configuration config = fast.defaults();
+  config["SPLITK"] = 4;
+  ResourceUsage heavy;
+  heavy.registers = 255;
+  heavy.local_mem_bytes = 40000;
+  ResourceUsage light;
+  light.registers = 32;
+  light.local_mem_bytes = 4096;
+  const TileGeometry a = TileGeometry::of(&fast, config, Precision::kFP32, heavy, d);
+  const TileGeometry b = TileGeometry::of(&fast, config, Precision::kFP32, light, d);
+  CHECK(a.split_k == 4);
+  CHECK(a.work_group_size == config.at("MDIMC") * config.at("NDIMC"));
+  CHECK(a.slots < b.slots);  // more registers and local memory: fewer groups resident
+  // Without a declaration, the parameters of those names.
+  const TileGeometry raw =
+      TileGeometry::of(nullptr, {{"MWG", 32}, {"NWG", 16}}, Precision::kFP32, {}, units(4));
+  CHECK(raw.mwg == 32);
+  CHECK(raw.nwg == 16);
+  CHECK(raw.kwg == 1);
+}
+
+TEST_CASE("model: calibration recovers the constants that made the data", "[select][model]") {
+  // No bandwidth figure: the memory term (tested above) stays out of the fit.
+  const DeviceModel d = units(16);
+  ModelConstants truth = plain();
+  truth.saturation_groups = 1.5;
+  truth.group_overhead = 1;
+  truth.launch_us = 5;
+  CalibrationGrid grid;
+  grid.saturation_groups = {1, 1.5, 2};
+  grid.group_overhead = {0, 1, 2};
+  grid.edge_cost = {0.5, 1};
+  grid.bandwidth_efficiency = {1};
+  grid.launch_us = {0, 5, 10};
+  grid.rate_cap = {1};
+  CHECK(grid.size() == 54);
+  // Three configurations, each "measured" by the model itself at several shapes.
+  std::vector<CalibrationSample> obs;
+  const TileGeometry geometries[] = {tiles(64, 64, 16), tiles(32, 128, 8, 4), tiles(128, 128, 8)};
+  const Shape shapes[] = {{100, 300, 2000}, {512, 512, 512}, {2048, 64, 4096}, {64, 64, 8192}};
+  for (int i = 0; i < 3; ++i) {
+    for (const Shape& s : shapes) {
+      CalibrationSample o;
+      o.kernel = "xgemm_fast";
+      o.config = {{"ID", i}};
+      o.problem = problem(s);
+      o.geometry = geometries[i];
+      o.geometry.slots = 2;
+      o.gflops = estimate_at(o.geometry, o.problem, 500.0 * (i + 1), d, truth).gflops;
+      obs.push_back(o);
+    }
+  }
+  const Calibration cal = calibrate(obs, d, grid);
+  CHECK(cal.pairs == 3 * 4 * 3);
+  CHECK(cal.mean_abs_log_error < 1e-9);
+  CHECK(cal.unmodelled_mean_abs_log_error > 0.1);
+  CHECK(cal.constants.saturation_groups == 1.5);
+  CHECK(cal.constants.group_overhead == 1);
+  CHECK(cal.constants.edge_cost == 1);
+  CHECK(cal.constants.launch_us == 5);
+  CHECK(cal.constants.distance_penalty == Approx(0).margin(1e-9));
+
+  // One shape per configuration gives nothing to fit.
+  obs.resize(1);
+  CHECK_THROWS_AS(calibrate(obs, d, grid), Error);
+}
