@@ -14,12 +14,16 @@ namespace gemmtune::api {
 namespace {
 
 Assets load_assets() {
-  // A library must not print to the program's stdout; warnings (stale entries) go to stderr.
-  const char* level = std::getenv("GEMMTUNE_LOG_LEVEL");
-  try {
-    setup_logging(level && *level ? level : "warn");
-  } catch (const Error&) {
-    setup_logging("warn");
+  // A library must not print to the program's stdout; warnings (stale entries) go to stderr. A
+  // program that set up gemmtune's logger itself (the command line, whose bench-suite calls the
+  // library) keeps its level.
+  if (!spdlog::get("gemmtune")) {
+    const char* level = std::getenv("GEMMTUNE_LOG_LEVEL");
+    try {
+      setup_logging(level && *level ? level : "warn");
+    } catch (const Error&) {
+      setup_logging("warn");
+    }
   }
   Assets assets;
   std::vector<DeviceProfile> profiles;

@@ -39,6 +39,9 @@ std::shared_ptr<const DatabaseSnapshot> database_snapshot();
 // Replaces the user database ("" = $GEMMTUNE_DB again). Throws Error(kInvalidFile) for a file
 // that is not a database, leaving the snapshot as it was.
 void set_user_database(const std::string& path);
+// The same with a database already read, named `origin` in Explain: for a program that holds its
+// databases in memory (bench-suite's library column). set_user_database("") removes it.
+void set_user_database(const Database& db, const std::string& origin);
 
 // One configuration that may run a problem, and why it was chosen.
 struct Choice {
