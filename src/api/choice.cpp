@@ -89,6 +89,9 @@ std::shared_ptr<const DatabaseSnapshot> make_snapshot(const std::string& user) {
     snap->owned.push_back(*user_database);
     snap->layers.back().databases.push_back(&snap->owned.back());
   }
+  Layer embedded{"embedded database", {}};
+  for (const auto& db : assets.embedded) embedded.databases.push_back(&db);
+  snap->layers.push_back(std::move(embedded));
   load(system_files, "system database");
   Layer compiled{"compiled-in database", {}};
   for (const auto& db : assets.databases) compiled.databases.push_back(&db);

@@ -1,7 +1,8 @@
 // Where the configuration of a call comes from. Layers, each overriding the one before: the
-// template defaults and the databases compiled into the library, the system databases
-// (share/gemmtune/databases/*.json beside the installed library or under the configured install
-// prefix) and the user database (SetDatabase, else $GEMMTUNE_DB). A database applies to a device
+// template defaults and the databases compiled into the library from results/, the system
+// databases (share/gemmtune/databases/*.json beside the installed library or under the configured
+// install prefix), the databases the build embedded (GEMMTUNE_EMBED_DATABASES) and the user
+// database (SetDatabase, else $GEMMTUNE_DB). A database applies to a device
 // of the same name or of the same (non-generic) profile; within one the entry comes from
 // Database::nearest (the same search as `gemmtune db lookup`), relaxed step by step when the
 // exact family has no entry. An entry the current template does not accept (stale) is skipped
@@ -22,7 +23,8 @@
 namespace gemmtune::api {
 
 struct Layer {
-  std::string source;  // "user database", "system database", "compiled-in database"
+  std::string source;  // "user database", "embedded database", "system database",
+                       // "compiled-in database"
   std::vector<const NamedDatabase*> databases;
 };
 

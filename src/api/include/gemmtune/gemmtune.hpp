@@ -8,8 +8,9 @@
 //
 // Which kernel and parameters run for a problem on a queue's device comes from, each layer
 // overriding the one before: the template defaults and the databases compiled into the library,
-// the system databases (share/gemmtune/databases/*.json of the installation), and the user
-// database (GEMMTUNE_DB, or SetDatabase). Explain() says which one was chosen and why.
+// the system databases (share/gemmtune/databases/*.json of the installation), the databases the
+// library's build embedded (GEMMTUNE_EMBED_DATABASES), and the user database (GEMMTUNE_DB, or
+// SetDatabase). Explain() says which one was chosen and why.
 //
 // Calls from several threads are safe, also on one queue. Queues must be in-order: a call may
 // enqueue several kernels that depend on each other (padding copies, the split-K reduction).
@@ -139,9 +140,10 @@ struct Explanation {
   std::string profile;             // the device profile it matched ("generic" for none)
   std::string kernel;              // the kernel template, e.g. "xgemm_fast"
   std::string parameters;          // "MWG=64,NWG=64,..."
-  std::string source;              // "user database", "system database", "compiled-in database",
-                                   // "compiled-in default"
-  std::string origin;              // the database file (or "template defaults")
+  std::string source;              // "user database", "embedded database", "system database",
+                                   // "compiled-in database", "compiled-in default"
+  std::string origin;              // the database file ("embedded/<file>" for an embedded one,
+                                   // "template defaults")
   std::string entry;               // the database entry used ("" for defaults)
   bool exact = false;              // the entry's shape is the problem's
   double distance = 0;             // log-space distance of the shapes when not exact
