@@ -9,7 +9,7 @@ required=(
   ocl-icd-opencl-dev opencl-clhpp-headers opencl-c-headers
   libcli11-dev nlohmann-json3-dev libeigen3-dev libspdlog-dev libfmt-dev
   zlib1g-dev catch2 pocl-opencl-icd clinfo
-  python3 python3-matplotlib
+  python3 python3-matplotlib python3-pyopencl
 )
 optional=(libclblast-dev)
 

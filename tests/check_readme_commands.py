@@ -3,7 +3,8 @@
 
 Every subcommand of `gemmtune --help` has a row in README.md's "Commands" table, every command
 a row names exists, and every `--option` a row shows is listed by that command's `--help`
-(a subcommand's subcommands, such as `db show`, included).
+(a subcommand's subcommands, such as `db show`, included), with every value of a list it shows
+(`--format a/b/c`) named there too.
 Usage: check_readme_commands.py GEMMTUNE README.md
 """
 import re
@@ -55,6 +56,11 @@ for row in rows:
             if not re.search(rf"(^|[\s,]){re.escape(option)}\b", listed, re.M):
                 faults.append(f"README shows `{option}` for `gemmtune {' '.join(path)}`, "
                               "which its --help does not list")
+        for option, values in re.findall(r"(--[a-z][a-z0-9-]*)[ =]([\w.-]+(?:/[\w.-]+)+)", usage):
+            for value in values.split("/"):
+                if not re.search(rf"(?<![\w-]){re.escape(value)}(?![\w-])", listed):
+                    faults.append(f"README shows `{option} {value}` for `gemmtune "
+                                  f"{' '.join(path)}`, which its --help does not name")
 for command in top:
     if command not in documented and command != "worker":
         faults.append(f"`gemmtune {command}` has no row in README.md's command table")

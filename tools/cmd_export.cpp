@@ -5,20 +5,23 @@
 #include <spdlog/spdlog.h>
 
 #include "src/core/error.hpp"
-#include "src/db/export.hpp"
 #include "src/core/json_util.hpp"
+#include "src/db/export.hpp"
 #include "tools/commands.hpp"
 
 namespace gemmtune::cli {
 
 void set_export_command(CLI::App& app, GlobalOptions& options) {
-  auto* cmd = app.add_subcommand("export", "Export a tuned database for CLBlast, C or CSV");
+  auto* cmd = app.add_subcommand(
+      "export", "Export a tuned database for CLBlast, C, CSV, or to compile into libgemmtune");
   struct Args {
     std::string db, format, out, kernel;
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("DB", a->db, "Database file")->required();
-  cmd->add_option("-f,--format", a->format, "clblast-json, clblast-override, c-header or csv")
+  cmd->add_option("-f,--format", a->format,
+                  "clblast-json, clblast-override, c-header, csv or embed (a C++ header for "
+                  "libgemmtune's GEMMTUNE_EMBED_DATABASES)")
       ->required();
   cmd->add_option("-o,--output", a->out,
                   "Output file (default: stdout); a folder for clblast-json with several entries");

@@ -14,14 +14,27 @@ namespace gemmtune::api {
 namespace {
 
 Assets load_assets() {
-  // A library must not print to the program's stdout; warnings (stale entries) go to stderr.
-  const char* level = std::getenv("GEMMTUNE_LOG_LEVEL");
-  try {
-    setup_logging(level && *level ? level : "warn");
-  } catch (const Error&) {
-    setup_logging("warn");
+  // A library must not print to the program's stdout; warnings (stale entries) go to stderr. A
+  // program that set up gemmtune's logger itself (the command line, whose bench-suite calls the
+  // library) keeps its level.
+  if (!spdlog::get("gemmtune")) {
+    const char* level = std::getenv("GEMMTUNE_LOG_LEVEL");
+    try {
+      setup_logging(level && *level ? level : "warn");
+    } catch (const Error&) {
+      setup_logging("warn");
+    }
   }
   Assets assets;
+  // A compiled-in file that no longer reads is a build's problem, not a reason to fail calls.
+  auto add_database = [](std::vector<NamedDatabase>& to, const std::string& origin,
+                         const std::string& text) {
+    try {
+      to.push_back({origin, Database::from_json(nlohmann::json::parse(text), origin)});
+    } catch (const std::exception& e) {
+      spdlog::warn("gemmtune: compiled-in database {} ignored: {}", origin, e.what());
+    }
+  };
   std::vector<DeviceProfile> profiles;
   std::vector<std::pair<std::string, nlohmann::json>> declarations;
   for (const EmbeddedFile& f : embedded_files()) {
@@ -34,15 +47,11 @@ Assets load_assets() {
       profiles.push_back(profile_from_json(nlohmann::json::parse(text), "devices/" + name));
       profiles.back().file = "devices/" + name;
     } else if (group == "databases") {
-      const std::string origin = "results/" + name;
-      try {
-        assets.databases.push_back(
-            {origin, Database::from_json(nlohmann::json::parse(text), origin)});
-      } catch (const std::exception& e) {
-        // A checked-in file that no longer reads is a build's problem, not a reason to fail calls.
-        spdlog::warn("gemmtune: compiled-in database {} ignored: {}", origin, e.what());
-      }
+      add_database(assets.databases, "results/" + name, text);
     }
+  }
+  for (const EmbeddedFile& f : embedded_databases()) {
+    add_database(assets.embedded, std::string("embedded/") + f.name, std::string(f.text, f.size));
   }
   for (const auto& [name, j] : declarations) {
     KernelSpec spec = KernelSpec::from_json(j, "kernel_templates/" + name);

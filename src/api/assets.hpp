@@ -27,7 +27,8 @@ struct Assets {
   SourceTable templates;
   std::map<std::string, KernelSpec> specs;  // the OpenCL templates, by kernel name
   ProfileSet profiles;
-  std::vector<NamedDatabase> databases;  // compiled in
+  std::vector<NamedDatabase> databases;  // compiled in from results/
+  std::vector<NamedDatabase> embedded;   // compiled in from GEMMTUNE_EMBED_DATABASES
 
   // Parsed on first use; also sets up logging (GEMMTUNE_LOG_LEVEL, default warn, to stderr).
   static const Assets& get();

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <set>
 
 #include <spdlog/spdlog.h>
@@ -49,13 +50,14 @@ std::shared_ptr<const DatabaseSnapshot> current;  // guarded by snapshot_mutex
 uint64_t generation = 0;                          // guarded by snapshot_mutex
 bool user_set = false;                            // SetDatabase was called with a path
 std::string user_path;
+std::optional<NamedDatabase> user_database;  // set in memory instead of a path
 
 std::shared_ptr<const DatabaseSnapshot> make_snapshot(const std::string& user) {
   const Assets& assets = Assets::get();
   auto snap = std::make_shared<DatabaseSnapshot>();
   snap->generation = ++generation;
   std::vector<std::string> user_files, system_files;
-  if (!user.empty()) user_files.push_back(user);
+  if (!user.empty() && !user_database) user_files.push_back(user);
   std::set<std::string> seen;
   for (const auto& dir : system_folders()) {
     std::error_code ec;
@@ -69,7 +71,7 @@ std::shared_ptr<const DatabaseSnapshot> make_snapshot(const std::string& user) {
     system_files.insert(system_files.end(), files.begin(), files.end());
   }
   // Reserved up front: the layers point into `owned`.
-  snap->owned.reserve(user_files.size() + system_files.size());
+  snap->owned.reserve(user_files.size() + system_files.size() + 1);
   auto load = [&](const std::vector<std::string>& files, const std::string& source) {
     Layer layer{source, {}};
     for (const auto& f : files) {
@@ -84,6 +86,13 @@ std::shared_ptr<const DatabaseSnapshot> make_snapshot(const std::string& user) {
     snap->layers.push_back(std::move(layer));
   };
   load(user_files, "user database");
+  if (user_database) {
+    snap->owned.push_back(*user_database);
+    snap->layers.back().databases.push_back(&snap->owned.back());
+  }
+  Layer embedded{"embedded database", {}};
+  for (const auto& db : assets.embedded) embedded.databases.push_back(&db);
+  snap->layers.push_back(std::move(embedded));
   load(system_files, "system database");
   Layer compiled{"compiled-in database", {}};
   for (const auto& db : assets.databases) compiled.databases.push_back(&db);
@@ -186,7 +195,16 @@ void set_user_database(const std::string& path) {
   std::lock_guard<std::mutex> lock(snapshot_mutex);
   user_set = !path.empty();
   user_path = path;
+  user_database.reset();
   current = make_snapshot(user_set ? user_path : env_database());
+}
+
+void set_user_database(const Database& db, const std::string& origin) {
+  std::lock_guard<std::mutex> lock(snapshot_mutex);
+  user_set = true;
+  user_path = origin;
+  user_database = NamedDatabase{origin, db};
+  current = make_snapshot(user_path);
 }
 
 Choices choose(const DatabaseSnapshot& snapshot, const DeviceInfo& device,

@@ -1,13 +1,14 @@
 // Where the configuration of a call comes from. Layers, each overriding the one before: the
-// template defaults and the databases compiled into the library, the system databases
-// (share/gemmtune/databases/*.json beside the installed library or under the configured install
-// prefix) and the user database (SetDatabase, else $GEMMTUNE_DB). A database applies to a device
-// of the same name or of the same (non-generic) profile; within one the configuration comes from
-// select_configuration (src/select, the same choice as `gemmtune db lookup`): the entry of the
-// problem's shape, else the entry predicted fastest for it, else the safe path where an entry's
-// baseline is predicted to beat it; relaxed step by step when the exact family has no entry. An
-// entry the current template does not accept (stale) is skipped with a warning, never an error: the
-// template defaults always remain.
+// template defaults and the databases compiled into the library from results/, the system
+// databases (share/gemmtune/databases/*.json beside the installed library or under the configured
+// install prefix), the databases the build embedded (GEMMTUNE_EMBED_DATABASES) and the user
+// database (SetDatabase, else $GEMMTUNE_DB). A database applies to a device of the same name or of
+// the same (non-generic) profile; within one the configuration comes from select_configuration
+// (src/select, the same choice as `gemmtune db lookup`): the entry of the problem's shape, else the
+// entry predicted fastest for it, else the safe path where an entry's baseline is predicted to beat
+// it; relaxed step by step when the exact family has no entry. An entry the current template does
+// not accept (stale) is skipped with a warning, never an error: the template defaults always
+// remain.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +25,8 @@
 namespace gemmtune::api {
 
 struct Layer {
-  std::string source;  // "user database", "system database", "compiled-in database"
+  std::string source;  // "user database", "embedded database", "system database",
+                       // "compiled-in database"
   std::vector<const NamedDatabase*> databases;
 };
 
@@ -41,6 +43,9 @@ std::shared_ptr<const DatabaseSnapshot> database_snapshot();
 // Replaces the user database ("" = $GEMMTUNE_DB again). Throws Error(kInvalidFile) for a file
 // that is not a database, leaving the snapshot as it was.
 void set_user_database(const std::string& path);
+// The same with a database already read, named `origin` in Explain: for a program that holds its
+// databases in memory (bench-suite's library column). set_user_database("") removes it.
+void set_user_database(const Database& db, const std::string& origin);
 
 // One configuration that may run a problem, and why it was chosen.
 struct Choice {

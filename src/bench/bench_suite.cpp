@@ -148,8 +148,9 @@ std::vector<Candidate> suite_candidates(const std::vector<NamedDatabase>& databa
 
 bool SuiteReport::all_ok() const {
   for (const auto& r : rows) {
-    if (r.gemmtune.available && !r.gemmtune.ok()) return false;
-    if (r.clblast.available && !r.clblast.ok()) return false;
+    for (const SideResult* side : {&r.gemmtune, &r.library, &r.clblast}) {
+      if (side->available && !side->ok()) return false;
+    }
   }
   return true;
 }
@@ -272,19 +273,21 @@ SuiteReport run_bench_suite(const Device& device, const DeviceProfile* profile,
   }
   report.reps = options.reps;
   report.warmup = options.warmup;
+  const suite::LibrarySession library(databases);
+  report.library_database = library.database;
 
   for (const auto& r : plan) {
     suite::CaseData data(env, r.problem, options, r.epilogue_too);
     for (bool epilogue : {false, true}) {
       if (epilogue && !r.epilogue_too) continue;
-      SuiteRow row = suite::run_suite_row(env, databases, options, data, epilogue);
+      SuiteRow row = suite::run_suite_row(env, databases, options, library, data, epilogue);
       auto side = [](const SideResult& s) {
         if (s.ok()) return fmt::format("{:.1f} GFLOPS", s.gflops);
         return s.available ? s.status : "n/a (" + first_line(s.message) + ")";
       };
-      spdlog::info("{}: gemmtune {} {}, CLBlast {}{}", row.label(),
-                   row.chosen ? row.chosen->kernel : "-", side(row.gemmtune), side(row.clblast),
-                   row.ratio ? fmt::format(", ratio {:.2f}", *row.ratio) : "");
+      spdlog::info("{}: gemmtune {} {}, library {}, CLBlast {}{}", row.label(),
+                   row.chosen ? row.chosen->kernel : "-", side(row.gemmtune), side(row.library),
+                   side(row.clblast), row.ratio ? fmt::format(", ratio {:.2f}", *row.ratio) : "");
       report.rows.push_back(std::move(row));
     }
   }

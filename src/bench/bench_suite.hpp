@@ -1,13 +1,16 @@
 // The side-by-side benchmark suite: for each shape of a suite, in each asked precision and
 // batch, gemmtune's best tuned configuration against CLBlast's stock routine (Gemm for one GEMM,
 // GemmStridedBatched or GemmBatched for a batch) on the same buffers, in the same process, with
-// calls interleaved so that both see the same clocks and temperatures. Both outputs are verified
-// against the Eigen reference of src/verify once per row. Optionally a fused bias+ReLU row per FP32
-// shape, and a cuBLAS column merged from scripts/bench-cublas.py.
+// calls interleaved so that both see the same clocks and temperatures. gemmtune runs twice: direct
+// (the configuration the suite chose, through src/eval's GemmCall) and through libgemmtune's public
+// calls (gemmtune::Gemm and its forms, with the suite's databases as the user database: what an
+// application gets). Every output is verified against the Eigen reference of src/verify once per
+// row. Optionally a fused bias+ReLU row per FP32 shape, and a cuBLAS column merged from
+// scripts/bench-cublas.py.
 //
 // Timing: "wall" is the whole call as a user sees it, from the first enqueue to the return of
 // clFinish on a host steady clock (every kernel of the call included). "kernel" is gemmtune's
-// main kernel alone, from profiling events; CLBlast gets the whole-call time only.
+// main kernel alone, from profiling events; the library and CLBlast get the whole-call time only.
 #pragma once
 
 #include <cstdint>
@@ -112,7 +115,18 @@ std::vector<Candidate> suite_candidates(const std::vector<NamedDatabase>& databa
                                         const std::vector<std::string>& kernels,
                                         const Shape& shape);
 
-// One side of a comparison (gemmtune or CLBlast).
+// What libgemmtune ran for a row, as gemmtune::Explain says it.
+struct LibraryChoice {
+  std::string kernel;
+  std::string parameters;  // "MWG=64,NWG=64,..."
+  std::string source;      // "user database", "compiled-in database", "compiled-in default", ...
+  std::string database;    // the database it came from, or "template defaults"
+  std::string entry;       // the entry used ("" for defaults)
+  bool exact = false;      // the entry's shape is the row's
+  std::vector<std::string> notes;  // entries and databases passed over, and why
+};
+
+// One side of a comparison (gemmtune direct, the library or CLBlast).
 struct SideResult {
   // false: not run ("n/a"), e.g. CLBlast not linked, or a precision the device or CLBlast does
   // not have; `message` says why. Not a failure.
@@ -148,6 +162,9 @@ struct SuiteRow {
   std::vector<CandidateTrial> trials;
   SideResult gemmtune, clblast;
   std::optional<double> ratio;  // gemmtune GFLOPS / CLBlast GFLOPS, both from whole-call time
+  SideResult library;           // the row through libgemmtune's public calls
+  std::optional<LibraryChoice> library_choice;
+  std::optional<double> library_ratio;  // library GFLOPS / CLBlast GFLOPS
   std::optional<double> cublas_gflops;
   std::optional<double> cublas_ratio;  // gemmtune GFLOPS / cuBLAS GFLOPS
 
@@ -166,7 +183,8 @@ struct SuiteReport {
   bool clblast = false;      // the CLBlast column was run
   std::string clblast_note;  // why not, when not
   int reps = 0, warmup = 0;
-  std::string cublas_source;  // the merged cuBLAS file and its device, when merged
+  std::string cublas_source;     // the merged cuBLAS file and its device, when merged
+  std::string library_database;  // what the library had as its user database ("" none)
   std::vector<SuiteRow> rows;
 
   // Every available side of every row ran and verified (n/a sides are not failures).
@@ -189,10 +207,10 @@ struct BenchSuiteOptions {
   // clblast::OverrideParameters, as a CLBlast user loading them would) instead of its own
   // database. CLBlast cannot drop an override again, so stock and tuned CLBlast are two runs.
   std::string clblast_params;
-  int reps = 20;                     // interleaved timed calls of each side
-  int warmup = 3;                    // interleaved untimed calls of each side
-  int select_reps = 3;               // timed calls of each candidate when several are compared
-  uint64_t seed = 42;                // input data
+  int reps = 20;        // interleaved timed calls of each side
+  int warmup = 3;       // interleaved untimed calls of each side
+  int select_reps = 3;  // timed calls of each candidate when several are compared
+  uint64_t seed = 42;   // input data
   std::string templates_dir;
   std::string cache_dir;  // binary cache ("" default folder, "none" disables)
   // Shapes with M*N*K*batch above this are verified on a sample of rows (all columns): one row
@@ -227,7 +245,8 @@ struct RatioSummary {
   double geomean = 0, worst = 0;
   std::string worst_row;  // SuiteRow::label()
 };
-RatioSummary summarize_ratios(const SuiteReport& report, bool cublas);
+// `library`: the library column's ratios instead of the direct gemmtune column's.
+RatioSummary summarize_ratios(const SuiteReport& report, bool cublas, bool library = false);
 // One line per other side that has ratios ("gemmtune / CLBlast: geometric mean 1.230, worst
 // 0.750 (4096x4096x64 fp32), over 20 rows"); for CLBlast a line saying so when there is none.
 std::vector<std::string> suite_summary_lines(const SuiteReport& report);
@@ -240,6 +259,8 @@ std::string suite_text(const SuiteReport& report);
 
 void to_json(nlohmann::json& j, const Candidate& c);
 void from_json(const nlohmann::json& j, Candidate& c);
+void to_json(nlohmann::json& j, const LibraryChoice& c);
+void from_json(const nlohmann::json& j, LibraryChoice& c);
 void to_json(nlohmann::json& j, const SideResult& s);
 void from_json(const nlohmann::json& j, SideResult& s);
 void to_json(nlohmann::json& j, const CandidateTrial& t);

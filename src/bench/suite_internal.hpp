@@ -116,6 +116,26 @@ std::unique_ptr<SideCall> tuned_call(ClEnv& env, const Candidate& candidate, Cas
 // CLBlast's stock routine on the same buffers (see suite_clblast.cpp). Throws NotAvailable when
 // CLBlast has no such routine or precision here, Error for another failure.
 std::unique_ptr<SideCall> clblast_call(ClEnv& env, CaseData& d, bool epilogue);
+// libgemmtune's call of the row through its public interface (gemmtune::Gemm and its epilogue and
+// batched forms) on the same queue and buffers. Its enqueue throws NotAvailable for a precision
+// the library has no call for, Error when the call fails.
+std::unique_ptr<SideCall> library_call(ClEnv& env, CaseData& d, bool epilogue);
+// What the library runs for the row on the suite's queue (gemmtune::Explain); none when it
+// cannot say (the call's own failure says why).
+std::optional<LibraryChoice> library_choice(ClEnv& env, CaseData& d, bool epilogue);
+// For its lifetime, the library's user database is the suite's databases (merged into one when
+// several, as `gemmtune db merge` would: an application sets one); then it has none again and
+// its cached calls are released.
+class LibrarySession {
+ public:
+  explicit LibrarySession(const std::vector<NamedDatabase>& databases);
+  ~LibrarySession();
+  LibrarySession(const LibrarySession&) = delete;
+  LibrarySession& operator=(const LibrarySession&) = delete;
+
+  std::string database;     // what the library was given ("" none)
+  std::string unavailable;  // why the library column cannot run ("" when it can)
+};
 // Installs the parameters of a clblast-json export for `device`; returns what was installed
 // ("Xgemm, single: KWG=16 ..."). Throws Error naming the file for a bad one or a CLBlast refusal.
 std::string install_clblast_parameters(const cl::Device& device, const std::string& path);
@@ -128,9 +148,11 @@ Verification verify_call(ClEnv& env, CaseData& d, SideCall& call, bool epilogue)
 // an event.
 std::pair<double, double> time_call(ClEnv& env, SideCall& call, bool events);
 
-// Measures one row of the suite: chooses gemmtune's configuration, verifies both sides and times
-// them interleaved (see bench_suite.hpp for what the times mean).
+// Measures one row of the suite: chooses gemmtune's configuration, verifies every side and times
+// them interleaved (see bench_suite.hpp for what the times mean). `library` is the session the
+// library column runs in.
 SuiteRow run_suite_row(ClEnv& env, const std::vector<NamedDatabase>& databases,
-                       const BenchSuiteOptions& options, CaseData& d, bool epilogue);
+                       const BenchSuiteOptions& options, const LibrarySession& library, CaseData& d,
+                       bool epilogue);
 
 }  // namespace gemmtune::suite

@@ -3,6 +3,22 @@
 
 namespace gemmtune {
 
+namespace {
+
+template <typename T>
+nlohmann::json or_null(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+// A field that may be missing or null.
+template <typename T>
+std::optional<T> optional_field(const nlohmann::json& j, const char* name) {
+  if (!j.contains(name) || j[name].is_null()) return std::nullopt;
+  return j[name].get<T>();
+}
+
+}  // namespace
+
 void to_json(nlohmann::json& j, const Candidate& c) {
   j = {{"kernel", c.kernel},     {"parameters", configuration_to_json(c.parameters)},
        {"origin", c.origin},     {"tuned_shape", c.tuned_shape},
@@ -22,6 +38,22 @@ void from_json(const nlohmann::json& j, Candidate& c) {
   c.distance = j.value("distance", 0.0);
   c.predicted_gflops = j.value("predicted_gflops", 0.0);
   c.reason = j.value("reason", "");
+}
+
+void to_json(nlohmann::json& j, const LibraryChoice& c) {
+  j = {{"kernel", c.kernel},     {"parameters", c.parameters}, {"source", c.source},
+       {"database", c.database}, {"entry", c.entry},           {"exact", c.exact},
+       {"notes", c.notes}};
+}
+
+void from_json(const nlohmann::json& j, LibraryChoice& c) {
+  c.kernel = j.at("kernel").get<std::string>();
+  c.parameters = j.value("parameters", "");
+  c.source = j.at("source").get<std::string>();
+  c.database = j.value("database", "");
+  c.entry = j.value("entry", "");
+  c.exact = j.value("exact", false);
+  c.notes = j.value("notes", std::vector<std::string>{});
 }
 
 void to_json(nlohmann::json& j, const SideResult& s) {
@@ -69,8 +101,11 @@ void to_json(nlohmann::json& j, const SuiteRow& r) {
        {"batch", r.batch},       {"batch_layout", to_string(r.batch_layout)},
        {"epilogue", r.epilogue}, {"trials", r.trials},
        {"gemmtune", r.gemmtune}, {"clblast", r.clblast}};
-  j["chosen"] = r.chosen ? nlohmann::json(*r.chosen) : nlohmann::json(nullptr);
-  j["ratio"] = r.ratio ? nlohmann::json(*r.ratio) : nlohmann::json(nullptr);
+  j["chosen"] = or_null(r.chosen);
+  j["ratio"] = or_null(r.ratio);
+  j["library"] = r.library;
+  j["library_choice"] = or_null(r.library_choice);
+  j["library_ratio"] = or_null(r.library_ratio);
   if (r.cublas_gflops) j["cublas_gflops"] = *r.cublas_gflops;
   if (r.cublas_ratio) j["cublas_ratio"] = *r.cublas_ratio;
 }
@@ -84,13 +119,17 @@ void from_json(const nlohmann::json& j, SuiteRow& r) {
   r.batch_layout =
       r.batch > 1 ? parse_batch_layout(j.value("batch_layout", "strided")) : BatchLayout::kStrided;
   r.epilogue = j.value("epilogue", false);
-  if (j.contains("chosen") && !j["chosen"].is_null()) r.chosen = j["chosen"].get<Candidate>();
+  r.chosen = optional_field<Candidate>(j, "chosen");
   if (j.contains("trials")) r.trials = j["trials"].get<std::vector<CandidateTrial>>();
   r.gemmtune = j.at("gemmtune").get<SideResult>();
   r.clblast = j.at("clblast").get<SideResult>();
-  if (j.contains("ratio") && j["ratio"].is_number()) r.ratio = j["ratio"].get<double>();
-  if (j.contains("cublas_gflops")) r.cublas_gflops = j["cublas_gflops"].get<double>();
-  if (j.contains("cublas_ratio")) r.cublas_ratio = j["cublas_ratio"].get<double>();
+  r.ratio = optional_field<double>(j, "ratio");
+  // Reports from before the library column have none: n/a.
+  if (j.contains("library")) r.library = j["library"].get<SideResult>();
+  r.library_choice = optional_field<LibraryChoice>(j, "library_choice");
+  r.library_ratio = optional_field<double>(j, "library_ratio");
+  r.cublas_gflops = optional_field<double>(j, "cublas_gflops");
+  r.cublas_ratio = optional_field<double>(j, "cublas_ratio");
 }
 
 void to_json(nlohmann::json& j, const SuiteReport& r) {
@@ -106,6 +145,7 @@ void to_json(nlohmann::json& j, const SuiteReport& r) {
        {"reps", r.reps},
        {"warmup", r.warmup},
        {"cublas_source", r.cublas_source},
+       {"library_database", r.library_database},
        {"rows", r.rows}};
   // Derived from the rows (not read back): gemmtune's ratios against each other side.
   for (bool cublas : {false, true}) {
@@ -130,6 +170,7 @@ void from_json(const nlohmann::json& j, SuiteReport& r) {
   r.reps = j.value("reps", 0);
   r.warmup = j.value("warmup", 0);
   r.cublas_source = j.value("cublas_source", "");
+  r.library_database = j.value("library_database", "");
   r.rows = j.at("rows").get<std::vector<SuiteRow>>();
 }
 

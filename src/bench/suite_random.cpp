@@ -47,11 +47,19 @@ std::vector<Shape> random_suite_shapes(const RandomShapes& r) {
   return out;
 }
 
-RatioSummary summarize_ratios(const SuiteReport& report, bool cublas) {
+RatioSummary summarize_ratios(const SuiteReport& report, bool cublas, bool library) {
   RatioSummary s;
   double log_sum = 0;
   for (const auto& row : report.rows) {
-    const std::optional<double>& ratio = cublas ? row.cublas_ratio : row.ratio;
+    std::optional<double> ratio = cublas ? row.cublas_ratio : row.ratio;
+    if (library) {
+      ratio = row.library_ratio;
+      if (cublas) {
+        ratio.reset();
+        if (row.library.status == "ok" && row.cublas_gflops && *row.cublas_gflops > 0)
+          ratio = row.library.gflops / *row.cublas_gflops;
+      }
+    }
     if (!ratio || !(*ratio > 0) || !std::isfinite(*ratio)) continue;
     if (s.rows == 0 || *ratio < s.worst) {
       s.worst = *ratio;
@@ -66,17 +74,20 @@ RatioSummary summarize_ratios(const SuiteReport& report, bool cublas) {
 
 std::vector<std::string> suite_summary_lines(const SuiteReport& report) {
   std::vector<std::string> out;
-  for (bool cublas : {false, true}) {
-    const RatioSummary s = summarize_ratios(report, cublas);
-    const char* other = cublas ? "cuBLAS" : "CLBlast";
-    if (s.rows == 0) {
-      if (!cublas) out.push_back(fmt::format("gemmtune / {}: no row with both sides", other));
-      continue;
+  for (bool library : {false, true}) {
+    const char* side = library ? "library" : "gemmtune";
+    for (bool cublas : {false, true}) {
+      const RatioSummary s = summarize_ratios(report, cublas, library);
+      const char* other = cublas ? "cuBLAS" : "CLBlast";
+      if (s.rows == 0) {
+        if (!cublas && !library)
+          out.push_back(fmt::format("{} / {}: no row with both sides", side, other));
+        continue;
+      }
+      out.push_back(fmt::format("{} / {}: geometric mean {:.3f}, worst {:.3f} ({}), over {} row{}",
+                                side, other, s.geomean, s.worst, s.worst_row, s.rows,
+                                s.rows == 1 ? "" : "s"));
     }
-    out.push_back(
-        fmt::format("gemmtune / {}: geometric mean {:.3f}, worst {:.3f} ({}), over {} "
-                    "row{}",
-                    other, s.geomean, s.worst, s.worst_row, s.rows, s.rows == 1 ? "" : "s"));
   }
   return out;
 }

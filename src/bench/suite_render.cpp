@@ -51,7 +51,7 @@ std::string verified_of(const SuiteRow& r) {
     if (s.verified) return "ok";
     return s.status == "wrong_result" ? "WRONG" : "failed";
   };
-  return one(r.gemmtune) + " / " + one(r.clblast);
+  return one(r.gemmtune) + " / " + one(r.library) + " / " + one(r.clblast);
 }
 
 std::string ratio_of(const std::optional<double>& r) {
@@ -72,19 +72,27 @@ struct Table {
 Table suite_table(const SuiteReport& report, bool markdown) {
   const bool cublas = !report.cublas_source.empty();
   Table t;
-  t.header = {
-      "Shape (MxNxK)",  "Precision",          "Batch",           "Epilogue",
-      "Kernel",         "Configuration from", "gemmtune GFLOPS", "gemmtune kernel-only GFLOPS",
-      "CLBlast GFLOPS", "gemmtune / CLBlast"};
+  t.header = {"Shape (MxNxK)",
+              "Precision",
+              "Batch",
+              "Epilogue",
+              "Kernel",
+              "Configuration from",
+              "gemmtune GFLOPS",
+              "gemmtune kernel-only GFLOPS",
+              "library GFLOPS",
+              "CLBlast GFLOPS",
+              "gemmtune / CLBlast",
+              "library / CLBlast"};
   if (!markdown) {
-    t.header = {"shape", "precision", "batch",       "epilogue", "kernel",
-                "from",  "gemmtune",  "kernel-only", "CLBlast",  "ratio"};
+    t.header = {"shape",    "precision",   "batch",   "epilogue", "kernel", "from",
+                "gemmtune", "kernel-only", "library", "CLBlast",  "ratio",  "library ratio"};
   }
   if (cublas) {
     t.header.push_back(markdown ? "cuBLAS GFLOPS" : "cuBLAS");
     t.header.push_back(markdown ? "gemmtune / cuBLAS" : "ratio");
   }
-  t.header.push_back(markdown ? "Verified (gemmtune / CLBlast)" : "verified");
+  t.header.push_back(markdown ? "Verified (gemmtune / library / CLBlast)" : "verified");
   for (const auto& r : report.rows) {
     std::vector<std::string> cells = {r.shape.to_string(),
                                       "fp" + to_string(r.precision),
@@ -94,8 +102,10 @@ Table suite_table(const SuiteReport& report, bool markdown) {
                                       source_of(r),
                                       side_gflops(r.gemmtune),
                                       r.gemmtune.ok() ? fixed(r.gemmtune.kernel_gflops, 1) : "-",
+                                      side_gflops(r.library),
                                       side_gflops(r.clblast),
-                                      ratio_of(r.ratio)};
+                                      ratio_of(r.ratio),
+                                      ratio_of(r.library_ratio)};
     if (cublas) {
       cells.push_back(r.cublas_gflops ? fixed(*r.cublas_gflops, 1) : "n/a");
       cells.push_back(ratio_of(r.cublas_ratio));
@@ -118,13 +128,18 @@ std::string md_escape(std::string s) {
   return out;
 }
 
+// Each side of a row with its name.
+std::vector<std::pair<const char*, const SideResult*>> sides_of(const SuiteRow& r) {
+  return {{"gemmtune", &r.gemmtune}, {"library", &r.library}, {"CLBlast", &r.clblast}};
+}
+
 std::vector<std::string> failures_of(const SuiteReport& report) {
   std::vector<std::string> out;
   for (const auto& r : report.rows) {
-    if (r.gemmtune.available && !r.gemmtune.ok())
-      out.push_back(r.label() + " gemmtune " + r.gemmtune.status + ": " + r.gemmtune.message);
-    if (r.clblast.available && !r.clblast.ok()) {
-      out.push_back(r.label() + " CLBlast " + r.clblast.status + ": " + r.clblast.message);
+    for (const auto& [name, s] : sides_of(r)) {
+      if (s->available && !s->ok()) {
+        out.push_back(r.label() + " " + name + " " + s->status + ": " + s->message);
+      }
     }
   }
   return out;
@@ -135,9 +150,9 @@ std::vector<std::string> failures_of(const SuiteReport& report) {
 std::vector<std::string> not_run_of(const SuiteReport& report) {
   std::vector<std::string> out;
   for (const auto& r : report.rows) {
-    if (!r.gemmtune.available) out.push_back(r.label() + " gemmtune n/a: " + r.gemmtune.message);
-    if (report.clblast && !r.clblast.available) {
-      out.push_back(r.label() + " CLBlast n/a: " + r.clblast.message);
+    for (const auto& [name, s] : sides_of(r)) {
+      if (s->available || (s == &r.clblast && !report.clblast)) continue;
+      out.push_back(r.label() + " " + name + " n/a: " + s->message);
     }
   }
   return out;
@@ -178,6 +193,13 @@ std::string suite_markdown(const SuiteReport& report) {
       "layout (exact shape, else the selection model's choice among that family's entries, or "
       "the safe path where a baseline is predicted to win), else the template defaults "
       "(untuned).\n";
+  md += fmt::format(
+      "- gemmtune: that configuration through the internal call path (GemmCall). library: the "
+      "same row through libgemmtune's public calls (gemmtune::Gemm, GemmEpilogue, "
+      "GemmStridedBatched, GemmBatched) with its compiled-in templates and, as its user "
+      "database, {}: what an application gets, argument checks and the library's own choice "
+      "included (see Configurations).\n",
+      report.library_database.empty() ? std::string("none") : "`" + report.library_database + "`");
   md +=
       "- Epilogue rows (FP32 single GEMMs): gemmtune's kernel with bias+ReLU fused, against "
       "CLBlast's Gemm followed by a separate bias+ReLU kernel (timed as one call).\n\n";
@@ -202,21 +224,26 @@ std::string suite_markdown(const SuiteReport& report) {
     const std::string label = r.label();
     if (!r.chosen) {
       md += "- " + label + (r.gemmtune.available ? ": none ran\n" : ": n/a\n");
-      continue;
+    } else {
+      const Candidate& c = *r.chosen;
+      std::string from = c.origin == "defaults" ? std::string("template defaults")
+                         : c.origin == "safe path"
+                             ? std::string("safe path: template defaults")
+                             : fmt::format("{} entry {} in {}, recorded {:.1f} GFLOPS", c.origin,
+                                           c.tuned_shape.to_string(), c.database,
+                                           c.recorded_gflops);
+      md += fmt::format("- {}: {} `{}` ({})\n", label, c.kernel, to_string(c.parameters), from);
+      if (!c.reason.empty()) md += "  - why: " + md_escape(c.reason) + "\n";
     }
-    const Candidate& c = *r.chosen;
-    std::string from = c.origin == "defaults" ? std::string("template defaults")
-                       : c.origin == "safe path"
-                           ? std::string("safe path: template defaults")
-                           : fmt::format("{} entry {} in {}, recorded {:.1f} GFLOPS", c.origin,
-                                         c.tuned_shape.to_string(), c.database, c.recorded_gflops);
-    md += fmt::format("- {}: {} `{}` ({})\n", label, c.kernel, to_string(c.parameters), from);
-    if (!c.reason.empty()) md += "  - why: " + md_escape(c.reason) + "\n";
     for (const auto& trial : r.trials) {
       md += fmt::format("  - candidate {} from {}: {}\n", trial.candidate.kernel,
                         trial.candidate.tuned_shape.to_string(),
                         trial.status == "ok" ? fmt::format("{:.1f} GFLOPS", trial.gflops)
                                              : trial.status + ": " + md_escape(trial.message));
+    }
+    if (const auto& l = r.library_choice) {
+      md += fmt::format("  - library: {} `{}` ({} {}{})\n", l->kernel, l->parameters, l->source,
+                        md_escape(l->database), l->entry.empty() ? "" : ", entry " + l->entry);
     }
   }
   md += "\n## Summary\n\n";

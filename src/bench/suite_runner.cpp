@@ -18,8 +18,8 @@ struct Side {
 class SuiteRunner {
  public:
   SuiteRunner(ClEnv& env, const std::vector<NamedDatabase>& databases,
-              const BenchSuiteOptions& options)
-      : env_(env), databases_(databases), options_(options) {}
+              const BenchSuiteOptions& options, const LibrarySession& library)
+      : env_(env), databases_(databases), options_(options), library_(library) {}
 
   SuiteRow run_row(CaseData& d, bool epilogue) {
     SuiteRow row;
@@ -29,9 +29,10 @@ class SuiteRunner {
     row.batch_layout = d.problem.batch_layout;
     row.epilogue = epilogue;
 
-    std::optional<Side> g, b;
-    if (auto why = device_lacks(env_.device().info, row.precision)) {
-      row.gemmtune.message = *why;  // n/a: not a failure of the configuration
+    std::optional<Side> g, l, b;
+    const auto lacks = device_lacks(env_.device().info, row.precision);
+    if (lacks) {
+      row.gemmtune.message = *lacks;  // n/a: not a failure of the configuration
     } else {
       row.gemmtune.available = true;
       Side side;
@@ -43,24 +44,26 @@ class SuiteRunner {
       }
     }
 
+    if (lacks || !library_.unavailable.empty()) {
+      row.library.message = lacks ? *lacks : library_.unavailable;
+    } else {
+      row.library.available = true;
+      l = verified_side(d, epilogue, row.library, [&] { return library_call(env_, d, epilogue); });
+      if (row.library.available) row.library_choice = library_choice(env_, d, epilogue);
+    }
+
     if (options_.clblast && clblast_linked()) {
       row.clblast.available = true;
       // Its first call compiles, and CLBlast prints compiler messages on stdout.
       const StdoutToStderr quiet;
-      try {
-        Side side;
-        side.call = clblast_call(env_, d, epilogue);
-        if (verify_side(d, *side.call, epilogue, row.clblast)) b = std::move(side);
-      } catch (const std::exception& e) {
-        fail(row.clblast, e);
-      }
+      b = verified_side(d, epilogue, row.clblast, [&] { return clblast_call(env_, d, epilogue); });
     }
     if (!options_.clblast || !clblast_linked()) {
       row.clblast.message =
           options_.clblast ? "CLBlast is not linked into this build" : "skipped on request";
     }
 
-    // Interleaved: gemmtune, CLBlast, gemmtune, CLBlast ... first untimed, then timed.
+    // Interleaved: gemmtune, library, CLBlast, gemmtune, ... first untimed, then timed.
     auto step = [&](std::optional<Side>& side, SideResult& result, bool timed) {
       if (!side) return;
       try {
@@ -80,13 +83,11 @@ class SuiteRunner {
         side.reset();
       }
     };
-    for (int i = 0; i < options_.warmup; ++i) {
-      step(g, row.gemmtune, false);
-      step(b, row.clblast, false);
-    }
-    for (int i = 0; i < options_.reps; ++i) {
-      step(g, row.gemmtune, true);
-      step(b, row.clblast, true);
+    for (int i = 0; i < options_.warmup + options_.reps; ++i) {
+      const bool timed = i >= options_.warmup;
+      step(g, row.gemmtune, timed);
+      step(l, row.library, timed);
+      step(b, row.clblast, timed);
     }
     auto finish = [&](std::optional<Side>& side, SideResult& result) {
       if (!side) return;
@@ -96,9 +97,11 @@ class SuiteRunner {
       result.kernel_gflops = gflops_of(d.problem, result.wall.kernel_median_ms);
     };
     finish(g, row.gemmtune);
+    finish(l, row.library);
     finish(b, row.clblast);
-    if (row.gemmtune.ok() && row.clblast.ok() && row.clblast.gflops > 0) {
-      row.ratio = row.gemmtune.gflops / row.clblast.gflops;
+    if (row.clblast.ok() && row.clblast.gflops > 0) {
+      if (row.gemmtune.ok()) row.ratio = row.gemmtune.gflops / row.clblast.gflops;
+      if (row.library.ok()) row.library_ratio = row.library.gflops / row.clblast.gflops;
     }
     return row;
   }
@@ -133,6 +136,19 @@ class SuiteRunner {
       fail(result, e);
       return false;
     }
+  }
+
+  // A side's call, made by `make` and verified; none when either fails (`result` says why).
+  template <typename Make>
+  std::optional<Side> verified_side(CaseData& d, bool epilogue, SideResult& result, Make make) {
+    try {
+      Side side;
+      side.call = make();
+      if (verify_side(d, *side.call, epilogue, result)) return side;
+    } catch (const std::exception& e) {
+      fail(result, e);
+    }
+    return std::nullopt;
   }
 
   // The kernels a row may draw from: the fused-epilogue ones for an epilogue row, else the
@@ -230,6 +246,7 @@ class SuiteRunner {
   ClEnv& env_;
   const std::vector<NamedDatabase>& databases_;
   const BenchSuiteOptions& options_;
+  const LibrarySession& library_;
 };
 
 // The rows of each case, in the order they run: precisions, then batch layouts, then the
@@ -237,8 +254,9 @@ class SuiteRunner {
 }  // namespace
 
 SuiteRow run_suite_row(ClEnv& env, const std::vector<NamedDatabase>& databases,
-                       const BenchSuiteOptions& options, CaseData& d, bool epilogue) {
-  return SuiteRunner(env, databases, options).run_row(d, epilogue);
+                       const BenchSuiteOptions& options, const LibrarySession& library, CaseData& d,
+                       bool epilogue) {
+  return SuiteRunner(env, databases, options, library).run_row(d, epilogue);
 }
 
 }  // namespace gemmtune::suite

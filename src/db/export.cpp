@@ -355,6 +355,42 @@ ExportResult export_csv(const Database& db, const CompilerOptions& compiler_opti
   return r;
 }
 
+// The database as the argument list of one GEMMTUNE_EMBED_DATABASE(name, device, profile,
+// entries, json) invocation, the JSON as raw string literals.
+ExportResult export_embed(const Database& db, const std::string& source) {
+  const std::string json = db.to_json().dump(1);
+  // The delimiter must not close the literal early; a database's own strings could hold it.
+  std::string delimiter = "gemmtune_db";
+  for (int i = 1; json.find(")" + delimiter + "\"") != std::string::npos; ++i) {
+    delimiter = "gemmtune_db" + std::to_string(i);
+  }
+  std::ostringstream out;
+  out << header_comment_lines(db, source, "// ");
+  out << "// Entries: " << db.entries().size()
+      << ". Compiled into libgemmtune by configuring its build with\n"
+         "//   cmake -DGEMMTUNE_EMBED_DATABASES=<this file>[;<another>...]\n"
+         "// (the library then prefers it to its system and compiled-in databases; see README).\n"
+         "// Another program defines GEMMTUNE_EMBED_DATABASE(name, device, profile, entries, "
+         "json)\n"
+         "// before including it: the arguments are string literals but `entries`, a count.\n"
+         "#ifndef GEMMTUNE_EMBED_DATABASE\n"
+         "#error \"define GEMMTUNE_EMBED_DATABASE(name, device, profile, entries, json) before "
+         "including a database exported by gemmtune export --format embed\"\n"
+         "#endif\n";
+  out << fmt::format("GEMMTUNE_EMBED_DATABASE(\"{}\", \"{}\", \"{}\", {},\n", c_escape(source),
+                     c_escape(db.device.name), c_escape(db.device.profile), db.entries().size());
+  // Literals of a few kilobytes each: compilers limit the length of one literal, not of a
+  // concatenation.
+  constexpr size_t kPiece = 8000;
+  for (size_t at = 0; at < json.size(); at += kPiece) {
+    out << "R\"" << delimiter << "(" << json.substr(at, kPiece) << ")" << delimiter << "\"\n";
+  }
+  out << ")\n";
+  ExportResult r;
+  r.files.push_back({"gemmtune_db_" + lower(ident(db.device.id)) + ".hpp", out.str()});
+  return r;
+}
+
 }  // namespace
 
 ExportFormat parse_export_format(const std::string& name) {
@@ -362,8 +398,9 @@ ExportFormat parse_export_format(const std::string& name) {
   if (name == "clblast-override") return ExportFormat::kClblastOverride;
   if (name == "c-header") return ExportFormat::kCHeader;
   if (name == "csv") return ExportFormat::kCsv;
+  if (name == "embed") return ExportFormat::kEmbed;
   throw invalid_argument("unknown export format '" + name +
-                         "' (expected clblast-json, clblast-override, c-header or csv)");
+                         "' (expected clblast-json, clblast-override, c-header, csv or embed)");
 }
 
 std::string to_string(ExportFormat f) {
@@ -376,6 +413,8 @@ std::string to_string(ExportFormat f) {
       return "c-header";
     case ExportFormat::kCsv:
       return "csv";
+    case ExportFormat::kEmbed:
+      return "embed";
   }
   return "?";
 }
@@ -525,6 +564,8 @@ ExportResult export_database(const Database& db, ExportFormat format, const std:
       return export_c_header(db, source, compiler_options);
     case ExportFormat::kCsv:
       return export_csv(db, compiler_options);
+    case ExportFormat::kEmbed:
+      return export_embed(db, source);
   }
   throw Error(ErrorCode::kInternal, "unhandled export format");
 }

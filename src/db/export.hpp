@@ -1,6 +1,7 @@
 // Exports of a tuned database for use outside gemmtune: the JSON that CLBlast's own tuner writes
 // (so CLBlast's database scripts take it unchanged), a C++ snippet that installs the parameters in
-// CLBlast at run time, a dependency-free C header and CSV.
+// CLBlast at run time, a dependency-free C header, CSV, and a C++ header holding the database
+// itself for libgemmtune's build to compile in (GEMMTUNE_EMBED_DATABASES).
 #pragma once
 
 #include <functional>
@@ -16,7 +17,7 @@
 
 namespace gemmtune {
 
-enum class ExportFormat { kClblastJson, kClblastOverride, kCHeader, kCsv };
+enum class ExportFormat { kClblastJson, kClblastOverride, kCHeader, kCsv, kEmbed };
 
 ExportFormat parse_export_format(const std::string& name);  // throws Error listing the formats
 std::string to_string(ExportFormat f);

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs the build into a temporary prefix, configures and builds tests/consumer (a separate
-# CMake project) against it with find_package(gemmtune), and runs it far from the source and
-# build trees: the installed library must work with nothing but libOpenCL at run time. Also
-# checks the pkg-config file and that the installed library needs no other non-system library.
+# CMake project) against it with find_package(gemmtune), once with the shared library
+# (gemmtune::gemmtune) and once with the static one (gemmtune::gemmtune_static), and runs both far
+# from the source and build trees: the installed library must work with nothing but libOpenCL at
+# run time. Also checks the pkg-config file and that the installed library needs no other
+# non-system library.
 # Usage: check_consumer.sh BUILD_DIR SOURCE_DIR [CMAKE]
 set -euo pipefail
 build_dir="$(cd "$1" && pwd)"
@@ -40,17 +42,22 @@ if command -v pkg-config >/dev/null; then
 fi
 
 cp -r "$source_dir/tests/consumer" "$work/consumer"
-"$cmake" -S "$work/consumer" -B "$work/consumer-build" -DCMAKE_PREFIX_PATH="$prefix" \
-  -DCMAKE_BUILD_TYPE=Release >"$work/configure.log" 2>&1 ||
-  { cat "$work/configure.log"; fail "configuring the consumer project failed"; }
-"$cmake" --build "$work/consumer-build" >"$work/build.log" 2>&1 ||
-  { cat "$work/build.log"; fail "building the consumer project failed"; }
-cd "$work"  # nothing of the source or build tree around
-set +e
-"$work/consumer-build/consumer" >"$work/run.out" 2>&1
-rc=$?
-set -e
-cat "$work/run.out"
-[[ $rc -eq 0 ]] || fail "the consumer program failed ($rc)"
-grep -q "is right" "$work/run.out" || fail "the consumer printed no result"
-echo "check_consumer: installed package found, built against and run"
+# The consumer against each library (VARIANT shared or static, STATIC OFF or ON): configured,
+# built and run far from the source and build trees.
+consume() {
+  local variant="$1" static="$2" build="$work/consumer-$1" linked=static rc=0
+  "$cmake" -S "$work/consumer" -B "$build" -DCMAKE_PREFIX_PATH="$prefix" \
+    -DCMAKE_BUILD_TYPE=Release -DGEMMTUNE_CONSUMER_STATIC="$static" >"$work/configure.log" 2>&1 ||
+    { cat "$work/configure.log"; fail "configuring the $variant consumer project failed"; }
+  "$cmake" --build "$build" >"$work/build.log" 2>&1 ||
+    { cat "$work/build.log"; fail "building the $variant consumer project failed"; }
+  [[ "$(readelf -d "$build/consumer")" == *"Shared library: [libgemmtune.so"* ]] && linked=shared
+  [[ $linked == "$variant" ]] || fail "the $variant consumer uses the $linked library"
+  (cd "$work" && "$build/consumer") >"$work/run.out" 2>&1 || rc=$?
+  cat "$work/run.out"
+  [[ $rc -eq 0 ]] || fail "the $variant consumer program failed ($rc)"
+  grep -q "are right" "$work/run.out" || fail "the $variant consumer printed no result"
+}
+consume shared OFF
+consume static ON
+echo "check_consumer: installed package found, built against (shared and static) and run"

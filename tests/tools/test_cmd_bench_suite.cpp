@@ -87,6 +87,11 @@ TEST_CASE("bench-suite compares tiny shapes and writes JSON and Markdown", "[cli
     CHECK(row.gemmtune.ok());
     CHECK(row.gemmtune.verified);
     CHECK(row.gemmtune.gflops > 0);
+    // The library runs too, but the fixture was tuned on another device: an application's
+    // library would not use it, and neither does the library column.
+    CHECK(row.library.ok());
+    REQUIRE(row.library_choice);
+    CHECK(row.library_choice->source != "user database");
     if (gemmtune::clblast_linked()) {
       CHECK(row.clblast.ok());
       CHECK(row.clblast.verified);
@@ -120,6 +125,67 @@ TEST_CASE("bench-suite compares tiny shapes and writes JSON and Markdown", "[cli
     } else {
       CHECK(table[i][ratio_col] == "n/a");
     }
+  }
+}
+
+TEST_CASE("bench-suite times the library call with the --db database as its user database",
+          "[cli][bench_suite][library]") {
+  const auto& test_device = gemmtune::test::test_device();
+  if (!test_device.device) return gemmtune::test::unavailable("no OpenCL device");
+  // The fixture as if tuned on this device: the library applies a database to its own device.
+  const std::string dir = gemmtune::test::temp_dir("bench-suite-library");
+  auto db = nlohmann::json::parse(slurp(fixture()));
+  db["device"]["name"] = test_device.device->info.name;
+  const std::string db_path = dir + "/this-device.json", md_path = dir + "/suite.md";
+  std::ofstream(db_path) << db.dump(2);
+  auto r = run_gemmtune("bench-suite --db " + db_path + " --reps 3 --warmup 1 --cache-dir " +
+                        cache_dir() + " --shapes 64x64x64,33x17x65 --json -o " + md_path);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto report = nlohmann::json::parse(r.out).get<gemmtune::SuiteReport>();
+  CHECK(report.library_database == db_path);
+  REQUIRE(report.rows.size() == 2);
+  for (const auto& row : report.rows) {
+    INFO(row.label() << ": " << row.library.message);
+    CHECK(row.library.ok());
+    CHECK(row.library.verified);
+    CHECK(row.library.wall.runs == 3);
+    CHECK(row.library.gflops > 0);
+    CHECK(row.library.kernel_gflops == 0);  // the library's event is not the main kernel's
+    REQUIRE(row.library_choice);
+    CHECK(row.library_choice->source == "user database");
+    CHECK(row.library_choice->database == db_path);
+    CHECK_FALSE(row.library_choice->entry.empty());
+    if (gemmtune::clblast_linked()) {
+      REQUIRE(row.library_ratio);
+      CHECK(*row.library_ratio == Approx(row.library.gflops / row.clblast.gflops));
+    }
+  }
+  // 64^3 is tuned exactly: the library runs the entry the suite chose for the direct column.
+  REQUIRE(report.rows[0].chosen);
+  CHECK(report.rows[0].chosen->origin == "exact");
+  CHECK(report.rows[0].library_choice->exact);
+  CHECK(report.rows[0].library_choice->kernel == report.rows[0].chosen->kernel);
+  for (const auto& [name, value] : report.rows[0].chosen->parameters) {
+    CHECK_THAT(report.rows[0].library_choice->parameters,
+               Catch::Contains(name + "=" + std::to_string(value)));
+  }
+
+  const std::string md = slurp(md_path);
+  CHECK_THAT(md, Catch::Contains("- library: " + report.rows[0].chosen->kernel) &&
+                     Catch::Contains("(user database " + db_path));
+  const auto table = table_of(md);
+  REQUIRE(table.size() == 4);
+  const auto col = [&](const std::string& name) {
+    const auto at = std::find(table[0].begin(), table[0].end(), name) - table[0].begin();
+    REQUIRE(at < static_cast<long>(table[0].size()));
+    return at;
+  };
+  const auto library = col("library GFLOPS"),
+             verified = col("Verified (gemmtune / library / CLBlast)");
+  for (size_t i = 2; i < table.size(); ++i) {
+    CHECK(std::stod(table[i][library]) > 0);
+    CHECK_THAT(table[i][verified], Catch::StartsWith("ok / ok / "));
   }
 }
 
@@ -224,6 +290,7 @@ TEST_CASE("bench-suite runs FP64 and 16acc32 rows, and FP16 only where the devic
     CHECK(fp64.gemmtune.verified);
     REQUIRE(fp64.chosen);
     CHECK(fp64.chosen->origin == "defaults");
+    CHECK(fp64.library.ok());
     if (gemmtune::clblast_linked()) CHECK(fp64.clblast.ok());
   } else {
     CHECK(fp64.gemmtune.status == "n/a");
@@ -236,8 +303,13 @@ TEST_CASE("bench-suite runs FP64 and 16acc32 rows, and FP16 only where the devic
   CHECK(mixed.gemmtune.tolerance > 0);
   CHECK(mixed.clblast.status == "n/a");  // CLBlast has no half-storage, float-accumulate GEMM
   CHECK_FALSE(mixed.ratio);
+  CHECK(mixed.library.ok());  // gemmtune::Gemm<gemmtune::half>
+  CHECK(mixed.library.verified);
 
   const auto& half = report.rows[2];
+  // The library's half GEMM is 16acc32: half arithmetic is n/a there, not a failure.
+  CHECK(half.library.status == "n/a");
+  CHECK_THAT(half.library.message, Catch::Contains("16acc32"));
   if (report.device.has_fp16) {
     CHECK(half.gemmtune.ok());
   } else {
@@ -266,6 +338,8 @@ TEST_CASE("bench-suite runs awkward batches in both layouts against CLBlast's ba
     CHECK(j["rows"][i]["batch_layout"] == layouts[i]);
     CHECK(row.gemmtune.ok());
     CHECK(row.gemmtune.verified);
+    CHECK(row.library.ok());  // GemmStridedBatched or GemmBatched
+    CHECK(row.library.verified);
     if (gemmtune::clblast_linked()) {
       CHECK(row.clblast.ok());
       CHECK(row.clblast.verified);
@@ -338,7 +412,8 @@ TEST_CASE("bench-suite --clblast-params runs CLBlast with an exported configurat
   r = run_gemmtune(base_args() + " --shapes 64x64x64 --clblast-params " + bad);
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("not a clblast-json export"));
-  auto j = nlohmann::json::parse(slurp(source_path("tests/data/clblast_tuner_xgemm_reference.json")));
+  auto j =
+      nlohmann::json::parse(slurp(source_path("tests/data/clblast_tuner_xgemm_reference.json")));
   j["results"][0]["parameters"].erase("MWG");  // CLBlast refuses an incomplete set
   std::ofstream(bad) << j.dump();
   r = run_gemmtune(base_args() + " --shapes 64x64x64 --clblast-params " + bad);

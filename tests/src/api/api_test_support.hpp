@@ -113,6 +113,10 @@ inline std::string temp_dir() {
   return dir.string();
 }
 
+// xgemm_direct parameters every device runs (a 16x16 tile on 8x8 threads).
+constexpr const char* kDirectParameters = R"({"WGD": 16, "MDIMCD": 8, "NDIMCD": 8, "MDIMAD": 8,
+    "NDIMBD": 8, "KWID": 2, "VWMD": 1, "VWND": 1, "PADA": 1, "PADB": 1})";
+
 struct DbEntry {
   std::string kernel, layout;
   int m, n, k;

@@ -411,10 +411,7 @@ TEST_CASE("api: where the configuration comes from", "[api][device]") {
   const std::string dir = api_test::temp_dir();
   const std::string user = dir + "/user.json";
   api_test::write_database(user, cl->device_name,
-                           {{"xgemm_direct", "TT", 48, 40, 24,
-                             R"({"WGD": 16, "MDIMCD": 8, "NDIMCD": 8, "MDIMAD": 8,
-                                 "NDIMBD": 8, "KWID": 2, "VWMD": 1, "VWND": 1,
-                                 "PADA": 1, "PADB": 1})"}});
+                           {{"xgemm_direct", "TT", 48, 40, 24, api_test::kDirectParameters}});
   REQUIRE(SetDatabase(user) == StatusCode::kSuccess);
   REQUIRE(Explain(p, cl->queue, &e) == StatusCode::kSuccess);
   CHECK(e.source == "user database");
@@ -454,10 +451,7 @@ TEST_CASE("api: where the configuration comes from", "[api][device]") {
   // A database of another device does not apply.
   const std::string other = dir + "/other.json";
   api_test::write_database(other, "Some Other Device 9000",
-                           {{"xgemm_direct", "TT", 50, 40, 24,
-                             R"({"WGD": 16, "MDIMCD": 8, "NDIMCD": 8, "MDIMAD": 8,
-                                 "NDIMBD": 8, "KWID": 2, "VWMD": 1, "VWND": 1,
-                                 "PADA": 1, "PADB": 1})"}});
+                           {{"xgemm_direct", "TT", 50, 40, 24, api_test::kDirectParameters}});
   REQUIRE(SetDatabase(other) == StatusCode::kSuccess);
   REQUIRE(Explain(p, cl->queue, &e) == StatusCode::kSuccess);
   CHECK(e.source != "user database");

@@ -93,8 +93,20 @@ SuiteReport synthetic_report() {
   c.recorded_gflops = 10;
   a.chosen = c;
   a.gemmtune = ok_side(8.0);
+  a.library = ok_side(7.5);
+  LibraryChoice lc;
+  lc.kernel = "xgemm_fast";
+  lc.parameters = "MWG=64,NWG=64";
+  lc.source = "user database";
+  lc.database = "a.json";
+  lc.entry = "xgemm_fast fp32 row NN b1 64x64x64";
+  lc.exact = true;
+  a.library_choice = lc;
   r.rows.push_back(a);
   SuiteRow b = a;
+  b.library = SideResult{};  // n/a
+  b.library.message = "not run here";
+  b.library_choice.reset();
   b.shape = {33, 17, 65};
   b.chosen->origin = "nearest";
   b.chosen->tuned_shape = {64, 64, 64};
@@ -200,6 +212,18 @@ TEST_CASE("the report round-trips through JSON and renders a regular Markdown ta
   CHECK(back.rows.size() == 2);
   CHECK(back.rows[1].trials[1].message == "does not build | really");
   CHECK_FALSE(back.rows[0].ratio.has_value());
+  REQUIRE(back.rows[0].library_choice);
+  CHECK(back.rows[0].library_choice->exact);
+  CHECK_FALSE(back.rows[1].library.available);
+  // A report from before the library column reads with the library n/a.
+  nlohmann::json old = j;
+  for (auto& row : old["rows"]) {
+    for (const char* key : {"library", "library_choice", "library_ratio"}) row.erase(key);
+  }
+  const SuiteReport old_back = old.get<SuiteReport>();
+  CHECK_FALSE(old_back.rows[0].library.available);
+  CHECK_FALSE(old_back.rows[0].library_choice);
+  CHECK(old_back.all_ok());
 
   const std::string md = suite_markdown(r);
   CHECK_THAT(md,
@@ -219,6 +243,12 @@ TEST_CASE("the report round-trips through JSON and renders a regular Markdown ta
   CHECK(table[2][clblast] == "n/a");
   CHECK(table[2][ratio] == "n/a");
   CHECK(table[2][col("gemmtune GFLOPS")] == "8.0");
+  CHECK(table[2][col("library GFLOPS")] == "7.5");
+  CHECK(table[3][col("library GFLOPS")] == "n/a");
+  CHECK(table[2][col("Verified (gemmtune / library / CLBlast)")] == "ok / ok / n/a");
+  CHECK_THAT(md, Catch::Contains("- library: xgemm_fast `MWG=64,NWG=64` (user database a.json, "
+                                 "entry xgemm_fast fp32 row NN b1 64x64x64)") &&
+                     Catch::Contains("33x17x65 fp32 library n/a: not run here"));
   CHECK_THAT(table[3][col("Configuration from")],
              Catch::Contains("nearest 64x64x64") && Catch::Contains("best of 2"));
   CHECK_THAT(md, Catch::Contains("does not build \\| really"));
@@ -301,6 +331,7 @@ TEST_CASE("the suite runs tiny shapes on the OpenCL device, both sides verified"
 
   REQUIRE(r.rows.size() == 4);
   CHECK(r.clblast == clblast_linked());
+  CHECK(r.library_database == "fixture");
   for (const auto& row : r.rows) {
     INFO(row.shape.to_string() << (row.epilogue ? " epilogue" : "") << ": " << row.gemmtune.message
                                << " / " << row.clblast.message);
@@ -311,6 +342,8 @@ TEST_CASE("the suite runs tiny shapes on the OpenCL device, both sides verified"
     CHECK(row.gemmtune.kernel_gflops >= row.gemmtune.gflops * 0.999);  // part of the call
     CHECK(row.gemmtune.tolerance > 0);
     CHECK(row.gemmtune.max_error <= row.gemmtune.tolerance);
+    CHECK(row.library.ok());
+    CHECK(row.library.wall.runs == 3);
     REQUIRE(row.chosen);
     if (clblast_linked()) {
       CHECK(row.clblast.ok());

@@ -8,8 +8,9 @@
 //
 // Which kernel and parameters run for a problem on a queue's device comes from, each layer
 // overriding the one before: the template defaults and the databases compiled into the library,
-// the system databases (share/gemmtune/databases/*.json of the installation), and the user
-// database (GEMMTUNE_DB, or SetDatabase). Explain() says which one was chosen and why.
+// the system databases (share/gemmtune/databases/*.json of the installation), the databases the
+// library's build embedded (GEMMTUNE_EMBED_DATABASES), and the user database (GEMMTUNE_DB, or
+// SetDatabase). Explain() says which one was chosen and why.
 //
 // Calls from several threads are safe, also on one queue. Queues must be in-order: a call may
 // enqueue several kernels that depend on each other (padding copies, the split-K reduction).
@@ -135,19 +136,20 @@ struct GemmProblem {
 
 // Which configuration a call of `problem` on `queue`'s device would run, and why.
 struct Explanation {
-  std::string device;           // CL_DEVICE_NAME
-  std::string profile;          // the device profile it matched ("generic" for none)
-  std::string kernel;           // the kernel template, e.g. "xgemm_fast"
-  std::string parameters;       // "MWG=64,NWG=64,..."
-  std::string source;           // "user database", "system database", "compiled-in database",
-                                // "compiled-in default"
-  std::string origin;           // the database file (or "template defaults")
-  std::string entry;            // the database entry used ("" for defaults)
-  bool exact = false;           // the entry's shape is the problem's
-  double distance = 0;          // log-space distance of the shapes when not exact
-  double predicted_gflops = 0;  // the selection model's prediction for the problem (0: none)
-  std::string reason;           // one line: the exact entry, the prediction and what it rests
-                                // on, or the safe path and why
+  std::string device;              // CL_DEVICE_NAME
+  std::string profile;             // the device profile it matched ("generic" for none)
+  std::string kernel;              // the kernel template, e.g. "xgemm_fast"
+  std::string parameters;          // "MWG=64,NWG=64,..."
+  std::string source;              // "user database", "embedded database", "system database",
+                                   // "compiled-in database", "compiled-in default"
+  std::string origin;              // the database file ("embedded/<file>" for an embedded one,
+                                   // "template defaults")
+  std::string entry;               // the database entry used ("" for defaults)
+  bool exact = false;              // the entry's shape is the problem's
+  double distance = 0;             // log-space distance of the shapes when not exact
+  double predicted_gflops = 0;     // the selection model's prediction for the problem (0: none)
+  std::string reason;              // one line: the exact entry, the prediction and what it rests
+                                   // on, or the safe path and why
   std::vector<std::string> alternatives;  // candidates the selection rejected, best first
   std::vector<std::string> notes;  // entries passed over and why (stale, another device, ...)
 };
