@@ -121,16 +121,17 @@ TEST_CASE("search --kernel auto shares the budget over the templates and names t
     j.erase("default_kernel");
     std::ofstream(devices / e.path().filename()) << j.dump(2);
   }
-  auto r = run_gemmtune_in(dir, "", "search --devices " + devices.string() +
-                                        " -s 32x32x32 --strategy random --max-evals 6 --no-db"
-                                        " --out out");
+  auto r = run_gemmtune_in(dir, "",
+                           "search --devices " + devices.string() +
+                               " -s 32x32x32 --strategy random --max-evals 8 --no-db"
+                               " --out out");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.err, Catch::Contains("names no default template"));
   CHECK_THAT(r.out, Catch::Contains("32x32x32: fastest template"));
   // One results file per template of gemmtune's own (CLBlast's kernels are not among them), each
   // with its share of the budget.
-  for (const std::string k : {"xgemm", "xgemm_direct", "xgemm_fast"}) {
+  for (const std::string k : {"xgemm", "xgemm_direct", "xgemm_fast", "xgemm_skinny"}) {
     const fs::path f = fs::path(dir) / "out" / ("search-" + k + ".json");
     REQUIRE(fs::exists(f));
     CHECK(shape_result(f)["evaluations"] == 2);

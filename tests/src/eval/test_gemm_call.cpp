@@ -62,10 +62,10 @@ cl::Buffer upload(Setup& s, const std::vector<float>& v) {
 // Runs `config` of `kernel` on a problem with offset, padded-ld operands and checks every
 // element of C's buffer: the matrix against a loop, everything around it untouched.
 void check_call(Setup& s, const std::string& kernel, const Configuration& partial, Order order,
-                bool trans_a, bool trans_b, double beta) {
+                bool trans_a, bool trans_b, double beta, Shape shape = Shape{37, 29, 45}) {
   const KernelSpec spec = KernelSpec::load_named(source_path("kernel_templates"), kernel);
   Problem p;
-  p.shape = Shape{37, 29, 45};
+  p.shape = shape;
   p.order = order;
   p.trans_a = trans_a;
   p.trans_b = trans_b;
@@ -149,6 +149,28 @@ TEST_CASE("a GEMM call computes on caller buffers with offsets and leading dimen
       // xgemm pads through scratch copies: offsets and leading dimensions go through pad_copy.
       check_call(s, "xgemm", padded, order, true, true, beta);
       check_call(s, "xgemm_fast", split, order, false, false, beta);
+    }
+  }
+}
+
+TEST_CASE("xgemm_skinny computes on caller buffers with offsets and leading dimensions",
+          "[gemm_call][pocl][skinny]") {
+  const auto& d = test::test_device();
+  REQUIRE(d.device);
+  Setup s(*d.device);
+  // Offsets that are not multiples of the vector width: the element-aligned vector loads.
+  for (int64_t side : {0, 1}) {
+    const Configuration skinny = {{"SIDE", side}, {"WGJ", 4}, {"WGK", 4}, {"VW", 4}};
+    for (Order order : {Order::kRowMajor, Order::kColMajor}) {
+      for (double beta : {0.0, 0.5}) {
+        INFO("side " << side << " order " << (order == Order::kRowMajor ? "row" : "col") << " beta "
+                     << beta);
+        for (bool trans_a : {false, true}) {
+          for (bool trans_b : {false, true}) {
+            check_call(s, "xgemm_skinny", skinny, order, trans_a, trans_b, beta, Shape{3, 29, 45});
+          }
+        }
+      }
     }
   }
 }

@@ -1,0 +1,262 @@
+// xgemm_skinny: GEMM where one side of C is small (a few rows or a few columns: vector times
+// matrix, matrix times a few vectors). Such a GEMM does about 2 flops per element of the large
+// operand, so it is bound by reading that operand once; the kernel streams it with vector loads
+// and reads the small operand through the cache.
+//
+// In the kernel's column-major view, SIDE picks the small side: SIDE=0, M is small and
+// C (M x N) = op(A) op(B) streams B; SIDE=1, N is small and the kernel computes the transposed
+// product C^T (N x M) = op(B)^T op(A)^T, streaming A. Below, R is the small side (rows of the
+// computed product), J the large one (its columns), S the streamed operand (K x J) and V the
+// small one (R x K). Any shape is computed correctly with either SIDE: R is walked in blocks of MB
+// rows, each block re-reading S, so the wrong SIDE is only slow.
+//
+// A work-group of WGJ x WGK work-items owns NWG = WGJ * NWI columns of the product and all of K:
+// its WGK K-slices accumulate partial sums in registers, which are then summed in local memory.
+// A work-item owns NWI columns and MB rows (MB x NWI accumulators) and loads S in vectors of VW
+// along S's contiguous dimension: along K when S is stored with K contiguous (vectors of
+// consecutive k per column, work-items of one column side by side along K), along J otherwise
+// (vectors of consecutive columns, work-items side by side along J). The vectors are loaded
+// aligned when S's offset and leading dimension are multiples of VW, element-aligned otherwise;
+// vectors that cross the end of K or J are loaded element by element. The values below are the
+// defaults of xgemm_skinny.json.
+
+#ifndef SIDE
+#define SIDE 0  // 0: M is small (B streamed); 1: N is small (A streamed)
+#endif
+#ifndef WGJ
+#define WGJ 16  // work-items along the large side J
+#endif
+#ifndef WGK
+#define WGK 16  // K-slices (work-items along K) per work-group
+#endif
+#ifndef NWI
+#define NWI 4  // columns of J per work-item
+#endif
+#ifndef VW
+#define VW 4  // vector width of the loads of S
+#endif
+#ifndef MB
+#define MB 4  // rows of R per register block
+#endif
+#ifndef KU
+#define KU 2  // unroll factor of the K loop
+#endif
+
+#include "common.cl"
+
+#ifndef TRANSA
+#define TRANSA 0
+#endif
+#ifndef TRANSB
+#define TRANSB 0
+#endif
+
+#define NWG (WGJ * NWI)  // columns per work-group
+#define WGS (WGJ * WGK)  // work-items per work-group
+
+// Which dimension of S (K x J) and of V (R x K) is contiguous in memory.
+#if SIDE == 0
+#define S_CONTIG_J (TRANSB == 1)  // S = op(B): B stored N x K
+#define V_CONTIG_K (TRANSA == 1)  // V = op(A): A stored K x M
+#else
+#define S_CONTIG_J (TRANSA == 0)  // S = op(A)^T: A stored M x K
+#define V_CONTIG_K (TRANSB == 0)  // V = op(B)^T: B stored K x N
+#endif
+
+// Offsets of element (k, j) of S and (i, k) of V from their first element.
+#if S_CONTIG_J
+#define S_IDX(k, j) ((j) + (k)*lds)
+#else
+#define S_IDX(k, j) ((k) + (j)*lds)
+#endif
+#if V_CONTIG_K
+#define V_IDX(i, k) ((k) + (i)*ldv)
+#else
+#define V_IDX(i, k) ((i) + (k)*ldv)
+#endif
+
+#define realV GT_CAT(real, VW)
+#define MLOAD_V(p) GT_CAT(GT_MLOAD_, VW)(p)
+#define MLOADA_V(p) GT_CAT(GT_MLOADA_, VW)(p)
+#define VSTORE_V(v, p) GT_CAT(GT_VSTORE_, VW)(v, p)
+
+// VW consecutive elements of S from `p` into the private array `dst`.
+#define LOAD_S_VECTOR(dst, p)                            \
+  do {                                                   \
+    const realV t_ = aligned ? MLOADA_V(p) : MLOAD_V(p); \
+    VSTORE_V(t_, dst);                                   \
+  } while (0)
+
+// The MB rows of V of this block, clamped to the last row: rows past R compute values that are
+// never stored.
+#define ROW(i) min(r0 + (i), R - 1)
+
+#if S_CONTIG_J
+// Step k: one row of S, NWI columns as NWI/VW vectors; vector v of a work-item covers the
+// columns (v * WGJ + tj) * VW + e of the group, so that work-items read side by side.
+#define COL(c) ((((c) / VW) * WGJ + tj) * VW + (c) % VW)
+#define STEP(k)                                                        \
+  do {                                                                 \
+    real vv[MB];                                                       \
+    _Pragma("unroll") for (int i = 0; i < MB; ++i) {                   \
+      vv[i] = GT_LOAD(vgm + V_IDX(ROW(i), (k)));                       \
+    }                                                                  \
+    _Pragma("unroll") for (int v = 0; v < NWI / VW; ++v) {             \
+      const int j = j0 + (v * WGJ + tj) * VW;                          \
+      real sv[VW];                                                     \
+      if (j + VW <= J) {                                               \
+        LOAD_S_VECTOR(sv, sgm + S_IDX((k), j));                        \
+      } else {                                                         \
+        _Pragma("unroll") for (int e = 0; e < VW; ++e) {               \
+          sv[e] = j + e < J ? GT_LOAD(sgm + S_IDX((k), j + e)) : ZERO; \
+        }                                                              \
+      }                                                                \
+      _Pragma("unroll") for (int i = 0; i < MB; ++i) {                 \
+        _Pragma("unroll") for (int e = 0; e < VW; ++e) {               \
+          acc[i][v * VW + e] += vv[i] * sv[e];                         \
+        }                                                              \
+      }                                                                \
+    }                                                                  \
+  } while (0)
+#else
+// Steps k .. k+VW-1 (all inside K): per column one vector of S along K; column c of a work-item
+// is column c * WGJ + tj of the group, clamped to the last column (never stored past J).
+#define COL(c) ((c)*WGJ + tj)
+#define STEP(k)                                          \
+  do {                                                   \
+    real vv[MB][VW];                                     \
+    _Pragma("unroll") for (int i = 0; i < MB; ++i) {     \
+      V_ROW_LOAD(vv[i], ROW(i), (k));                    \
+    }                                                    \
+    _Pragma("unroll") for (int c = 0; c < NWI; ++c) {    \
+      const int jc = min(j0 + COL(c), J - 1);            \
+      real sv[VW];                                       \
+      LOAD_S_VECTOR(sv, sgm + S_IDX((k), jc));           \
+      _Pragma("unroll") for (int i = 0; i < MB; ++i) {   \
+        _Pragma("unroll") for (int e = 0; e < VW; ++e) { \
+          acc[i][c] += vv[i][e] * sv[e];                 \
+        }                                                \
+      }                                                  \
+    }                                                    \
+  } while (0)
+// The same for the last, partial vector of K: element by element, k + e < K only.
+#define STEP_TAIL(k)                                      \
+  do {                                                    \
+    for (int e = 0; e < VW && (k) + e < K; ++e) {         \
+      real vv[MB];                                        \
+      _Pragma("unroll") for (int i = 0; i < MB; ++i) {    \
+        vv[i] = GT_LOAD(vgm + V_IDX(ROW(i), (k) + e));    \
+      }                                                   \
+      _Pragma("unroll") for (int c = 0; c < NWI; ++c) {   \
+        const int jc = min(j0 + COL(c), J - 1);           \
+        const real s = GT_LOAD(sgm + S_IDX((k) + e, jc)); \
+        _Pragma("unroll") for (int i = 0; i < MB; ++i) {  \
+          acc[i][c] += vv[i] * s;                         \
+        }                                                 \
+      }                                                   \
+    }                                                     \
+  } while (0)
+// VW consecutive k of one row of V: a vector where V is contiguous along K.
+#if V_CONTIG_K
+#define V_ROW_LOAD(dst, i, k)                        \
+  do {                                               \
+    const realV t_ = MLOAD_V(vgm + V_IDX((i), (k))); \
+    VSTORE_V(t_, dst);                               \
+  } while (0)
+#else
+#define V_ROW_LOAD(dst, i, k)                        \
+  do {                                               \
+    _Pragma("unroll") for (int e = 0; e < VW; ++e) { \
+      dst[e] = GT_LOAD(vgm + V_IDX((i), (k) + e));   \
+    }                                                \
+  } while (0)
+#endif
+#endif
+
+__kernel __attribute__((reqd_work_group_size(WGS, 1, 1))) void xgemm_skinny(
+    const int M, const int N, const int K, const real_arg alpha, const real_arg beta,
+    const __global mreal* restrict A, const int a_offset, const int lda,
+    const __global mreal* restrict B, const int b_offset, const int ldb, __global mreal* C,
+    const int c_offset, const int ldc) {
+#if SIDE == 0
+  const int R = M, J = N;
+  const __global mreal* restrict sgm = B + b_offset;
+  const __global mreal* restrict vgm = A + a_offset;
+  const int s_offset = b_offset, lds = ldb, ldv = lda;
+  const int c_row = 1, c_col = ldc;  // element (i, j) of the product is C[i + j * ldc]
+#else
+  const int R = N, J = M;
+  const __global mreal* restrict sgm = A + a_offset;
+  const __global mreal* restrict vgm = B + b_offset;
+  const int s_offset = a_offset, lds = lda, ldv = ldb;
+  const int c_row = ldc, c_col = 1;  // element (i, j) of the product is C[j + i * ldc]
+#endif
+  const int lid = get_local_id(0);
+#if S_CONTIG_J
+  const int tj = lid % WGJ, tk = lid / WGJ;
+#else
+  const int tk = lid % WGK, tj = lid / WGK;
+#endif
+  const int j0 = get_group_id(0) * NWG;
+  // Every vector of S starts at s_offset + a multiple of VW (plus multiples of lds): aligned
+  // loads are valid when both are multiples of VW.
+  const bool aligned = s_offset % VW == 0 && lds % VW == 0;
+  __local real red[WGK * MB * NWG];
+
+  for (int r0 = 0; r0 < R; r0 += MB) {
+    real acc[MB][NWI];
+#pragma unroll
+    for (int i = 0; i < MB; ++i) {
+#pragma unroll
+      for (int c = 0; c < NWI; ++c) acc[i][c] = ZERO;
+    }
+#if S_CONTIG_J
+    // This work-item's K-slice: k = tk, tk + WGK, ...
+    int k = tk;
+    for (; k + (KU - 1) * WGK < K; k += KU * WGK) {
+#pragma unroll
+      for (int u = 0; u < KU; ++u) STEP(k + u * WGK);
+    }
+    for (; k < K; k += WGK) STEP(k);
+#else
+    // This work-item's K-slice: vectors k = tk * VW, (tk + WGK) * VW, ...
+    int k = tk * VW;
+    for (; k + ((KU - 1) * WGK + 1) * VW <= K; k += KU * WGK * VW) {
+#pragma unroll
+      for (int u = 0; u < KU; ++u) STEP(k + u * WGK * VW);
+    }
+    for (; k < K; k += WGK * VW) {
+      if (k + VW <= K) {
+        STEP(k);
+      } else {
+        STEP_TAIL(k);
+      }
+    }
+#endif
+      // The WGK partial sums of each output meet in local memory; the work-group sums them.
+#pragma unroll
+    for (int i = 0; i < MB; ++i) {
+#pragma unroll
+      for (int c = 0; c < NWI; ++c) red[(tk * MB + i) * NWG + COL(c)] = acc[i][c];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int o = lid; o < MB * NWG; o += WGS) {
+      // Neighbouring work-items store neighbouring elements of C.
+#if SIDE == 0
+      const int i = o % MB, col = o / MB;
+#else
+      const int i = o / NWG, col = o % NWG;
+#endif
+      real sum = ZERO;
+      for (int t = 0; t < WGK; ++t) sum += red[(t * MB + i) * NWG + col];
+      const int row = r0 + i, j = j0 + col;
+      if (row < R && j < J) {
+        __global mreal* cp = C + c_offset + row * c_row + j * c_col;
+        real out = (real)alpha * sum;
+        if (beta != (real_arg)0) out += (real)beta * GT_LOAD(cp);  // beta == 0 reads no C
+        GT_STORE(out, cp);
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);  // `red` is rewritten by the next block of rows
+  }
+}
