@@ -133,7 +133,13 @@ TileGeometry TileGeometry::of(const KernelSpec* spec, const Configuration& confi
                               const DeviceModel& device) {
   const Context ctx{{"ELEM_BYTES", element_bytes(precision)}};
   auto value = [&](const std::string& name) -> std::optional<int64_t> {
-    if (spec) return spec->value_of(name, config, ctx);
+    if (spec) {
+      try {
+        return spec->value_of(name, config, ctx);
+      } catch (const Error&) {
+        return std::nullopt;  // a name this kernel does not declare
+      }
+    }
     auto it = config.find(name);
     return it == config.end() ? std::nullopt : std::make_optional(it->second);
   };
@@ -143,6 +149,7 @@ TileGeometry TileGeometry::of(const KernelSpec* spec, const Configuration& confi
     return v && *v > 0 ? *v : 1;
   };
   TileGeometry g;
+  g.tiled = value("MWG") || value("WGD");
   g.mwg = positive("MWG", "WGD");
   g.nwg = positive("NWG", "WGD");
   g.kwg = positive("KWG", "WGD");

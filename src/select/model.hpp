@@ -73,6 +73,9 @@ struct TileGeometry {
   bool host_padded = false;   // the host pads the operands to the tile (copies, full waste)
   int64_t slots = 1;          // work-groups resident per compute unit at once
   std::string slots_limiter;  // "registers", "LDS", "hardware" or "" (no profile)
+  // Whether the kernel declares a work-group tile (MWG or WGD). One that does not (xgemm_skinny:
+  // all of the small side in one group) transfers to other shapes only within its kind.
+  bool tiled = true;
 
   // From the kernel's declaration (derived MWG/NWG/KWG of xgemm_direct included); without one,
   // from the parameters of those names. `usage` (measured registers and local memory) is

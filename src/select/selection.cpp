@@ -11,6 +11,9 @@ namespace gemmtune {
 
 namespace {
 
+// The small side of C up to which a skinny kernel (no work-group tile) is a candidate.
+constexpr int64_t kSkinnySide = 16;
+
 bool in_family(const Problem& measured, const EntryKey& family) {
   EntryKey k = EntryKey::of(measured);
   k.kernel = family.kernel;
@@ -135,6 +138,9 @@ Selection select_configuration(const std::vector<SelectionCandidate>& candidates
     r.from = *m;
     r.distance = distance;
     const TileGeometry g = geometry(options.specs, cand.kernel, cand.parameters, *m, device);
+    // The model knows an untiled kernel's cost only on shapes of its kind: a small side of C.
+    const bool transfers =
+        g.tiled || std::min(target.shape.m, target.shape.n) <= kSkinnySide;
     r.estimate = transfer(g, m->problem, m->gflops, target, device, c);
     r.score = r.estimate.gflops * std::exp(-c.distance_penalty * std::sqrt(distance));
     r.reason = fmt::format(
@@ -157,6 +163,12 @@ Selection select_configuration(const std::vector<SelectionCandidate>& candidates
         exact->reason =
             fmt::format("tuned for this shape: {} measured {:.0f} GFLOPS", where(em), em.gflops);
       }
+    }
+    if (!transfers && !(exact && exact->kernel == r.kernel && exact->parameters == r.parameters)) {
+      out.notes.push_back(where(*m) + ": " + label(cand.kernel, cand.parameters) +
+                          " passed over: its kernel has no work-group tile, so the model predicts "
+                          "it only where M or N is at most " + std::to_string(kSkinnySide));
+      continue;
     }
     out.ranked.push_back(std::move(r));
   }

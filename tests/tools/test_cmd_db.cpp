@@ -206,3 +206,17 @@ TEST_CASE("db show and lookup tell the two layouts of a batch apart", "[cli][dat
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("pointers"));
 }
+
+TEST_CASE("db lookup: a kernel without a work-group tile is predicted only for skinny problems",
+          "[db][cli][select]") {
+  // One xgemm_skinny entry (1x4096x4096) and one xgemm_fast entry (512^3), measured on an H100.
+  const std::string db = gemmtune::test::source_path("tests/data/select_skinny_db.json");
+  auto r = gemmtune::test::run_gemmtune("db lookup " + db + " -m 2 -n 4096 -k 4096 --explain");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("choice     xgemm_skinny"));
+  r = gemmtune::test::run_gemmtune("db lookup " + db + " -m 64 -n 64 -k 64 --explain");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("choice     xgemm_fast"));
+  CHECK_THAT(r.out, Catch::Contains("passed over: its kernel has no work-group tile"));
+}
