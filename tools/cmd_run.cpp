@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "search/tuning/search_checks.hpp"
 #include "src/core/error.hpp"
 #include "src/eval/evaluator_factory.hpp"
 #include "tools/commands.hpp"
@@ -88,6 +89,7 @@ void run(const GlobalOptions& global, const RunOptions& o) {
   const auto profiles = load_profiles(global);
   const Device device = select_device(o.device, &profiles);
   const DeviceProfile* profile = profiles.match(device.info);
+  check_fits_device(problem, nlohmann::json(device.info));  // before anything is built
   EvaluatorOptions eo = evaluator_options(global, o.eval);
   eo.compile_threads = 1;  // one configuration: nothing to build in the background
   Result result;
