@@ -417,7 +417,7 @@ TEST_CASE("a problem larger than the device's memory is refused before compiling
   CHECK_THAT(r.err, Catch::Contains("46000x46000x46000") && Catch::Contains("GiB"));
   CHECK_FALSE(exists(dir + "/out.journal.jsonl"));
   // `run` refuses it the same way.
-  const auto one = run_gemmtune("-q run --kernel xgemm -s 46000x46000x46000 --cache-dir none");
+  const auto one = run_gemmtune("-q run --kernel xgemm -m 46000 -n 46000 -k 46000 --cache-dir none");
   CHECK(one.exit_code == 3);
   CHECK(lines(one.err) == 1);
   CHECK_THAT(one.err, Catch::Contains("46000x46000x46000") && Catch::Contains("GiB"));
