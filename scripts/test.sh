@@ -5,7 +5,13 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/scripts/install-deps.sh"
-"$root/scripts/build.sh" "$@"
+# The Python module's test needs the python3 that Debian's python3-pyopencl belongs to, which may
+# not be the first python3 on PATH.
+python_args=()
+if /usr/bin/python3 -c "import pyopencl, numpy" 2>/dev/null; then
+  python_args=(-DPython3_EXECUTABLE=/usr/bin/python3)
+fi
+"$root/scripts/build.sh" "${python_args[@]}" "$@"
 build_dir="${GEMMTUNE_BUILD_DIR:-$root/build}"
 # Kernel binaries are cached per test run (gemmtune keeps them under $XDG_CACHE_HOME/gemmtune),
 # so a stale cache can never hide a build failure.
