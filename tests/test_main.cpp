@@ -171,6 +171,8 @@ CommandResult run_gemmtune_in(const std::string& workdir, const std::string& env
   return r;
 }
 
-CommandResult run_gemmtune(const std::string& args) { return run_gemmtune_in("", "", args); }
+CommandResult run_gemmtune(const std::string& args) {
+  return run_gemmtune_in("", "", args);
+}
 
 }  // namespace gemmtune::test

@@ -115,8 +115,9 @@ std::vector<Problem> shard_problems(const std::vector<Problem>& problems, const 
 std::vector<StopCondition> shape_budgets(SearchArgs& a, std::vector<Problem>& problems) {
   if (a.workload.empty()) return std::vector<StopCondition>(problems.size(), stop_condition(a));
   auto workload = read_workload(a.workload);
-  std::stable_sort(workload.begin(), workload.end(),
-                   [](const WorkloadShape& x, const WorkloadShape& y) { return x.weight > y.weight; });
+  std::stable_sort(
+      workload.begin(), workload.end(),
+      [](const WorkloadShape& x, const WorkloadShape& y) { return x.weight > y.weight; });
   std::vector<Problem> ordered;
   for (const auto& w : workload) {
     for (const auto& p : problems) {
@@ -285,9 +286,10 @@ ShapeOutcome tune_shape(const SearchRun& run, const Problem& problem, const Shap
     if (!a.fresh) {
       settings.cached = run.target.cache->load(problem);
       if (!settings.cached.empty()) {
-        spdlog::info("{}: {} results of earlier searches in the evaluation cache (--fresh measures "
-                     "them again)",
-                     problem.shape.to_string(), settings.cached.size());
+        spdlog::info(
+            "{}: {} results of earlier searches in the evaluation cache (--fresh measures "
+            "them again)",
+            problem.shape.to_string(), settings.cached.size());
       }
     }
     cache_writer = run.target.cache->writer(problem);
@@ -428,11 +430,13 @@ KernelSearch search_kernel(const GlobalOptions& global, SearchArgs a, const Give
 void search_all_kernels(const GlobalOptions& global, SearchArgs a, const GivenOptions& given,
                         const std::string& reason) {
   if (!a.resume.empty())
-    throw invalid_argument("--kernel auto does not resume: run the same search again instead, "
-                           "it takes every result measured before from the evaluation cache");
+    throw invalid_argument(
+        "--kernel auto does not resume: run the same search again instead, "
+        "it takes every result measured before from the evaluation cache");
   if (!a.output.empty() || !a.journal.empty())
-    throw invalid_argument("--kernel auto writes one results file per template: give --out DIR "
-                           "instead of -o/--journal");
+    throw invalid_argument(
+        "--kernel auto writes one results file per template: give --out DIR "
+        "instead of -o/--journal");
   const std::vector<std::string> kernels = auto_kernels(global, a.space, base_problem(a));
   const auto n = int64_t(kernels.size());
   if (a.max_evals == 0 && a.time_budget_s == 0 && a.space_fraction == 0)
@@ -447,7 +451,8 @@ void search_all_kernels(const GlobalOptions& global, SearchArgs a, const GivenOp
   for (const auto& k : kernels) {
     SearchArgs sub = a;
     sub.kernel = k;
-    searches.push_back(search_kernel(global, sub, given, "one of the templates --kernel auto tries"));
+    searches.push_back(
+        search_kernel(global, sub, given, "one of the templates --kernel auto tries"));
     if (a.out_dir.empty()) {
       a.out_dir = std::filesystem::path(searches.back().journal).parent_path().string();
     }

@@ -28,7 +28,7 @@ namespace gemmtune::cli {
 
 struct SearchArgs {
   std::string kernel;  // "" = the device profile's default template, else "auto"; "auto" = all
-  std::string space;  // "" = cpu on a CPU device, gpu otherwise
+  std::string space;   // "" = cpu on a CPU device, gpu otherwise
   std::string strategy = "bayes";
   std::vector<std::string> strategy_options;
   int64_t max_evals = 0;
@@ -37,7 +37,7 @@ struct SearchArgs {
   uint64_t seed = 1;  // the strategy's
   ProblemOptions problem;
   std::string device;
-  EvaluatorOptions eval;  // --cache-dir, --compile-threads, timing; templates from the globals
+  EvaluatorOptions eval;       // --cache-dir, --compile-threads, timing; templates from the globals
   int compile_processes = -1;  // -1 = the device's default (open_device_target)
   int lookahead = 0;
   std::string journal;
@@ -46,8 +46,8 @@ struct SearchArgs {
   double replay_delay_ms = 0;
   std::string output;
   std::string workload;  // shapes with weights, one budget spread over them (workload.hpp)
-  std::string out_dir;  // where the results file and the journal go ("" = a new folder)
-  bool fresh = false;   // measure again what the evaluation cache holds
+  std::string out_dir;   // where the results file and the journal go ("" = a new folder)
+  bool fresh = false;    // measure again what the evaluation cache holds
   double eval_timeout_s = 120;
   bool in_process = false;
   bool json = false;

@@ -54,9 +54,9 @@ void add_problem_and_strategy_options(CLI::App& cmd, SearchArgs& a, GivenOptions
                       ->check(CLI::ExistingFile);
   for (const auto& [name, option] : a.problem.added) g[name] = option;
   g["shard"] = cmd.add_option("--shard", a.shard,
-                               "I/N: this machine's part of a job split over N (exhaustive, random: "
-                               "configurations whose index is I modulo N; bayes, anneal: every "
-                               "N-th shape); files carry -shard-IofN")
+                              "I/N: this machine's part of a job split over N (exhaustive, random: "
+                              "configurations whose index is I modulo N; bayes, anneal: every "
+                              "N-th shape); files carry -shard-IofN")
                    ->capture_default_str();
 }
 

@@ -78,11 +78,12 @@ void print_summary(const std::vector<ShapeOutcome>& outcomes) {
                            "best configuration");
   for (const auto& o : outcomes) {
     const auto& t = o.outcome;
-    std::cout << fmt::format(
-        "{:<20} {:>7} {:>7} {:>7} {:>7} {:>10} {:>10} {:>9.1f}  {}\n", o.problem.shape.to_string(),
-        t.evaluations, t.failed, t.resumed, t.cached, t.best ? fmt::format("{:.2f}", t.best->gflops) : "-",
-        t.best ? fmt::format("{:.4f}", t.best->time.median_ms) : "-", t.evaluations_per_minute(),
-        t.best ? to_string(t.best->config) : "(no valid configuration)");
+    std::cout << fmt::format("{:<20} {:>7} {:>7} {:>7} {:>7} {:>10} {:>10} {:>9.1f}  {}\n",
+                             o.problem.shape.to_string(), t.evaluations, t.failed, t.resumed,
+                             t.cached, t.best ? fmt::format("{:.2f}", t.best->gflops) : "-",
+                             t.best ? fmt::format("{:.4f}", t.best->time.median_ms) : "-",
+                             t.evaluations_per_minute(),
+                             t.best ? to_string(t.best->config) : "(no valid configuration)");
   }
 }
 

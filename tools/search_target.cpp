@@ -96,9 +96,8 @@ KernelChoice default_kernel(const GlobalOptions& global, const std::string& devi
   const Device device = select_device(device_selector, &profiles);
   const DeviceProfile* profile = profiles.match(device.info);
   if (profile && !profile->default_kernel.empty()) {
-    return {profile->default_kernel,
-            "the default of the " + profile->name + " profile (" + profile->default_kernel_source +
-                ")"};
+    return {profile->default_kernel, "the default of the " + profile->name + " profile (" +
+                                         profile->default_kernel_source + ")"};
   }
   return {"auto", "the " + (profile ? profile->name : std::string("matched")) +
                       " profile names no default template: every template gets a share of the "

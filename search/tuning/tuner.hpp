@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "search/strategies/searcher.hpp"
-#include "src/eval/evaluator.hpp"
 #include "src/db/journal.hpp"
+#include "src/eval/evaluator.hpp"
 
 namespace gemmtune {
 

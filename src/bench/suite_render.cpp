@@ -226,12 +226,12 @@ std::string suite_markdown(const SuiteReport& report) {
       md += "- " + label + (r.gemmtune.available ? ": none ran\n" : ": n/a\n");
     } else {
       const Candidate& c = *r.chosen;
-      std::string from = c.origin == "defaults" ? std::string("template defaults")
-                         : c.origin == "safe path"
-                             ? std::string("safe path: template defaults")
-                             : fmt::format("{} entry {} in {}, recorded {:.1f} GFLOPS", c.origin,
-                                           c.tuned_shape.to_string(), c.database,
-                                           c.recorded_gflops);
+      std::string from =
+          c.origin == "defaults" ? std::string("template defaults")
+          : c.origin == "safe path"
+              ? std::string("safe path: template defaults")
+              : fmt::format("{} entry {} in {}, recorded {:.1f} GFLOPS", c.origin,
+                            c.tuned_shape.to_string(), c.database, c.recorded_gflops);
       md += fmt::format("- {}: {} `{}` ({})\n", label, c.kernel, to_string(c.parameters), from);
       if (!c.reason.empty()) md += "  - why: " + md_escape(c.reason) + "\n";
     }

@@ -27,7 +27,9 @@ std::string file_text(const fs::path& path) {
 }
 
 // A failure that says something about the configuration, not about this one run.
-bool lasting(const Result& r) { return r.status != Status::kRunFailed; }
+bool lasting(const Result& r) {
+  return r.status != Status::kRunFailed;
+}
 
 }  // namespace
 

@@ -216,7 +216,8 @@ DeviceProfile profile_from_json(const nlohmann::json& j, const std::string& orig
   if (j.contains("default_kernel")) {
     const auto& d = j["default_kernel"];
     if (!d.is_object() || !d.contains("value") || !d["value"].is_string() ||
-        d["value"].get<std::string>().empty() || !d.contains("source") || !d["source"].is_string()) {
+        d["value"].get<std::string>().empty() || !d.contains("source") ||
+        !d["source"].is_string()) {
       throw invalid_file(origin,
                          "field 'default_kernel' must be {\"value\": template, \"source\": why}");
     }

@@ -139,8 +139,7 @@ Selection select_configuration(const std::vector<SelectionCandidate>& candidates
     r.distance = distance;
     const TileGeometry g = geometry(options.specs, cand.kernel, cand.parameters, *m, device);
     // The model knows an untiled kernel's cost only on shapes of its kind: a small side of C.
-    const bool transfers =
-        g.tiled || std::min(target.shape.m, target.shape.n) <= kSkinnySide;
+    const bool transfers = g.tiled || std::min(target.shape.m, target.shape.n) <= kSkinnySide;
     r.estimate = transfer(g, m->problem, m->gflops, target, device, c);
     r.score = r.estimate.gflops * std::exp(-c.distance_penalty * std::sqrt(distance));
     r.reason = fmt::format(
@@ -167,7 +166,8 @@ Selection select_configuration(const std::vector<SelectionCandidate>& candidates
     if (!transfers && !(exact && exact->kernel == r.kernel && exact->parameters == r.parameters)) {
       out.notes.push_back(where(*m) + ": " + label(cand.kernel, cand.parameters) +
                           " passed over: its kernel has no work-group tile, so the model predicts "
-                          "it only where M or N is at most " + std::to_string(kSkinnySide));
+                          "it only where M or N is at most " +
+                          std::to_string(kSkinnySide));
       continue;
     }
     out.ranked.push_back(std::move(r));
