@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The second GPU call of 2026-11-25 (H100): skinny coverage with xgemm_skinny, the coverage
+# Run 2 of 2026-11-25 (H100): skinny coverage with xgemm_skinny, the coverage
 # database (today's H100 database + the grid + skinny entries), and the random-shape reports for
-# seeds 1 and 2 against CLBlast and cuBLAS. Run from the repository root with OUT set.
+# seeds 1 and 2 against CLBlast and cuBLAS. Usage, from the repository root:
+# results/h100/coverage/run2.sh OUTPUT_FOLDER
 set -u
-G=build/gemmtune; W=$OUT/r2; mkdir -p $W
+G=build/gemmtune; W=${1:?usage: run2.sh OUTPUT_FOLDER}; mkdir -p "$W"
 C=results/h100/coverage
 $G search --kernel xgemm_skinny --workload $C/skinny.txt --time-budget 100 --strategy bayes \
   --seed 7 --db $W/skinny.json --out $W/skinny > $W/skinny.log 2>&1

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The third GPU call of 2026-11-25 (H100): random shapes (seeds 1 and 2) with the coverage
+# Run 3 of 2026-11-25 (H100): random shapes (seeds 1 and 2) with the coverage
 # database now checked in, seed 1 also with the database of before, and the standard FP32 suite
-# with the library column. cuBLAS figures come from call 2 (same shapes). Run from the
-# repository root with OUT set.
+# with the library column. cuBLAS figures come from run 2 (same shapes). Usage, from the
+# repository root: results/h100/coverage/run3.sh OUTPUT_FOLDER
 set -u
-G=build/gemmtune; W=$OUT/r3; mkdir -p $W; C=results/h100/coverage
+G=build/gemmtune; W=${1:?usage: run3.sh OUTPUT_FOLDER}; mkdir -p "$W"; C=results/h100/coverage
 DB=results/nvidia-h100-80gb-hbm3.json
 for seed in 1 2; do
   $G bench-suite --db $DB --random-shapes 24 --seed $seed --min-dim 16 --max-dim 8192 \
