@@ -6,7 +6,6 @@
 // outputs live in search_options.cpp, search_target.cpp and search_outputs.cpp.
 #include <unistd.h>
 
-#include <ctime>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -31,12 +30,7 @@ namespace {
 // A new folder for this search's files: results/searches/<device>-<UTC time>[-2 ...], so that
 // searches started in one folder never collide.
 std::string new_output_folder(const std::string& device_id) {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-  const std::string base = "results/searches/" + device_id + "-" + stamp;
+  const std::string base = "results/searches/" + device_id + "-" + utc_now("%Y%m%d-%H%M%S");
   std::string dir = base;
   for (int n = 2; std::filesystem::exists(dir); ++n) dir = base + "-" + std::to_string(n);
   return dir;
@@ -391,7 +385,7 @@ KernelSearch search_kernel(const GlobalOptions& global, SearchArgs a, const Give
           : new_writer.emplace(a.journal,
                                a.resume.empty() ? JournalOpen::kCreate : JournalOpen::kAppend);
   journal.write_header({{"gemmtune_version", version()},
-                        {"started", local_date()},
+                        {"started", iso_utc_now()},
                         {"kernel", a.kernel},
                         {"space", a.space},
                         {"device", target.device_json},

@@ -123,7 +123,6 @@ struct ShapeOutcome {
   std::optional<RefineResult> refined;
 };
 
-std::string local_date();
 std::string shell_quote(const std::string& s);
 // Writes the results file, the report beside the database, and prints the summary.
 void write_search_outputs(const GlobalOptions& global, const SearchArgs& a,

@@ -110,15 +110,6 @@ nlohmann::json shape_results(const std::vector<ShapeOutcome>& outcomes) {
 
 }  // namespace
 
-std::string local_date() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 std::string shell_quote(const std::string& s) {
   if (s.find_first_not_of(
           "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:=,") ==
@@ -148,7 +139,7 @@ void write_search_outputs(const GlobalOptions& global, const SearchArgs& a,
         {"driver", device_json.is_object() ? device_json.value("driver_version", "") : ""},
         {"gemmtune_version", version()},
         {"seed", a.seed},
-        {"date", local_date()},
+        {"date", iso_utc_now()},
         {"strategy", a.strategy},
         {"strategy_options", a.strategy_options},
         {"kernel", a.kernel},

@@ -12,6 +12,7 @@
 #include "src/core/workload.hpp"
 #include "src/device/device.hpp"
 #include "src/eval/evaluator_factory.hpp"
+#include "src/kernel/gemm_view.hpp"
 #include "tools/search_command.hpp"
 
 namespace gemmtune::cli {
@@ -112,19 +113,12 @@ std::vector<std::string> auto_kernels(const GlobalOptions& global, const std::st
     if (e.path().extension() == ".json") files.push_back(e.path());
   }
   std::sort(files.begin(), files.end());
-  const Epilogue e = parse_epilogue(problem.epilogue);
-  std::vector<std::string> wanted;
-  if (e.bias) wanted.push_back("bias");
-  if (e.activation != Activation::kNone) wanted.push_back(to_string(e.activation));
+  const Epilogue epilogue = parse_epilogue(problem.epilogue);
   for (const auto& f : files) {
     const KernelSpec spec = KernelSpec::load(f.string());
     if (spec.backend() != Backend::kOpenCl) continue;
     if (!space.empty() && !spec.spaces().count(space)) continue;
-    const auto& has = spec.epilogue();
-    if (!std::all_of(wanted.begin(), wanted.end(), [&](const std::string& item) {
-          return std::find(has.begin(), has.end(), item) != has.end();
-        }))
-      continue;
+    if (!supports_epilogue(spec, epilogue)) continue;
     names.push_back(spec.name());
   }
   if (names.empty()) throw invalid_argument("--kernel auto: no template implements this problem");

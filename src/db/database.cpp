@@ -499,13 +499,17 @@ Database merge_databases(const std::vector<Database>& inputs,
   return out;
 }
 
-std::string iso_utc_now() {
+std::string utc_now(const char* format) {
   const std::time_t t = std::time(nullptr);
   std::tm tm{};
   ::gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  char buf[64];
+  std::strftime(buf, sizeof(buf), format, &tm);
   return buf;
+}
+
+std::string iso_utc_now() {
+  return utc_now("%Y-%m-%dT%H:%M:%SZ");
 }
 
 }  // namespace gemmtune

@@ -204,6 +204,8 @@ Database merge_databases(const std::vector<Database>& inputs,
 
 // The current time as ISO 8601 UTC ("2026-01-31T12:00:00Z").
 std::string iso_utc_now();
+// The current UTC time in a strftime `format` (iso_utc_now: "%Y-%m-%dT%H:%M:%SZ").
+std::string utc_now(const char* format);
 
 void to_json(nlohmann::json& j, const DatabaseDevice& d);
 void from_json(const nlohmann::json& j, DatabaseDevice& d);

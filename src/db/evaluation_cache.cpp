@@ -3,13 +3,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include <spdlog/spdlog.h>
 
 #include "src/core/error.hpp"
+#include "src/core/json_util.hpp"
 #include "src/device/binary_cache.hpp"
 #include "src/device/device.hpp"
 
@@ -18,13 +17,6 @@ namespace gemmtune {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string file_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // A failure that says something about the configuration, not about this one run.
 bool lasting(const Result& r) {
@@ -41,7 +33,8 @@ std::string template_fingerprint(const std::string& templates_dir, const std::st
   }
   std::sort(files.begin() + 1, files.end());
   std::string all;
-  for (const auto& f : files) all += f.filename().string() + "\n" + file_text(f) + "\n";
+  for (const auto& f : files)
+    all += f.filename().string() + "\n" + read_text_file(f.string()) + "\n";
   return hash_hex128(all);
 }
 
