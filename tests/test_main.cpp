@@ -94,8 +94,46 @@ void unavailable(const std::string& why) {
   WARN(why + ": skipped");
 }
 
-OpenClEvaluatorOptions quick_evaluator_options() {
-  OpenClEvaluatorOptions o;
+EvaluatorOptions EvaluatorSettings::options() const {
+  EvaluatorOptions o;
+  o.templates_dir = templates_dir;
+  o.cache_dir = cache_dir;
+  o.compile_threads = compile_threads;
+  o.measure.warmup_runs = warmup_runs;
+  o.measure.min_runs = min_runs;
+  o.measure.min_time_ms = min_time_ms;
+  o.measure.max_runs = max_runs;
+  o.measure.data_seed = data_seed;
+  return o;
+}
+
+TemplateEvaluators::TemplateEvaluators(const Device& device, const DeviceProfile* profile,
+                                       const EvaluatorSettings& settings)
+    : device_(device), options_(settings.options()) {
+  if (profile) profile_ = *profile;
+}
+
+DeviceEvaluator& TemplateEvaluators::of(const std::string& kernel) {
+  auto& ev = evaluators_[kernel];
+  if (!ev) ev = make_evaluator(kernel, device_, profile_ ? &*profile_ : nullptr, options_);
+  return *ev;
+}
+
+Result TemplateEvaluators::evaluate(const Problem& problem, const Configuration& config) {
+  return of(problem.kernel).evaluate(problem, config);
+}
+
+void TemplateEvaluators::prepare(const Problem& problem,
+                                 const std::vector<Configuration>& upcoming) {
+  of(problem.kernel).prepare(problem, upcoming);
+}
+
+const KernelSpec& TemplateEvaluators::spec(const std::string& kernel) {
+  return of(kernel).spec();
+}
+
+EvaluatorSettings quick_evaluator_options() {
+  EvaluatorSettings o;
   o.templates_dir = source_path("kernel_templates");
   o.warmup_runs = 0;
   o.min_runs = 1;
@@ -104,15 +142,15 @@ OpenClEvaluatorOptions quick_evaluator_options() {
   return o;
 }
 
-std::unique_ptr<OpenClEvaluator> make_test_evaluator(const OpenClEvaluatorOptions& options,
-                                                     const DeviceProfile* profile) {
+std::unique_ptr<TemplateEvaluators> make_test_evaluator(const EvaluatorSettings& settings,
+                                                        const DeviceProfile* profile) {
   const TestDevice& d = test_device();
   if (!d.device) return nullptr;
   if (!profile) profile = d.profiles.find(d.device->info.profile);
-  return std::make_unique<OpenClEvaluator>(*d.device, profile, options);
+  return std::make_unique<TemplateEvaluators>(*d.device, profile, settings);
 }
 
-Configuration small_config(OpenClEvaluator& ev, const std::string& kernel) {
+Configuration small_config(TemplateEvaluators& ev, const std::string& kernel) {
   const KernelSpec& s = ev.spec(kernel);
   if (kernel == "xgemm") {
     return s.complete({{"MWG", 16},

@@ -1,6 +1,7 @@
 // Helpers shared by the tests: paths of the source tree and running the gemmtune binary.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -10,7 +11,7 @@
 
 #include "src/device/device.hpp"
 #include "src/device/device_profile.hpp"
-#include "src/eval/opencl_evaluator.hpp"
+#include "src/eval/evaluator_factory.hpp"
 
 namespace gemmtune::test {
 
@@ -61,13 +62,45 @@ const TestDevice& test_device();
 bool device_required();
 void unavailable(const std::string& why);
 
-// Options that measure a configuration once, quickly: the source tree's templates, no warm-up, one
-// timed run, one compile thread; binaries in the default cache ($XDG_CACHE_HOME under ctest).
-OpenClEvaluatorOptions quick_evaluator_options();
-// An evaluator on test_device() with the profile it matched (`profile` instead, when given); null
-// where OpenCL lists no device.
-std::unique_ptr<OpenClEvaluator> make_test_evaluator(const OpenClEvaluatorOptions& options,
-                                                     const DeviceProfile* profile = nullptr);
+// What the device tests vary about an evaluator, in one flat struct.
+struct EvaluatorSettings {
+  std::string templates_dir;
+  std::string cache_dir;
+  int warmup_runs = 1;
+  int min_runs = 3;
+  double min_time_ms = 20.0;
+  int max_runs = 200;
+  int compile_threads = 0;
+  uint64_t data_seed = 42;
+  EvaluatorOptions options() const;
+};
+
+// The evaluators of every template a test names, each made by make_evaluator (the factory every
+// command uses) on first use and chosen by the problem's kernel.
+class TemplateEvaluators {
+ public:
+  TemplateEvaluators(const Device& device, const DeviceProfile* profile,
+                     const EvaluatorSettings& settings);
+  Result evaluate(const Problem& problem, const Configuration& config);
+  void prepare(const Problem& problem, const std::vector<Configuration>& upcoming);
+  // The declaration of `kernel`. Throws Error for an unknown kernel.
+  const KernelSpec& spec(const std::string& kernel);
+
+ private:
+  DeviceEvaluator& of(const std::string& kernel);
+  const Device& device_;
+  std::optional<DeviceProfile> profile_;
+  EvaluatorOptions options_;
+  std::map<std::string, std::unique_ptr<DeviceEvaluator>> evaluators_;
+};
+
+// Settings that measure a configuration once, quickly: the source tree's templates, no warm-up,
+// one timed run, one compile thread; binaries in the default cache ($XDG_CACHE_HOME under ctest).
+EvaluatorSettings quick_evaluator_options();
+// The evaluators on test_device() with the profile it matched (`profile` instead, when given);
+// null where OpenCL lists no device.
+std::unique_ptr<TemplateEvaluators> make_test_evaluator(const EvaluatorSettings& settings,
+                                                        const DeviceProfile* profile = nullptr);
 
 // A one-line account of an evaluation for INFO: the whole problem, the configuration, the status.
 std::string describe(const Problem& p, const Result& r);
@@ -75,7 +108,7 @@ std::string describe(const Problem& p, const Result& r);
 // Small tiles of `kernel` (xgemm, xgemm_fast or xgemm_direct) for the device tests: 16x16
 // work-group tiles on 8x8 threads (little padding for xgemm, edges crossed for the others,
 // vectors of 2), the other parameters at their defaults.
-Configuration small_config(OpenClEvaluator& ev, const std::string& kernel);
+Configuration small_config(TemplateEvaluators& ev, const std::string& kernel);
 
 // A problem of `kernel` with this shape, storage order and layout ("NN" ...), FP32, alpha 1,
 // beta 0, one GEMM.

@@ -275,8 +275,8 @@ void set_bench_suite_command(CLI::App& app, GlobalOptions& options) {
   add_measure_options(*cmd, o->eval, kWarmup | kDataSeed | kCacheDir);
   cmd->add_flag("--no-clblast", o->no_clblast, "Leave the CLBlast column out (n/a)");
   cmd->add_option("--clblast-params", o->clblast_params,
-                  "Run CLBlast with the parameters of a clblast-json export (gemmtune export -f "
-                  "clblast-json) instead of its own database")
+                  "Add a 'CLBlast tuned' column: CLBlast with the parameters of a clblast-json "
+                  "export (gemmtune export -f clblast-json), timed interleaved with CLBlast's own")
       ->check(CLI::ExistingFile);
   cmd->add_option("--cublas", o->cublas,
                   "Merge a cuBLAS column from scripts/bench-cublas.py --json output");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "src/core/error.hpp"
 
@@ -51,38 +52,45 @@ std::string StrategyOptions::get_string(const std::string& name,
   return v;
 }
 
-int64_t StrategyOptions::get_int(const std::string& name, int64_t min, int64_t max) const {
-  const std::string& v = raw(name);
+namespace {
+
+// The whole of `v` as a number of type T (std::stoll or std::stod), or nullopt.
+template <typename T, typename Parse>
+std::optional<T> parse_whole(const std::string& v, Parse parse) {
   size_t used = 0;
-  int64_t x = 0;
+  T x{};
   try {
-    x = std::stoll(v, &used);
+    x = parse(v, &used);
   } catch (const std::exception&) {
-    used = 0;
+    return std::nullopt;
   }
-  if (v.empty() || used != v.size() || x < min || x > max) {
-    throw invalid_argument("option " + strategy_ + "." + name + "=" + v +
-                           ": expected an integer from " + std::to_string(min) + " to " +
-                           std::to_string(max));
-  }
+  if (v.empty() || used != v.size()) return std::nullopt;
   return x;
 }
 
-double StrategyOptions::get_double(const std::string& name, double min, double max) const {
+}  // namespace
+
+template <typename T, typename Parse>
+T StrategyOptions::get_number(const std::string& name, T min, T max, const char* what,
+                              Parse parse) const {
   const std::string& v = raw(name);
-  size_t used = 0;
-  double x = 0;
-  try {
-    x = std::stod(v, &used);
-  } catch (const std::exception&) {
-    used = 0;
+  const std::optional<T> x = parse_whole<T>(v, parse);
+  if (!x || !(*x >= min && *x <= max)) {
+    throw invalid_argument("option " + strategy_ + "." + name + "=" + v + ": expected " + what +
+                           " from " + std::to_string(min) + " to " + std::to_string(max));
   }
-  if (v.empty() || used != v.size() || !(x >= min && x <= max)) {
-    throw invalid_argument("option " + strategy_ + "." + name + "=" + v +
-                           ": expected a number from " + std::to_string(min) + " to " +
-                           std::to_string(max));
-  }
-  return x;
+  return *x;
+}
+
+int64_t StrategyOptions::get_int(const std::string& name, int64_t min, int64_t max) const {
+  return get_number<int64_t>(name, min, max, "an integer", [](const std::string& v, size_t* used) {
+    return std::stoll(v, used);
+  });
+}
+
+double StrategyOptions::get_double(const std::string& name, double min, double max) const {
+  return get_number<double>(name, min, max, "a number",
+                            [](const std::string& v, size_t* used) { return std::stod(v, used); });
 }
 
 // ---- Searcher ----

@@ -48,6 +48,8 @@ class StrategyOptions {
 
  private:
   const std::string& raw(const std::string& name) const;
+  template <typename T, typename Parse>
+  T get_number(const std::string& name, T min, T max, const char* what, Parse parse) const;
   std::string strategy_;
   std::vector<OptionSpec> specs_;
   std::map<std::string, std::string> values_;

@@ -1,5 +1,6 @@
 #include "src/api/runtime.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <list>
 #include <map>
@@ -30,12 +31,52 @@ struct DeviceState {
   std::map<std::string, std::shared_ptr<Plan>> plans;
 };
 
+// What tells one compiled call from another: everything of the problem but the kernel name
+// (which the choice sets). Compared field by field on every call, so that a call that hits the
+// cache formats no string and allocates nothing.
+struct CallKey {
+  Precision precision;
+  Order order;
+  bool trans_a, trans_b;
+  int64_t m, n, k, batch;
+  BatchLayout batch_layout;
+  std::string epilogue;
+  uint64_t alpha_bits, beta_bits;  // bit patterns: a NaN alpha still finds its own call
+
+  explicit CallKey(const Problem& p)
+      : precision(p.precision),
+        order(p.order),
+        trans_a(p.trans_a),
+        trans_b(p.trans_b),
+        m(p.shape.m),
+        n(p.shape.n),
+        k(p.shape.k),
+        batch(p.batch),
+        batch_layout(p.batch_layout),
+        epilogue(p.epilogue),
+        alpha_bits(bits_of(p.alpha)),
+        beta_bits(bits_of(p.beta)) {}
+  bool operator==(const CallKey& o) const {
+    return precision == o.precision && order == o.order && trans_a == o.trans_a &&
+           trans_b == o.trans_b && m == o.m && n == o.n && k == o.k && batch == o.batch &&
+           batch_layout == o.batch_layout && alpha_bits == o.alpha_bits &&
+           beta_bits == o.beta_bits && epilogue == o.epilogue;
+  }
+
+ private:
+  static uint64_t bits_of(double v) {
+    uint64_t b = 0;
+    std::memcpy(&b, &v, sizeof b);
+    return b;
+  }
+};
+
 struct QueueState {
   cl::CommandQueue queue;
   std::shared_ptr<DeviceState> device;
   std::mutex mutex;  // guards what follows, and every use of the calls' kernels
   uint64_t generation = 0;
-  std::list<std::pair<std::string, std::unique_ptr<GemmCall>>> calls;  // most recent first
+  std::list<std::pair<CallKey, std::unique_ptr<GemmCall>>> calls;  // most recent first
 };
 
 struct Registry {
@@ -113,13 +154,6 @@ std::string plan_key(const Problem& p) {
                      to_string(p.batch_layout), p.epilogue, p.batch > 1 ? "b" : "");
 }
 
-std::string call_key(const Problem& p) {
-  uint64_t alpha = 0, beta = 0;
-  std::memcpy(&alpha, &p.alpha, sizeof alpha);
-  std::memcpy(&beta, &p.beta, sizeof beta);
-  return plan_key(p) + fmt::format("|{:x}|{:x}", alpha, beta);
-}
-
 std::shared_ptr<Plan> plan_of(DeviceState& dev, const Problem& problem) {
   const auto snapshot = database_snapshot();
   std::lock_guard<std::mutex> lock(dev.mutex);
@@ -175,7 +209,7 @@ std::unique_ptr<GemmCall> compile_call(DeviceState& dev, Plan& plan, const Probl
 void run(cl_command_queue queue, const Problem& problem, const GemmBuffers& buffers,
          cl_event* event) {
   const auto qs = queue_state(queue);
-  const std::string key = call_key(problem);
+  const CallKey key(problem);
   const uint64_t generation = database_snapshot()->generation;
   std::lock_guard<std::mutex> lock(qs->mutex);
   if (qs->generation != generation) {

@@ -265,11 +265,14 @@ SuiteReport run_bench_suite(const Device& device, const DeviceProfile* profile,
     report.clblast_note =
         options.clblast ? "CLBlast is not linked into this build" : "skipped on request";
   }
+  std::optional<suite::ClblastParameters> clblast_parameters;
   if (!options.clblast_params.empty()) {
     if (!report.clblast) throw invalid_argument("--clblast-params needs the CLBlast column");
-    const std::string installed =
-        suite::install_clblast_parameters(env.device().device, options.clblast_params);
-    spdlog::info("CLBlast runs with {} ({})", installed, options.clblast_params);
+    clblast_parameters =
+        suite::load_clblast_parameters(env.device().device, options.clblast_params);
+    report.clblast_tuned = clblast_parameters->description + " (" + options.clblast_params + ")";
+    spdlog::info("CLBlast tuned column: {}, interleaved with CLBlast's own parameters",
+                 report.clblast_tuned);
   }
   report.reps = options.reps;
   report.warmup = options.warmup;
@@ -280,14 +283,18 @@ SuiteReport run_bench_suite(const Device& device, const DeviceProfile* profile,
     suite::CaseData data(env, r.problem, options, r.epilogue_too);
     for (bool epilogue : {false, true}) {
       if (epilogue && !r.epilogue_too) continue;
-      SuiteRow row = suite::run_suite_row(env, databases, options, library, data, epilogue);
+      SuiteRow row =
+          suite::run_suite_row(env, databases, options, library,
+                               clblast_parameters ? &*clblast_parameters : nullptr, data, epilogue);
       auto side = [](const SideResult& s) {
         if (s.ok()) return fmt::format("{:.1f} GFLOPS", s.gflops);
         return s.available ? s.status : "n/a (" + first_line(s.message) + ")";
       };
-      spdlog::info("{}: gemmtune {} {}, library {}, CLBlast {}{}", row.label(),
+      spdlog::info("{}: gemmtune {} {}, library {}, CLBlast {}{}{}", row.label(),
                    row.chosen ? row.chosen->kernel : "-", side(row.gemmtune), side(row.library),
-                   side(row.clblast), row.ratio ? fmt::format(", ratio {:.2f}", *row.ratio) : "");
+                   side(row.clblast),
+                   clblast_parameters ? ", CLBlast tuned " + side(row.clblast_tuned) : "",
+                   row.ratio ? fmt::format(", ratio {:.2f}", *row.ratio) : "");
       report.rows.push_back(std::move(row));
     }
   }

@@ -165,6 +165,9 @@ struct SuiteRow {
   SideResult library;           // the row through libgemmtune's public calls
   std::optional<LibraryChoice> library_choice;
   std::optional<double> library_ratio;  // library GFLOPS / CLBlast GFLOPS
+  // CLBlast with the parameters of --clblast-params, interleaved with its stock parameters.
+  SideResult clblast_tuned;
+  std::optional<double> clblast_tuned_gain;  // tuned CLBlast GFLOPS / stock CLBlast GFLOPS
   std::optional<double> cublas_gflops;
   std::optional<double> cublas_ratio;  // gemmtune GFLOPS / cuBLAS GFLOPS
 
@@ -180,8 +183,9 @@ struct SuiteReport {
   std::string command;  // the command line that produced it
   std::string gemmtune_version;
   std::vector<std::string> databases;
-  bool clblast = false;      // the CLBlast column was run
-  std::string clblast_note;  // why not, when not
+  bool clblast = false;       // the CLBlast column was run
+  std::string clblast_note;   // why not, when not
+  std::string clblast_tuned;  // the tuned CLBlast column's parameters and file ("" none)
   int reps = 0, warmup = 0;
   std::string cublas_source;     // the merged cuBLAS file and its device, when merged
   std::string library_database;  // what the library had as its user database ("" none)

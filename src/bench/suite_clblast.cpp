@@ -15,6 +15,12 @@ namespace gemmtune::suite {
 #if GEMMTUNE_HAVE_CLBLAST
 namespace {
 
+clblast::Precision clblast_precision_of(Precision p) {
+  return p == Precision::kFP64   ? clblast::Precision::kDouble
+         : p == Precision::kFP16 ? clblast::Precision::kHalf
+                                 : clblast::Precision::kSingle;
+}
+
 // The row-wise bias+ReLU that follows CLBlast's Gemm in the epilogue rows: C is row-major M x N,
 // bias[j] is added to column j. Dimension 0 runs along the contiguous columns.
 constexpr const char* kBiasReluSource = R"CL(
@@ -36,10 +42,22 @@ __kernel void bias_relu(const int m, const int n, __global float* c,
 // batched routines take none and allocate what they need inside every call.
 class ClblastCall : public SideCall {
  public:
-  ClblastCall(ClEnv& env, CaseData& d, bool epilogue) : env_(env), d_(d), epilogue_(epilogue) {
+  ClblastCall(ClEnv& env, CaseData& d, bool epilogue, const ClblastParameters* parameters,
+              bool tuned)
+      : env_(env), d_(d), epilogue_(epilogue) {
     const Problem& p = d.problem;
     if (p.precision == Precision::kFP16Acc32) {
       throw NotAvailable("CLBlast has no FP16-storage/FP32-accumulate GEMM");
+    }
+    if (parameters) {
+      if (parameters->precision != p.precision) {
+        if (tuned) {
+          throw NotAvailable("the tuned parameters are for FP" + to_string(parameters->precision));
+        }
+      } else {
+        parameters_ = parameters;
+        install_ = tuned ? &parameters->tuned : &parameters->stock;
+      }
     }
     if (p.batch > 1) {
       for (size_t e = 0; e < d.pc.positions.size(); ++e) {
@@ -74,6 +92,13 @@ class ClblastCall : public SideCall {
   }
 
   bool kernel_events() const override { return false; }
+
+  void prepare() override {
+    if (!install_) return;
+    check(clblast::OverrideParameters(env_.device().device(), parameters_->kernel,
+                                      clblast_precision_of(parameters_->precision), *install_),
+          "OverrideParameters");
+  }
 
  private:
   size_t m() const { return static_cast<size_t>(d_.problem.shape.m); }
@@ -169,53 +194,67 @@ class ClblastCall : public SideCall {
   cl::Buffer temp_;
   cl::Kernel bias_relu_;
   std::vector<size_t> a_offsets_, b_offsets_, c_offsets_;
+  const ClblastParameters* parameters_ = nullptr;
+  const std::unordered_map<std::string, size_t>* install_ = nullptr;  // set before each call
 };
 
 }  // namespace
 
-std::unique_ptr<SideCall> clblast_call(ClEnv& env, CaseData& d, bool epilogue) {
-  return std::make_unique<ClblastCall>(env, d, epilogue);
+std::unique_ptr<SideCall> clblast_call(ClEnv& env, CaseData& d, bool epilogue,
+                                       const ClblastParameters* parameters, bool tuned) {
+  return std::make_unique<ClblastCall>(env, d, epilogue, parameters, tuned);
 }
 
-std::string install_clblast_parameters(const cl::Device& device, const std::string& path) {
+ClblastParameters load_clblast_parameters(const cl::Device& device, const std::string& path) {
   const nlohmann::json j = read_json_file(path);
   if (!j.is_object() || !j.contains("best_kernel") || !j["best_kernel"].is_string() ||
       !j.contains("precision") || !j["precision"].is_string() || !j.contains("results") ||
-      !j["results"].is_array() || j["results"].empty() ||
-      !j["results"][0].contains("parameters") || !j["results"][0]["parameters"].is_object()) {
+      !j["results"].is_array() || j["results"].empty() || !j["results"][0].contains("parameters") ||
+      !j["results"][0]["parameters"].is_object()) {
     throw invalid_file(path, "not a clblast-json export (best_kernel, precision, results)");
   }
-  const std::string kernel = j["best_kernel"].get<std::string>();
+  ClblastParameters out;
+  out.kernel = j["best_kernel"].get<std::string>();
   const std::string bits = j["precision"].get<std::string>();
-  const auto precision = bits == "32"   ? clblast::Precision::kSingle
-                         : bits == "64" ? clblast::Precision::kDouble
-                         : bits == "16" ? clblast::Precision::kHalf
-                                        : throw invalid_file(path, "precision '" + bits + "'");
-  std::unordered_map<std::string, size_t> params;
+  out.precision = bits == "32"   ? Precision::kFP32
+                  : bits == "64" ? Precision::kFP64
+                  : bits == "16" ? Precision::kFP16
+                                 : throw invalid_file(path, "precision '" + bits + "'");
   std::string listed;
   for (const auto& [name, value] : j["results"][0]["parameters"].items()) {
     if (name == "PRECISION") continue;
     if (!value.is_number_integer() || value.get<int64_t>() < 0) {
       throw invalid_file(path, "parameter '" + name + "' is not a non-negative integer");
     }
-    params[name] = value.get<size_t>();
+    out.tuned[name] = value.get<size_t>();
     listed += " " + name + "=" + std::to_string(value.get<int64_t>());
   }
-  const auto status = clblast::OverrideParameters(device(), kernel, precision, params);
+  const auto precision = clblast_precision_of(out.precision);
+  // CLBlast's own set first: after an override, it would return the override.
+  auto status = clblast::RetrieveParameters(device(), out.kernel, precision, out.stock);
   if (status != clblast::StatusCode::kSuccess) {
-    throw invalid_file(path, "clblast::OverrideParameters(" + kernel + ") refused it: " +
-                                 clblast_status_name(static_cast<int>(status)));
+    throw invalid_file(path, "clblast::RetrieveParameters(" + out.kernel +
+                                 ") refused it: " + clblast_status_name(static_cast<int>(status)));
   }
-  return kernel + ", FP" + bits + ":" + listed;
+  status = clblast::OverrideParameters(device(), out.kernel, precision, out.tuned);
+  if (status == clblast::StatusCode::kSuccess) {
+    status = clblast::OverrideParameters(device(), out.kernel, precision, out.stock);
+  }
+  if (status != clblast::StatusCode::kSuccess) {
+    throw invalid_file(path, "clblast::OverrideParameters(" + out.kernel +
+                                 ") refused it: " + clblast_status_name(static_cast<int>(status)));
+  }
+  out.description = out.kernel + ", FP" + bits + ":" + listed;
+  return out;
 }
 
 #else
 
-std::unique_ptr<SideCall> clblast_call(ClEnv&, CaseData&, bool) {
+std::unique_ptr<SideCall> clblast_call(ClEnv&, CaseData&, bool, const ClblastParameters*, bool) {
   throw NotAvailable("CLBlast is not linked into this build");
 }
 
-std::string install_clblast_parameters(const cl::Device&, const std::string&) {
+ClblastParameters load_clblast_parameters(const cl::Device&, const std::string&) {
   throw Error(ErrorCode::kUnsupported, "--clblast-params: CLBlast is not linked into this build");
 }
 

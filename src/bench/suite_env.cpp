@@ -159,6 +159,7 @@ void fill_c_with_nan(ClEnv& env, CaseData& d) {
 }  // namespace
 
 Verification verify_call(ClEnv& env, CaseData& d, SideCall& call, bool epilogue) {
+  call.prepare();
   fill_c_with_nan(env, d);
   env.queue().finish();
   call.enqueue(nullptr);
@@ -180,6 +181,7 @@ Verification verify_call(ClEnv& env, CaseData& d, SideCall& call, bool epilogue)
 
 std::pair<double, double> time_call(ClEnv& env, SideCall& call, bool events) {
   cl::Event main;
+  call.prepare();
   const auto t0 = Clock::now();
   call.enqueue(events ? &main : nullptr);
   env.queue().finish();

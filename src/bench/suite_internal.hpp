@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -100,6 +101,19 @@ class CaseData {
   std::unique_ptr<Reference> references_[2];  // plain, epilogue
 };
 
+// A clblast-json export's parameters beside CLBlast's own for the device, read before anything
+// overrides them: the CLBlast column and the tuned one switch between the two before each call,
+// so that both are timed interleaved in one process.
+struct ClblastParameters {
+  std::string kernel;  // "Xgemm" or "XgemmDirect"
+  Precision precision = Precision::kFP32;
+  std::unordered_map<std::string, size_t> tuned, stock;
+  std::string description;  // "Xgemm, FP32: KWG=16 ..."
+};
+// Reads the export at `path` and CLBlast's parameters for `device`; checks that CLBlast takes the
+// export's. Throws Error naming the file for a bad one or a CLBlast refusal.
+ClblastParameters load_clblast_parameters(const cl::Device& device, const std::string& path);
+
 // One side's call of a row, prepared once and enqueued many times.
 class SideCall {
  public:
@@ -108,14 +122,20 @@ class SideCall {
   // side has one (gemmtune), and is ignored otherwise (CLBlast).
   virtual void enqueue(cl::Event* main_event) = 0;
   virtual bool kernel_events() const = 0;
+  // What must precede each call and is not part of its time (CLBlast's parameter set).
+  virtual void prepare() {}
 };
 
 // gemmtune's call of a candidate configuration. Throws Error when the configuration cannot run.
 std::unique_ptr<SideCall> tuned_call(ClEnv& env, const Candidate& candidate, CaseData& d,
                                      bool epilogue);
-// CLBlast's stock routine on the same buffers (see suite_clblast.cpp). Throws NotAvailable when
-// CLBlast has no such routine or precision here, Error for another failure.
-std::unique_ptr<SideCall> clblast_call(ClEnv& env, CaseData& d, bool epilogue);
+// CLBlast's routine on the same buffers (see suite_clblast.cpp), with its stock parameters, or
+// with `parameters`' tuned ones when `tuned`; with `parameters`, each call first installs its own
+// set. Throws NotAvailable when CLBlast has no such routine or precision here, Error for another
+// failure.
+std::unique_ptr<SideCall> clblast_call(ClEnv& env, CaseData& d, bool epilogue,
+                                       const ClblastParameters* parameters = nullptr,
+                                       bool tuned = false);
 // libgemmtune's call of the row through its public interface (gemmtune::Gemm and its epilogue and
 // batched forms) on the same queue and buffers. Its enqueue throws NotAvailable for a precision
 // the library has no call for, Error when the call fails.
@@ -136,9 +156,6 @@ class LibrarySession {
   std::string database;     // what the library was given ("" none)
   std::string unavailable;  // why the library column cannot run ("" when it can)
 };
-// Installs the parameters of a clblast-json export for `device`; returns what was installed
-// ("Xgemm, single: KWG=16 ..."). Throws Error naming the file for a bad one or a CLBlast refusal.
-std::string install_clblast_parameters(const cl::Device& device, const std::string& path);
 
 // Runs a call once on C filled with NaN (beta is 0, so C must not be read) and checks it: the
 // matrices against the reference, and the gaps between a batch's matrices for writes.
@@ -151,8 +168,9 @@ std::pair<double, double> time_call(ClEnv& env, SideCall& call, bool events);
 // Measures one row of the suite: chooses gemmtune's configuration, verifies every side and times
 // them interleaved (see bench_suite.hpp for what the times mean). `library` is the session the
 // library column runs in.
+// `clblast_parameters`, when given, adds the tuned CLBlast column.
 SuiteRow run_suite_row(ClEnv& env, const std::vector<NamedDatabase>& databases,
-                       const BenchSuiteOptions& options, const LibrarySession& library, CaseData& d,
-                       bool epilogue);
+                       const BenchSuiteOptions& options, const LibrarySession& library,
+                       const ClblastParameters* clblast_parameters, CaseData& d, bool epilogue);
 
 }  // namespace gemmtune::suite

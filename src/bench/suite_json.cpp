@@ -106,6 +106,10 @@ void to_json(nlohmann::json& j, const SuiteRow& r) {
   j["library"] = r.library;
   j["library_choice"] = or_null(r.library_choice);
   j["library_ratio"] = or_null(r.library_ratio);
+  if (r.clblast_tuned.available || !r.clblast_tuned.message.empty()) {
+    j["clblast_tuned"] = r.clblast_tuned;
+    j["clblast_tuned_gain"] = or_null(r.clblast_tuned_gain);
+  }
   if (r.cublas_gflops) j["cublas_gflops"] = *r.cublas_gflops;
   if (r.cublas_ratio) j["cublas_ratio"] = *r.cublas_ratio;
 }
@@ -128,6 +132,8 @@ void from_json(const nlohmann::json& j, SuiteRow& r) {
   if (j.contains("library")) r.library = j["library"].get<SideResult>();
   r.library_choice = optional_field<LibraryChoice>(j, "library_choice");
   r.library_ratio = optional_field<double>(j, "library_ratio");
+  if (j.contains("clblast_tuned")) r.clblast_tuned = j["clblast_tuned"].get<SideResult>();
+  r.clblast_tuned_gain = optional_field<double>(j, "clblast_tuned_gain");
   r.cublas_gflops = optional_field<double>(j, "cublas_gflops");
   r.cublas_ratio = optional_field<double>(j, "cublas_ratio");
 }
@@ -142,6 +148,7 @@ void to_json(nlohmann::json& j, const SuiteReport& r) {
        {"databases", r.databases},
        {"clblast", r.clblast},
        {"clblast_note", r.clblast_note},
+       {"clblast_tuned", r.clblast_tuned},
        {"reps", r.reps},
        {"warmup", r.warmup},
        {"cublas_source", r.cublas_source},
@@ -167,6 +174,7 @@ void from_json(const nlohmann::json& j, SuiteReport& r) {
   r.databases = j.value("databases", std::vector<std::string>{});
   r.clblast = j.value("clblast", false);
   r.clblast_note = j.value("clblast_note", "");
+  r.clblast_tuned = j.value("clblast_tuned", "");
   r.reps = j.value("reps", 0);
   r.warmup = j.value("warmup", 0);
   r.cublas_source = j.value("cublas_source", "");

@@ -45,13 +45,14 @@ std::string source_of(const SuiteRow& r) {
   return s;
 }
 
-std::string verified_of(const SuiteRow& r) {
+std::string verified_of(const SuiteRow& r, bool clblast_tuned) {
   auto one = [](const SideResult& s) -> std::string {
     if (!s.available) return "n/a";
     if (s.verified) return "ok";
     return s.status == "wrong_result" ? "WRONG" : "failed";
   };
-  return one(r.gemmtune) + " / " + one(r.library) + " / " + one(r.clblast);
+  return one(r.gemmtune) + " / " + one(r.library) + " / " + one(r.clblast) +
+         (clblast_tuned ? " / " + one(r.clblast_tuned) : "");
 }
 
 std::string ratio_of(const std::optional<double>& r) {
@@ -88,11 +89,18 @@ Table suite_table(const SuiteReport& report, bool markdown) {
     t.header = {"shape",    "precision",   "batch",   "epilogue", "kernel", "from",
                 "gemmtune", "kernel-only", "library", "CLBlast",  "ratio",  "library ratio"};
   }
+  const bool tuned = !report.clblast_tuned.empty();
+  if (tuned) {
+    t.header.push_back(markdown ? "CLBlast tuned GFLOPS" : "CLBlast tuned");
+    t.header.push_back(markdown ? "CLBlast tuned / CLBlast" : "tuned gain");
+  }
   if (cublas) {
     t.header.push_back(markdown ? "cuBLAS GFLOPS" : "cuBLAS");
     t.header.push_back(markdown ? "gemmtune / cuBLAS" : "ratio");
   }
-  t.header.push_back(markdown ? "Verified (gemmtune / library / CLBlast)" : "verified");
+  t.header.push_back(!markdown ? "verified"
+                     : tuned   ? "Verified (gemmtune / library / CLBlast / CLBlast tuned)"
+                               : "Verified (gemmtune / library / CLBlast)");
   for (const auto& r : report.rows) {
     std::vector<std::string> cells = {r.shape.to_string(),
                                       "fp" + to_string(r.precision),
@@ -106,11 +114,15 @@ Table suite_table(const SuiteReport& report, bool markdown) {
                                       side_gflops(r.clblast),
                                       ratio_of(r.ratio),
                                       ratio_of(r.library_ratio)};
+    if (tuned) {
+      cells.push_back(side_gflops(r.clblast_tuned));
+      cells.push_back(ratio_of(r.clblast_tuned_gain));
+    }
     if (cublas) {
       cells.push_back(r.cublas_gflops ? fixed(*r.cublas_gflops, 1) : "n/a");
       cells.push_back(ratio_of(r.cublas_ratio));
     }
-    cells.push_back(verified_of(r));
+    cells.push_back(verified_of(r, tuned));
     t.rows.push_back(std::move(cells));
   }
   return t;
@@ -130,7 +142,10 @@ std::string md_escape(std::string s) {
 
 // Each side of a row with its name.
 std::vector<std::pair<const char*, const SideResult*>> sides_of(const SuiteRow& r) {
-  return {{"gemmtune", &r.gemmtune}, {"library", &r.library}, {"CLBlast", &r.clblast}};
+  return {{"gemmtune", &r.gemmtune},
+          {"library", &r.library},
+          {"CLBlast", &r.clblast},
+          {"CLBlast tuned", &r.clblast_tuned}};
 }
 
 std::vector<std::string> failures_of(const SuiteReport& report) {
@@ -152,6 +167,7 @@ std::vector<std::string> not_run_of(const SuiteReport& report) {
   for (const auto& r : report.rows) {
     for (const auto& [name, s] : sides_of(r)) {
       if (s->available || (s == &r.clblast && !report.clblast)) continue;
+      if (s == &r.clblast_tuned && report.clblast_tuned.empty()) continue;
       out.push_back(r.label() + " " + name + " n/a: " + s->message);
     }
   }
@@ -177,6 +193,12 @@ std::string suite_markdown(const SuiteReport& report) {
                           "queue; fp16acc32 rows n/a (CLBlast has no FP16-storage/FP32-accumulate "
                           "GEMM, and its half GEMM is a different computation)"
                         : "n/a (" + report.clblast_note + ")");
+  if (!report.clblast_tuned.empty()) {
+    md += "- CLBlast tuned: the same routine with " + report.clblast_tuned +
+          ", installed through clblast::OverrideParameters before each of its calls; the "
+          "CLBlast column installs CLBlast's own parameters (read before any override) before "
+          "each of its calls, so both are timed interleaved in this process\n";
+  }
   if (!report.cublas_source.empty()) md += "- cuBLAS: " + report.cublas_source + "\n";
   md += fmt::format(
       "- Timing: row-major NN, alpha 1, beta 0, in each row's precision; median of {} "

@@ -18,8 +18,13 @@ struct Side {
 class SuiteRunner {
  public:
   SuiteRunner(ClEnv& env, const std::vector<NamedDatabase>& databases,
-              const BenchSuiteOptions& options, const LibrarySession& library)
-      : env_(env), databases_(databases), options_(options), library_(library) {}
+              const BenchSuiteOptions& options, const LibrarySession& library,
+              const ClblastParameters* clblast_parameters)
+      : env_(env),
+        databases_(databases),
+        options_(options),
+        library_(library),
+        clblast_parameters_(clblast_parameters) {}
 
   SuiteRow run_row(CaseData& d, bool epilogue) {
     SuiteRow row;
@@ -29,7 +34,7 @@ class SuiteRunner {
     row.batch_layout = d.problem.batch_layout;
     row.epilogue = epilogue;
 
-    std::optional<Side> g, l, b;
+    std::optional<Side> g, l, b, t;
     const auto lacks = device_lacks(env_.device().info, row.precision);
     if (lacks) {
       row.gemmtune.message = *lacks;  // n/a: not a failure of the configuration
@@ -56,7 +61,15 @@ class SuiteRunner {
       row.clblast.available = true;
       // Its first call compiles, and CLBlast prints compiler messages on stdout.
       const StdoutToStderr quiet;
-      b = verified_side(d, epilogue, row.clblast, [&] { return clblast_call(env_, d, epilogue); });
+      b = verified_side(d, epilogue, row.clblast, [&] {
+        return clblast_call(env_, d, epilogue, clblast_parameters_, false);
+      });
+      if (clblast_parameters_) {
+        row.clblast_tuned.available = true;
+        t = verified_side(d, epilogue, row.clblast_tuned, [&] {
+          return clblast_call(env_, d, epilogue, clblast_parameters_, true);
+        });
+      }
     }
     if (!options_.clblast || !clblast_linked()) {
       row.clblast.message =
@@ -68,6 +81,7 @@ class SuiteRunner {
       if (!side) return;
       try {
         if (!timed) {
+          side->call->prepare();
           side->call->enqueue(nullptr);
           env_.queue().finish();
           return;
@@ -88,6 +102,7 @@ class SuiteRunner {
       step(g, row.gemmtune, timed);
       step(l, row.library, timed);
       step(b, row.clblast, timed);
+      step(t, row.clblast_tuned, timed);
     }
     auto finish = [&](std::optional<Side>& side, SideResult& result) {
       if (!side) return;
@@ -99,9 +114,13 @@ class SuiteRunner {
     finish(g, row.gemmtune);
     finish(l, row.library);
     finish(b, row.clblast);
+    finish(t, row.clblast_tuned);
     if (row.clblast.ok() && row.clblast.gflops > 0) {
       if (row.gemmtune.ok()) row.ratio = row.gemmtune.gflops / row.clblast.gflops;
       if (row.library.ok()) row.library_ratio = row.library.gflops / row.clblast.gflops;
+      if (row.clblast_tuned.ok()) {
+        row.clblast_tuned_gain = row.clblast_tuned.gflops / row.clblast.gflops;
+      }
     }
     return row;
   }
@@ -247,6 +266,7 @@ class SuiteRunner {
   const std::vector<NamedDatabase>& databases_;
   const BenchSuiteOptions& options_;
   const LibrarySession& library_;
+  const ClblastParameters* clblast_parameters_;
 };
 
 // The rows of each case, in the order they run: precisions, then batch layouts, then the
@@ -254,9 +274,9 @@ class SuiteRunner {
 }  // namespace
 
 SuiteRow run_suite_row(ClEnv& env, const std::vector<NamedDatabase>& databases,
-                       const BenchSuiteOptions& options, const LibrarySession& library, CaseData& d,
-                       bool epilogue) {
-  return SuiteRunner(env, databases, options, library).run_row(d, epilogue);
+                       const BenchSuiteOptions& options, const LibrarySession& library,
+                       const ClblastParameters* clblast_parameters, CaseData& d, bool epilogue) {
+  return SuiteRunner(env, databases, options, library, clblast_parameters).run_row(d, epilogue);
 }
 
 }  // namespace gemmtune::suite

@@ -288,39 +288,45 @@ class ClblastEvaluator : public DeviceEvaluator {
     return status;
   }
 
+  // A dense problem in CLBlast's terms: the leading dimension is the stored row length
+  // (row-major) or column length (column-major) of each matrix as stored.
+  struct DenseCall {
+    clblast::Layout layout;
+    clblast::Transpose ta, tb;
+    size_t m, n, k, lda, ldb, ldc;
+    explicit DenseCall(const Problem& p)
+        : layout(p.order == Order::kRowMajor ? clblast::Layout::kRowMajor
+                                             : clblast::Layout::kColMajor),
+          ta(p.trans_a ? clblast::Transpose::kYes : clblast::Transpose::kNo),
+          tb(p.trans_b ? clblast::Transpose::kYes : clblast::Transpose::kNo),
+          m(p.shape.m),
+          n(p.shape.n),
+          k(p.shape.k) {
+      const bool row = p.order == Order::kRowMajor;
+      const size_t a_rows = p.trans_a ? k : m, a_cols = p.trans_a ? m : k;
+      const size_t b_rows = p.trans_b ? n : k, b_cols = p.trans_b ? k : n;
+      lda = row ? a_cols : a_rows;
+      ldb = row ? b_cols : b_rows;
+      ldc = row ? n : m;
+    }
+  };
+
   template <typename T>
   clblast::StatusCode gemm_typed(const ProblemState& s, T alpha, T beta) {
-    const Problem& p = s.problem;
-    const bool row = p.order == Order::kRowMajor;
-    const size_t m = p.shape.m, n = p.shape.n, k = p.shape.k;
-    // Dense storage: the leading dimension is the stored row length (row-major) or column
-    // length (column-major) of each matrix as stored.
-    const size_t a_rows = p.trans_a ? k : m, a_cols = p.trans_a ? m : k;
-    const size_t b_rows = p.trans_b ? n : k, b_cols = p.trans_b ? k : n;
-    const size_t lda = row ? a_cols : a_rows, ldb = row ? b_cols : b_rows, ldc = row ? n : m;
+    const DenseCall d(s.problem);
     cl_command_queue q = queue_();
-    return clblast::Gemm<T>(row ? clblast::Layout::kRowMajor : clblast::Layout::kColMajor,
-                            p.trans_a ? clblast::Transpose::kYes : clblast::Transpose::kNo,
-                            p.trans_b ? clblast::Transpose::kYes : clblast::Transpose::kNo, m, n, k,
-                            alpha, s.a(), 0, lda, s.b(), 0, ldb, beta, s.c(), 0, ldc, &q, nullptr);
+    return clblast::Gemm<T>(d.layout, d.ta, d.tb, d.m, d.n, d.k, alpha, s.a(), 0, d.lda, s.b(), 0,
+                            d.ldb, beta, s.c(), 0, d.ldc, &q, nullptr);
   }
 
   // The temporary buffer CLBlast would allocate: zero for the direct kernel, which needs no
   // padded copies. Served from CLBlast's program cache right after a Gemm call.
   template <typename T>
   clblast::StatusCode temp_typed(const ProblemState& s, size_t* bytes) {
-    const Problem& p = s.problem;
-    const bool row = p.order == Order::kRowMajor;
-    const size_t m = p.shape.m, n = p.shape.n, k = p.shape.k;
-    const size_t a_rows = p.trans_a ? k : m, a_cols = p.trans_a ? m : k;
-    const size_t b_rows = p.trans_b ? n : k, b_cols = p.trans_b ? k : n;
-    const size_t lda = row ? a_cols : a_rows, ldb = row ? b_cols : b_rows, ldc = row ? n : m;
+    const DenseCall d(s.problem);
     cl_command_queue q = queue_();
-    return clblast::GemmTempBufferSize<T>(
-        row ? clblast::Layout::kRowMajor : clblast::Layout::kColMajor,
-        p.trans_a ? clblast::Transpose::kYes : clblast::Transpose::kNo,
-        p.trans_b ? clblast::Transpose::kYes : clblast::Transpose::kNo, m, n, k, 0, lda, 0, ldb, 0,
-        ldc, &q, *bytes);
+    return clblast::GemmTempBufferSize<T>(d.layout, d.ta, d.tb, d.m, d.n, d.k, 0, d.lda, 0, d.ldb,
+                                          0, d.ldc, &q, *bytes);
   }
 
   clblast::StatusCode temp_buffer_bytes(const ProblemState& s, size_t* bytes) {

@@ -68,7 +68,9 @@ class GemmCall {
 
   // Binds the caller's buffers: every launch's arguments, and the scratch buffers padding and
   // split-K need (allocated on first need, in the builder's context; a padded C that is not read
-  // is filled with NaN through `queue`, so that a kernel reading it anyway shows). Throws
+  // is filled with NaN through `queue`, so that a kernel reading it anyway shows). A bind with
+  // the placement of the one before (offsets, leading dimensions, strides; other buffers or the
+  // same) only sets the buffer arguments again, so that repeated calls cost little. Throws
   // Error(kInvalidArgument) for a leading dimension smaller than its matrix, missing offsets of
   // an offsets batch or a missing bias.
   void bind(const GemmBuffers& buffers, cl::CommandQueue& queue);
@@ -91,17 +93,27 @@ class GemmCall {
     cl::Kernel kernel;
     cl::NDRange global, local;
   };
-  void add_pad(int64_t src_rows, int64_t src_cols, int64_t src_ld, int64_t src_offset, cl_mem src,
-               int64_t dst_rows, int64_t dst_cols, int64_t dst_ld, int64_t dst_offset, cl_mem dst);
+  // Which of the caller's buffers a kernel argument takes.
+  enum class UserBuffer { kNone, kA, kB, kC, kBias };
+  struct UserArg {
+    cl::Kernel kernel;
+    cl_uint index;
+    UserBuffer source;
+  };
+  static cl_mem user_buffer(const GemmBuffers& in, UserBuffer which);
+  void bind_placement(const GemmBuffers& in, cl::CommandQueue& queue);
+  struct Operand;
+  // Sets a memory argument, remembering it when it is one of the caller's buffers.
+  void set_memory(cl::Kernel& kernel, cl_uint index, cl_mem buffer, UserBuffer source);
+  void add_pad(const Operand& src, const Operand& dst);
   struct Scratch {
     cl::Buffer buffer;
     size_t bytes = 0;
   };
   cl_mem scratch(Scratch& s, int64_t elements, size_t element_size);
-  struct Operand;
   void set_batch(cl::Kernel& kernel, cl_uint first, const Operand& a, const Operand& b,
                  const Operand& c);
-  void add_kernels(const Operand& ka, const Operand& kb, const Operand& kc, cl_mem bias,
+  void add_kernels(const Operand& ka, const Operand& kb, const Operand& kc, const Operand& bias,
                    cl_mem work);
   void set_scalar(cl::Kernel& kernel, cl_uint index, double value) const;
 
@@ -113,6 +125,8 @@ class GemmCall {
   cl::Kernel main_, reduce_;
   cl_uint contract_args_ = 0, batch_args_ = 0;
   std::vector<Step> steps_;
+  std::vector<UserArg> user_args_;  // the caller's buffers among the steps' arguments
+  GemmBuffers bound_;               // the placement of the last bind
   size_t main_step_ = 0;
   bool helpers_ = false;
   Scratch scratch_a_, scratch_b_, scratch_c_, workspace_, dummy_bias_;

@@ -69,18 +69,14 @@ std::pair<double, double> run_call(const GemmCall& call, cl::CommandQueue& queue
 class OpenClEvaluator::Impl {
  public:
   Impl(const Device& device, const DeviceProfile* profile, EvaluatorOptions options,
-       std::optional<KernelSpec> own)
+       KernelSpec spec)
       : device_(device),
         options_(std::move(options)),
+        spec_(std::move(spec)),
         context_(std::vector<cl::Device>{device.device}),
         queue_(context_, device.device, CL_QUEUE_PROFILING_ENABLE),
         builder_(device, context_, profile, options_.templates_dir, options_.cache_dir,
-                 options_.compile_threads) {
-    if (own) {
-      own_ = own->name();
-      specs_[own_] = std::make_unique<KernelSpec>(std::move(*own));
-    }
-  }
+                 options_.compile_threads) {}
 
   std::string description() const {
     const auto& profile = builder_.profile();
@@ -88,28 +84,14 @@ class OpenClEvaluator::Impl {
            (profile ? profile->name : std::string("generic"));
   }
 
-  const KernelSpec& spec(const std::string& kernel) {
-    std::lock_guard<std::mutex> lock(specs_mutex_);
-    if (auto it = specs_.find(kernel); it != specs_.end()) return *it->second;
-    // The source is read when first built, so that any declaration loads here.
-    auto spec =
-        std::make_unique<KernelSpec>(KernelSpec::load_named(options_.templates_dir, kernel));
-    return *(specs_[kernel] = std::move(spec));
-  }
+  const KernelSpec& spec() const { return spec_; }
 
-  const KernelSpec& own_spec() {
-    if (own_.empty()) throw Error(ErrorCode::kInternal, "this evaluator was made for no kernel");
-    return spec(own_);
-  }
-
-  // The problem with its kernel resolved: the evaluator's own kernel when it has one (a problem
-  // naming no kernel means it), or why the problem cannot be measured here.
-  std::optional<std::string> resolve(Problem& problem) {
-    if (!own_.empty()) {
-      if (problem.kernel.empty()) problem.kernel = own_;
-      if (problem.kernel != own_) {
-        return "this evaluator measures kernel " + own_ + ", not " + problem.kernel;
-      }
+  // The problem with its kernel resolved (a problem naming no kernel means this evaluator's),
+  // or why the problem cannot be measured here.
+  std::optional<std::string> resolve(Problem& problem) const {
+    if (problem.kernel.empty()) problem.kernel = spec_.name();
+    if (problem.kernel != spec_.name()) {
+      return "this evaluator measures kernel " + spec_.name() + ", not " + problem.kernel;
     }
     return std::nullopt;
   }
@@ -117,17 +99,15 @@ class OpenClEvaluator::Impl {
   Result evaluate(const Problem& problem, const Configuration& config);
 
   void prepare(const Problem& problem, const std::vector<Configuration>& upcoming) {
-    const KernelSpec& s = spec(problem.kernel);
-    if (GemmCall::refusal(s, device_.info, problem)) return;  // evaluate() reports it
-    builder_.prefetch(s, problem, upcoming);
+    if (GemmCall::refusal(spec_, device_.info, problem)) return;  // evaluate() reports it
+    builder_.prefetch(spec_, problem, upcoming);
   }
 
   CompileSummary compile(const Problem& problem, const std::vector<Configuration>& configs) {
-    const KernelSpec& s = spec(problem.kernel);
-    if (auto why = GemmCall::refusal(s, device_.info, problem)) {
+    if (auto why = GemmCall::refusal(spec_, device_.info, problem)) {
       throw Error(ErrorCode::kUnsupported, why->message);
     }
-    return builder_.compile_all(s, problem, configs);
+    return builder_.compile_all(spec_, problem, configs);
   }
 
  private:
@@ -136,13 +116,11 @@ class OpenClEvaluator::Impl {
 
   Device device_;
   EvaluatorOptions options_;
-  std::string own_;  // the kernel this evaluator was made for; "" for the transitional one
+  KernelSpec spec_;
   cl::Context context_;
   cl::CommandQueue queue_;
   ProgramBuilder builder_;
 
-  std::mutex specs_mutex_;
-  std::map<std::string, std::unique_ptr<KernelSpec>> specs_;
   std::list<std::unique_ptr<ProblemState>> states_;  // most recently used first
   static constexpr size_t kMaxStates = 2;
 };
@@ -218,7 +196,7 @@ Result OpenClEvaluator::Impl::verify(const GemmCall& call, ProblemState& st, Res
 }
 
 Result OpenClEvaluator::Impl::evaluate(const Problem& problem, const Configuration& config) {
-  const KernelSpec& s = spec(problem.kernel);
+  const KernelSpec& s = spec_;
   GemmCall::Compiled compiled = GemmCall::compile(builder_, s, config, problem);
   if (!compiled.call) return compiled.result;
   const GemmCall& call = *compiled.call;
@@ -234,26 +212,9 @@ Result OpenClEvaluator::Impl::evaluate(const Problem& problem, const Configurati
   return r;
 }
 
-EvaluatorOptions OpenClEvaluatorOptions::options() const {
-  EvaluatorOptions o;
-  o.templates_dir = templates_dir;
-  o.cache_dir = cache_dir;
-  o.compile_threads = compile_threads;
-  o.measure.warmup_runs = warmup_runs;
-  o.measure.min_runs = min_runs;
-  o.measure.min_time_ms = min_time_ms;
-  o.measure.max_runs = max_runs;
-  o.measure.data_seed = data_seed;
-  return o;
-}
-
 OpenClEvaluator::OpenClEvaluator(KernelSpec spec, const Device& device,
                                  const DeviceProfile* profile, EvaluatorOptions options)
     : impl_(std::make_unique<Impl>(device, profile, std::move(options), std::move(spec))) {}
-
-OpenClEvaluator::OpenClEvaluator(const Device& device, const DeviceProfile* profile,
-                                 const OpenClEvaluatorOptions& options)
-    : impl_(std::make_unique<Impl>(device, profile, options.options(), std::nullopt)) {}
 
 OpenClEvaluator::~OpenClEvaluator() = default;
 
@@ -304,12 +265,8 @@ std::string OpenClEvaluator::description() const {
   return impl_->description();
 }
 
-const KernelSpec& OpenClEvaluator::spec(const std::string& kernel) {
-  return impl_->spec(kernel);
-}
-
 const KernelSpec& OpenClEvaluator::spec() const {
-  return impl_->own_spec();
+  return impl_->spec();
 }
 
 }  // namespace gemmtune

@@ -21,29 +21,11 @@
 
 namespace gemmtune {
 
-// Transitional: the options of the evaluator before the factory (tests/test_support and some
-// commands still build one by hand). New code passes EvaluatorOptions to make_evaluator.
-struct OpenClEvaluatorOptions {
-  std::string templates_dir;
-  std::string cache_dir;
-  int warmup_runs = 1;
-  int min_runs = 3;
-  double min_time_ms = 20.0;
-  int max_runs = 200;
-  int compile_threads = 0;
-  uint64_t data_seed = 42;
-  EvaluatorOptions options() const;
-};
-
 class OpenClEvaluator : public DeviceEvaluator {
  public:
   // The evaluator of `spec` (an opencl-backend declaration). `profile` may be null; it is copied.
   OpenClEvaluator(KernelSpec spec, const Device& device, const DeviceProfile* profile,
                   EvaluatorOptions options);
-  // Transitional: an evaluator of every opencl template of options.templates_dir, chosen by each
-  // problem's kernel; spec() without a name then throws.
-  OpenClEvaluator(const Device& device, const DeviceProfile* profile,
-                  const OpenClEvaluatorOptions& options);
   ~OpenClEvaluator() override;
   OpenClEvaluator(const OpenClEvaluator&) = delete;
   OpenClEvaluator& operator=(const OpenClEvaluator&) = delete;
@@ -60,9 +42,6 @@ class OpenClEvaluator : public DeviceEvaluator {
   CompileSummary compile(const Problem& problem,
                          const std::vector<Configuration>& configs) override;
   const KernelSpec& spec() const override;
-  // The declaration of a kernel template, loaded once per name. Throws Error for an unknown
-  // kernel or a broken declaration.
-  const KernelSpec& spec(const std::string& kernel);
 
  private:
   class Impl;

@@ -397,13 +397,29 @@ TEST_CASE("bench-suite --clblast-params runs CLBlast with an exported configurat
                         source_path("tests/data/clblast_tuner_xgemm_reference.json"));
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK_THAT(r.err, Catch::Contains("CLBlast runs with Xgemm, FP32:") &&
+  CHECK_THAT(r.err, Catch::Contains("CLBlast tuned column: Xgemm, FP32:") &&
                         Catch::Contains("MWG=64") && Catch::Contains("VWN=4"));
   const auto report = nlohmann::json::parse(r.out).get<gemmtune::SuiteReport>();
   REQUIRE(report.rows.size() == 1);
+  // Stock and tuned CLBlast side by side, each verified.
   CHECK(report.rows[0].clblast.ok());
   CHECK(report.rows[0].clblast.verified);
+  CHECK(report.rows[0].clblast_tuned.ok());
+  CHECK(report.rows[0].clblast_tuned.verified);
+  CHECK(report.rows[0].clblast_tuned_gain.has_value());
+  CHECK_THAT(report.clblast_tuned, Catch::Contains("MWG=64"));
   CHECK_THAT(report.command, Catch::Contains("--clblast-params"));
+  const std::string markdown = gemmtune::suite_markdown(report);
+  CHECK_THAT(markdown, Catch::Contains("CLBlast tuned / CLBlast"));
+  // A precision the export is not for: the tuned column is n/a there, the stock one runs.
+  r = run_gemmtune(base_args() + " --shapes 64x64x64 --precision 64 --json --clblast-params " +
+                   source_path("tests/data/clblast_tuner_xgemm_reference.json"));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto fp64 = nlohmann::json::parse(r.out).get<gemmtune::SuiteReport>();
+  REQUIRE(fp64.rows.size() == 1);
+  CHECK(!fp64.rows[0].clblast_tuned.available);
+  CHECK_THAT(fp64.rows[0].clblast_tuned.message, Catch::Contains("FP32"));
 
   // A file that is not an export, and parameters CLBlast refuses: one line, exit 2.
   const std::string dir = gemmtune::test::temp_dir("bench-suite-clblast-params");

@@ -11,9 +11,9 @@
 
 #include "src/device/device.hpp"
 #include "src/device/device_profile.hpp"
+#include "src/eval/opencl_evaluator.hpp"
 #include "src/kernel/gemm_view.hpp"
 #include "src/kernel/kernel_source.hpp"
-#include "src/eval/opencl_evaluator.hpp"
 #include "src/verify/reference.hpp"
 #include "tests/test_support.hpp"
 
@@ -34,7 +34,7 @@ const test::TestDevice& bench() {
 
 // Binaries go to the default cache ($XDG_CACHE_HOME/gemmtune under ctest), shared by the test
 // processes.
-std::unique_ptr<OpenClEvaluator> make_evaluator() {
+std::unique_ptr<test::TemplateEvaluators> make_evaluator() {
   return test::make_test_evaluator(test::quick_evaluator_options());
 }
 

@@ -12,8 +12,8 @@
 
 #include "src/device/device.hpp"
 #include "src/device/device_profile.hpp"
-#include "src/kernel/kernel_source.hpp"
 #include "src/eval/opencl_evaluator.hpp"
+#include "src/kernel/kernel_source.hpp"
 #include "src/verify/reference.hpp"
 #include "tests/test_support.hpp"
 
@@ -23,13 +23,13 @@ using test::describe;
 
 namespace {
 
-std::unique_ptr<OpenClEvaluator> make_evaluator() {
+std::unique_ptr<test::TemplateEvaluators> make_evaluator() {
   return test::make_test_evaluator(test::quick_evaluator_options());
 }
 
 // Tiles that the awkward shapes cross at every edge; KWG 8 so that K = 9 and 65 leave a one-k
 // tail tile.
-Configuration dot2_config(OpenClEvaluator& ev) {
+Configuration dot2_config(test::TemplateEvaluators& ev) {
   Configuration c = test::small_config(ev, "xgemm_fast");
   c["DOT2"] = 1;
   return c;

@@ -6,10 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "src/core/error.hpp"
 #include "src/db/database.hpp"
 #include "src/device/device.hpp"
 #include "src/device/device_profile.hpp"
-#include "src/core/error.hpp"
 #include "src/eval/opencl_evaluator.hpp"
 #include "src/verify/reference.hpp"
 #include "tests/test_support.hpp"
@@ -40,10 +40,11 @@ const test::TestDevice& bench() {
 }
 
 // `extra_build_options` lets a test build the kernel with an epilogue other than the problem's.
-std::unique_ptr<OpenClEvaluator> make_evaluator(const std::string& extra_build_options = "") {
+std::unique_ptr<test::TemplateEvaluators> make_evaluator(
+    const std::string& extra_build_options = "") {
   auto& b = bench();
   if (!b.device) return nullptr;
-  OpenClEvaluatorOptions o = test::quick_evaluator_options();
+  test::EvaluatorSettings o = test::quick_evaluator_options();
   o.cache_dir = b.cache_dir;
   o.data_seed = kSeed;
   DeviceProfile profile;

@@ -46,13 +46,13 @@ nlohmann::json tiny_spec(const nlohmann::json& cap) {
 
 // An evaluator on the test device whose profile names `option` as its register-cap option;
 // null where OpenCL lists no device.
-std::unique_ptr<OpenClEvaluator> evaluator_with_cap_option(const std::string& option) {
+std::unique_ptr<test::TemplateEvaluators> evaluator_with_cap_option(const std::string& option) {
   const test::TestDevice& d = test::test_device();
   if (!d.device) return nullptr;
   DeviceProfile profile;
   if (const DeviceProfile* found = d.profiles.find(d.device->info.profile)) profile = *found;
   profile.register_cap_option = option;
-  OpenClEvaluatorOptions o = test::quick_evaluator_options();
+  test::EvaluatorSettings o = test::quick_evaluator_options();
   o.cache_dir = d.cache_dir;
   return test::make_test_evaluator(o, &profile);
 }

@@ -20,15 +20,16 @@ namespace {
 const std::vector<Shape> kShapes = {
     {64, 32, 16}, {48, 40, 24}, {33, 17, 65}, {65, 3, 7}, {1, 1, 1}};
 
-std::unique_ptr<OpenClEvaluator> make_evaluator() {
-  OpenClEvaluatorOptions o = test::quick_evaluator_options();
+std::unique_ptr<test::TemplateEvaluators> make_evaluator() {
+  test::EvaluatorSettings o = test::quick_evaluator_options();
   o.cache_dir = test::test_device().cache_dir;
   return test::make_test_evaluator(o);
 }
 
 // 16x32 tiles on 4x8 threads, K tile 8: 4 elements of A and 8 of B per thread and tile, so GLV
 // 4 gives one A slot and two B slots; `extra` changes or adds parameters.
-Configuration wide_config(OpenClEvaluator& ev, int64_t glv, const Configuration& extra = {}) {
+Configuration wide_config(test::TemplateEvaluators& ev, int64_t glv,
+                          const Configuration& extra = {}) {
   Configuration c{{"MWG", 16},  {"NWG", 32}, {"KWG", 8}, {"MDIMC", 4},
                   {"NDIMC", 8}, {"VWM", 2},  {"VWN", 2}, {"GLV", glv}};
   for (const auto& [name, value] : extra) c[name] = value;

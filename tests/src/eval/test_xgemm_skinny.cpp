@@ -20,8 +20,8 @@ const std::vector<int64_t> kSmallSides{1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 4
 constexpr double kAlpha = -1.5;
 constexpr double kBeta = 0.75;
 
-std::unique_ptr<OpenClEvaluator> make_evaluator() {
-  OpenClEvaluatorOptions o = test::quick_evaluator_options();
+std::unique_ptr<test::TemplateEvaluators> make_evaluator() {
+  test::EvaluatorSettings o = test::quick_evaluator_options();
   o.templates_dir = test::source_path("kernel_templates");
   o.cache_dir = test::test_device().cache_dir;
   return test::make_test_evaluator(o);
@@ -40,7 +40,7 @@ Shape skinny_shape(int64_t m) {
   return Shape{m, 23 + 2 * (m % 5), 41 + 2 * (m % 7)};
 }
 
-void check_ok(OpenClEvaluator& ev, const Problem& p, const Configuration& c) {
+void check_ok(test::TemplateEvaluators& ev, const Problem& p, const Configuration& c) {
   const Result r = ev.evaluate(p, c);
   INFO(describe(p, r));
   CHECK(r.status == Status::kOk);
