@@ -26,32 +26,3 @@ inline void store_output(real r, const real beta, __global mreal* C, const int l
   GT_STORE(activate(r), C + gm + gn * ldc);
 }
 
-// Each thread writes its MWI x NWI outputs of the tile at (m0, n0), guarded at the edges: to C,
-// or with split-K its partial sums to slice `split` of the workspace (M x N, column-major).
-inline void store_results(accM acc[MWI / VWM][NWI], const int M, const int N, const int m0,
-                          const int n0, const int tx, const int ty, const real alpha,
-                          const real beta, __global mreal* C, const int ldc,
-                          const __global mreal* restrict bias, __global real* restrict work,
-                          const int split) {
-#pragma unroll
-  for (int j = 0; j < NWI; ++j) {
-    const int gn = n0 + N_CHUNK(ty, j / VWN) + j % VWN;
-#pragma unroll
-    for (int i = 0; i < MWI / VWM; ++i) {
-      // DOT2 accumulates in float: converted to real (half for PRECISION 16) by the uses below.
-      acc_real out[VWM];
-      ACC_STORE_M(acc[i][j], out);
-#pragma unroll
-      for (int w = 0; w < VWM; ++w) {
-        const int gm = m0 + M_CHUNK(tx, i) + w;
-        if (gm < M && gn < N) {
-#if SPLITK > 1
-          work[(size_t)split * M * N + gm + (size_t)gn * M] = out[w];
-#else
-          store_output(alpha * out[w], beta, C, ldc, bias, gm, gn);
-#endif
-        }
-      }
-    }
-  }
-}

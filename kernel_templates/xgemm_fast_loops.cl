@@ -1,9 +1,8 @@
-// xgemm_fast, part 4: the main loop over K, in its variants. With local memory (LDS=1)
-// loop_local stages each K tile through STAGES local buffers and multiplies it with
-// multiply_tile: plain FMAs of the arithmetic type, or with DOT2 half pairs along K accumulated
-// into float. Without local memory (LDS=0) loop_global streams each thread's fragments straight
-// from global memory. All of them add into the accumulators `acc` of one thread.
-// Needs xgemm_fast_loads.cl.
+// xgemm_fast, part 4: the variants of the main loop over K that are functions. With local memory
+// (LDS=1) the kernel's own loop stages the K tiles and, with DOT2, multiplies each with
+// multiply_tile: half pairs along K accumulated into float. Without local memory (LDS=0)
+// loop_global streams each thread's fragments straight from global memory. Both add into the
+// accumulators `acc` of one thread. Needs xgemm_fast_loads.cl.
 
 #if LDS
 #if DOT2
@@ -33,79 +32,7 @@ inline void multiply_tile(const __local mreal* As, const __local mreal* Bs, cons
     }
   }
 }
-#else
-// One K tile of local buffer `cur`: per k, the thread's A fragment (MWI/VWM vectors) times its B
-// fragment (NWI values), an outer product of FMAs.
-inline void multiply_tile(const __local mreal* As, const __local mreal* Bs, const int cur,
-                          const int tx, const int ty, accM acc[MWI / VWM][NWI]) {
-#pragma unroll KWI
-  for (int k = 0; k < KWG; ++k) {
-    realM a[MWI / VWM];
-    real b[NWI];
-#pragma unroll
-    for (int i = 0; i < MWI / VWM; ++i) {
-      a[i] = LLOAD_M(As + AS_INDEX(cur, k, M_CHUNK(tx, i)));
-    }
-#pragma unroll
-    for (int j = 0; j < NWI / VWN; ++j) {
-      const realN v = LLOAD_N(Bs + BS_INDEX(cur, k, N_CHUNK(ty, j)));
-      STORE_N(v, b + j * VWN);
-    }
-#pragma unroll
-    for (int i = 0; i < MWI / VWM; ++i) {
-#pragma unroll
-      for (int j = 0; j < NWI; ++j) acc[i][j] += a[i] * b[j];
-    }
-  }
-}
 #endif
-
-// The local-memory main loop over the K tiles kbegin .. kend of the work-group tile at (m0, n0).
-// The global loads of tile t+1 go to registers before (PREFETCH) or after the FMAs of tile t;
-// with two buffers (STAGES 2) they are stored into the buffer not being read, so one barrier per
-// tile suffices; with one buffer every refill waits for all threads to finish reading it.
-// Every thread of the work-group calls this (it holds barriers).
-inline void loop_local(const __global mreal* restrict A, const int lda,
-                       const __global mreal* restrict B, const int ldb, const int M, const int N,
-                       const int kbegin, const int kend, const int m0, const int n0, const int tx,
-                       const int ty, const int a_vec, const int b_vec, __local mreal* As,
-                       __local mreal* Bs, accM acc[MWI / VWM][NWI]) {
-  const int tid = ty * MDIMC + tx;
-  const int tiles = kend > kbegin ? (kend - kbegin + KWG - 1) / KWG : 0;
-  real ra[A_LOADS], rb[B_LOADS];
-#define LOAD_TILE(k0) \
-  load_tile(A, lda, B, ldb, M, N, kend, m0, n0, (k0), tid, a_vec, b_vec, ra, rb)
-  if (tiles > 0) {
-    LOAD_TILE(kbegin);
-    store_tile(As, Bs, 0, tid, ra, rb);
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-
-  for (int t = 0; t < tiles; ++t) {
-    const int cur = (STAGES == 2) ? (t & 1) : 0;
-    const int more = t + 1 < tiles;
-#if PREFETCH
-    if (more) LOAD_TILE(kbegin + (t + 1) * KWG);
-#endif
-    multiply_tile(As, Bs, cur, tx, ty, acc);
-#if STAGES == 2
-    // The other buffer was last read before the previous barrier: refill it without waiting.
-#if !PREFETCH
-    if (more) LOAD_TILE(kbegin + (t + 1) * KWG);
-#endif
-    if (more) store_tile(As, Bs, cur ^ 1, tid, ra, rb);
-    barrier(CLK_LOCAL_MEM_FENCE);
-#else
-    barrier(CLK_LOCAL_MEM_FENCE);
-#if !PREFETCH
-    if (more) LOAD_TILE(kbegin + (t + 1) * KWG);
-#endif
-    if (more) store_tile(As, Bs, 0, tid, ra, rb);
-    barrier(CLK_LOCAL_MEM_FENCE);
-#endif
-  }
-#undef LOAD_TILE
-}
 
 #else
 // Without local memory there are no barriers: each thread streams its fragments from global
