@@ -100,6 +100,7 @@ TuneOutcome run_search(Evaluator& evaluator, const Problem& problem, const Searc
     if (settings.on_measured) settings.on_measured(r);
     searcher.tell(index, r, flops);
     if (!r.ok()) ++out.failed;
+    if (r.ok()) ++out.verified;
     const bool improved = better_result(r, out.best, flops);
     if (improved) out.best = r;
 

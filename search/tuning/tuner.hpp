@@ -50,6 +50,7 @@ struct TuneOutcome {
   std::optional<Result> best;
   size_t evaluations = 0;  // resumed ones included
   size_t measured = 0;
+  size_t verified = 0;  // measured now, ran and matched the reference
   size_t resumed = 0;
   size_t warm_started = 0;  // configurations of `warm_start` queued before the strategy's
   size_t cached = 0;  // results taken from the evaluation cache (also counted in `evaluations`)

@@ -104,6 +104,7 @@ LaunchGeometry launch_geometry(const KernelSpec& spec, const Configuration& conf
     g.n = round_up(view.n, g.pad_n);
     g.k = round_up(view.k, g.pad_k);
   }
+  if (!launch.align_ld.empty()) g.align_ld = eval.value(launch.align_ld, "align_ld");
   auto& ctx = eval.context();
   ctx["M"] = g.m;
   ctx["N"] = g.n;

@@ -50,6 +50,7 @@ struct LaunchGeometry {
   int64_t m = 0, n = 0, k = 0;
   bool padded = false;
   int64_t pad_m = 1, pad_n = 1, pad_k = 1;  // declared multiples (1 when not padded)
+  int64_t align_ld = 1;  // the multiple A's and B's leading dimensions and offsets must be of
   std::optional<SplitK> split_k;
 };
 

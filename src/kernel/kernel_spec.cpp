@@ -179,7 +179,7 @@ namespace {
 
 LaunchDeclaration parse_launch(const json& j, const std::set<std::string>& names,
                                const std::string& origin) {
-  const Fields f(j, "launch", origin, {"local", "global", "pad", "split_k", "batch"});
+  const Fields f(j, "launch", origin, {"local", "global", "pad", "align_ld", "split_k", "batch"});
   std::set<std::string> with_sizes = names;
   with_sizes.insert({"M", "N", "K"});
   auto checked = [&](Expression e, const std::string& field) {
@@ -203,6 +203,7 @@ LaunchDeclaration parse_launch(const json& j, const std::set<std::string>& names
     d.pad_n = checked(pad.expression("N", true), "launch.pad.N");
     d.pad_k = checked(pad.expression("K", true), "launch.pad.K");
   }
+  if (f.has("align_ld")) d.align_ld = checked(f.expression("align_ld", true), "launch.align_ld");
   if (f.has("split_k")) {
     const Fields sk(
         f.at("split_k"), "launch.split_k", origin,

@@ -73,6 +73,9 @@ struct LaunchDeclaration {
   // "pad": the kernel handles only multiples of these; the host pads (empty: not that dimension).
   bool padded = false;
   Expression pad_m, pad_n, pad_k;
+  // "align_ld": A and B go to the kernel with leading dimensions and offsets that are multiples
+  // of this (elements); the host copies an operand that is not so already (empty: never).
+  Expression align_ld;
   std::optional<SplitKDeclaration> split_k;
   std::vector<BatchLayout> batch_layouts;  // "batch": {"layouts": [...]}
 };

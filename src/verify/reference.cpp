@@ -1,10 +1,12 @@
 #include "src/verify/reference.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <set>
 #include <sstream>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -298,51 +300,146 @@ std::string Reference::coverage() const {
          (problem_.batch > 1 ? fmt::format(" of each of {} GEMMs", problem_.batch) : "");
 }
 
+namespace {
+
+// NaN and infinite elements among n stored values of type T (half: its bits).
+template <typename T>
+int64_t count_non_finite(const T* v, int64_t n) {
+  int64_t count = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if constexpr (std::is_same_v<T, uint16_t>) {
+      count += (v[i] & 0x7c00) == 0x7c00;  // exponent all ones: infinite or NaN
+    } else {
+      count += !std::isfinite(v[i]);
+    }
+  }
+  return count;
+}
+
+}  // namespace
+
 Verification Reference::check(const std::vector<double>& c) const {
+  const int64_t per = problem_.shape.m * problem_.shape.n;
+  return check_with(
+      [&](int64_t e, int64_t index) { return c[static_cast<size_t>(e * per + index)]; },
+      [&](int64_t e) { return count_non_finite(c.data() + e * per, per); },
+      static_cast<int64_t>(c.size()));
+}
+
+Verification Reference::check(const std::vector<unsigned char>& bytes, Precision precision,
+                              const std::vector<int64_t>& starts) const {
+  const int64_t per = problem_.shape.m * problem_.shape.n;
+  const auto eb = static_cast<int64_t>(element_bytes(precision));
+  Verification v;
+  v.tolerance = tolerance_;
+  if (static_cast<int64_t>(starts.size()) != problem_.batch) {
+    v.message = fmt::format("result has {} matrices, expected {}", starts.size(), problem_.batch);
+    return v;
+  }
+  for (int64_t first : starts) {
+    if (first < 0 || (first + per) * eb > static_cast<int64_t>(bytes.size())) {
+      v.message = fmt::format("result holds {} bytes, too few for its matrices", bytes.size());
+      return v;
+    }
+  }
+  auto element = [&](int64_t e, int64_t index) {
+    return bytes.data() + (starts[static_cast<size_t>(e)] + index) * eb;
+  };
+  // Elements are read where they lie (memcpy: the buffer promises no alignment).
+  auto at = [&](int64_t e, int64_t index) -> double {
+    const unsigned char* p = element(e, index);
+    if (eb == 8) {
+      double d;
+      std::memcpy(&d, p, sizeof d);
+      return d;
+    }
+    if (eb == 4) {
+      float f;
+      std::memcpy(&f, p, sizeof f);
+      return f;
+    }
+    uint16_t h;
+    std::memcpy(&h, p, sizeof h);
+    return half_to_float(h);
+  };
+  auto non_finite = [&](int64_t e) -> int64_t {
+    const unsigned char* p = element(e, 0);
+    const auto aligned = [&](size_t a) { return reinterpret_cast<uintptr_t>(p) % a == 0; };
+    if (eb == 8 && aligned(alignof(double))) {
+      return count_non_finite(reinterpret_cast<const double*>(p), per);
+    }
+    if (eb == 4 && aligned(alignof(float))) {
+      return count_non_finite(reinterpret_cast<const float*>(p), per);
+    }
+    if (eb == 2 && aligned(alignof(uint16_t))) {
+      return count_non_finite(reinterpret_cast<const uint16_t*>(p), per);
+    }
+    int64_t count = 0;
+    for (int64_t i = 0; i < per; ++i) count += !std::isfinite(at(e, i));
+    return count;
+  };
+  return check_with(at, non_finite, per * problem_.batch);
+}
+
+template <typename At, typename NonFinite>
+Verification Reference::check_with(At at_index, NonFinite non_finite, int64_t size) const {
   const auto& s = problem_.shape;
   const int64_t per = s.m * s.n;
   const int64_t total = per * problem_.batch;
   Verification v;
   v.tolerance = tolerance_;
-  if (static_cast<int64_t>(c.size()) != total) {
-    v.message = fmt::format("result has {} elements, expected {}", c.size(), total);
+  if (size != total) {
+    v.message = fmt::format("result has {} elements, expected {}", size, total);
     return v;
   }
-  // Where the worst output and the first NaN are: batch entry, row, column. Every output is
-  // checked for NaN and infinity; the values of the checked rows against the reference.
-  int64_t worst_e = 0, worst_r = 0, worst_j = 0, nan_e = -1, nan_i = -1, nan_j = -1, nans = 0;
   auto at = [&](int64_t e, int64_t i, int64_t j) {
-    return c[static_cast<size_t>(e * per + stored_index(problem_.order, s.m, s.n, i, j))];
+    return at_index(e, stored_index(problem_.order, s.m, s.n, i, j));
   };
-  for (int64_t e = 0; e < problem_.batch; ++e) {
-    for (int64_t j = 0; j < s.n; ++j) {
+  // Every output is checked for NaN and infinity, in storage order; only when some are found is
+  // the first one (column by column) looked for, to name it.
+  int64_t nans = 0, nan_e = -1, nan_i = -1, nan_j = -1;
+  for (int64_t e = 0; e < problem_.batch; ++e) nans += non_finite(e);
+  for (int64_t e = 0; e < problem_.batch && nans > 0 && nan_e < 0; ++e) {
+    for (int64_t j = 0; j < s.n && nan_e < 0; ++j) {
       for (int64_t i = 0; i < s.m; ++i) {
-        if (!std::isfinite(at(e, i, j)) && nans++ == 0) {
+        if (!std::isfinite(at(e, i, j))) {
           nan_e = e;
           nan_i = i;
           nan_j = j;
+          break;
         }
       }
     }
   }
+  // The values of the checked rows against the reference, and where the worst one is.
+  int64_t worst_e = 0, worst_r = 0, worst_j = 0;
   const auto checked_rows = static_cast<int64_t>(rows_.size());
   v.checked = checked_rows * s.n * problem_.batch;
+  const bool row_major = problem_.order == Order::kRowMajor;
   for (int64_t e = 0; e < problem_.batch && nans == 0; ++e) {
     const Eigen::MatrixXd& expected = expected_[static_cast<size_t>(e)];
     const Eigen::MatrixXd& scales = scale_[static_cast<size_t>(e)];
-    for (int64_t j = 0; j < s.n; ++j) {
+    auto compare = [&](int64_t r, int64_t j) {
+      const double err = std::abs(at(e, rows_[static_cast<size_t>(r)], j) - expected(r, j));
+      const double scale = scales(r, j);
+      const double rel =
+          scale > 0 ? err / scale : (err == 0 ? 0.0 : std::numeric_limits<double>::infinity());
+      if (rel > v.tolerance) ++v.wrong;
+      if (rel > v.max_error) {
+        v.max_error = rel;
+        worst_e = e;
+        worst_r = r;
+        worst_j = j;
+      }
+    };
+    // Along the stored rows or columns of C, whichever is contiguous.
+    if (row_major) {
       for (int64_t r = 0; r < checked_rows; ++r) {
-        const double err = std::abs(at(e, rows_[static_cast<size_t>(r)], j) - expected(r, j));
-        const double scale = scales(r, j);
-        const double rel =
-            scale > 0 ? err / scale : (err == 0 ? 0.0 : std::numeric_limits<double>::infinity());
-        if (rel > v.tolerance) ++v.wrong;
-        if (rel > v.max_error) {
-          v.max_error = rel;
-          worst_e = e;
-          worst_r = r;
-          worst_j = j;
-        }
+        for (int64_t j = 0; j < s.n; ++j) compare(r, j);
+      }
+    } else {
+      for (int64_t j = 0; j < s.n; ++j) {
+        for (int64_t r = 0; r < checked_rows; ++r) compare(r, j);
       }
     }
   }

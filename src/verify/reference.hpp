@@ -117,6 +117,10 @@ class Reference {
   // Checks a result C stored as the problem stores C (batch entries one after the other, as in
   // HostMatrices).
   Verification check(const std::vector<double>& c) const;
+  // The same check on C as the device left it, without converting it: `bytes` holds elements of
+  // `precision`, and batch entry e starts at element `starts[e]`.
+  Verification check(const std::vector<unsigned char>& bytes, Precision precision,
+                     const std::vector<int64_t>& starts) const;
 
   // Cref of batch entry `entry`: its row r is row rows()[r] of C (all rows unless sampled).
   const Eigen::MatrixXd& expected(int64_t entry = 0) const {
@@ -129,6 +133,10 @@ class Reference {
   std::string coverage() const;
 
  private:
+  // check() over any storage: `at(e, index)` gives element `index` of entry e as a double,
+  // `non_finite(e)` counts the entry's NaN and infinite elements.
+  template <typename At, typename NonFinite>
+  Verification check_with(At at, NonFinite non_finite, int64_t size) const;
   Problem problem_;
   std::vector<int64_t> rows_;              // the rows of C compared with the reference, ascending
   std::vector<Eigen::MatrixXd> expected_;  // M x N per batch entry

@@ -8,11 +8,12 @@
 
 #include <chrono>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <thread>
 
-#include "src/db/journal.hpp"
 #include "src/core/json_util.hpp"
+#include "src/db/journal.hpp"
 #include "tests/search/strategies/synthetic_space.hpp"
 #include "tests/test_support.hpp"
 
@@ -66,7 +67,15 @@ TEST_CASE("search on a replay writes the best and the journal", "[search][cli]")
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("per minute") != std::string::npos);
+  // The summary line counts the verified results apart from every measured one.
+  std::smatch m;
+  const std::regex summary(R"((\d+) configurations measured in .* per minute; (\d+) verified: )");
+  REQUIRE(std::regex_search(r.out, m, summary));
+  CHECK(std::stoi(m[1]) == 25);
+  CHECK(std::stoi(m[2]) >= 1);
+  CHECK(std::stoi(m[2]) <= 25);
   const auto out = read_json_file(dir + "/out.json");
+  CHECK(out["metadata"]["verified_per_minute"].get<double>() > 0);
   CHECK(out["metadata"]["strategy"] == "anneal");
   CHECK(out["metadata"]["seed"] == 3);
   CHECK(out["metadata"]["device"]["id"] == "synthetic");

@@ -339,7 +339,9 @@ TEST_CASE("the suite runs tiny shapes on the OpenCL device, both sides verified"
     CHECK(row.gemmtune.verified);
     CHECK(row.gemmtune.wall.runs == 3);
     CHECK(row.gemmtune.gflops > 0);
-    CHECK(row.gemmtune.kernel_gflops >= row.gemmtune.gflops * 0.999);  // part of the call
+    // The kernel is part of the call, but its time comes from a separate call: on a loaded CPU
+    // device the two calls can differ, so only the order of magnitude is checked.
+    CHECK(row.gemmtune.kernel_gflops >= row.gemmtune.gflops * 0.5);
     CHECK(row.gemmtune.tolerance > 0);
     CHECK(row.gemmtune.max_error <= row.gemmtune.tolerance);
     CHECK(row.library.ok());

@@ -43,6 +43,16 @@ Problem problem(const Shape& shape, Order order, const std::string& layout) {
   return p;
 }
 
+// Calls `check(problem)` for every shape of kShapes in every storage order and layout.
+template <typename Check>
+void every_problem(Check check) {
+  for (Order order : {Order::kRowMajor, Order::kColMajor}) {
+    for (const std::string layout : {"NN", "NT", "TN", "TT"}) {
+      for (const Shape& shape : kShapes) check(problem(shape, order, layout));
+    }
+  }
+}
+
 }  // namespace
 
 TEST_CASE("xgemm_fast with wide global loads over awkward shapes, layouts and orders",
@@ -51,17 +61,34 @@ TEST_CASE("xgemm_fast with wide global loads over awkward shapes, layouts and or
   if (!ev) return test::unavailable("no OpenCL device");
   for (int64_t glv : {2, 4}) {
     const Configuration config = wide_config(*ev, glv);
-    for (Order order : {Order::kRowMajor, Order::kColMajor}) {
-      for (const std::string layout : {"NN", "NT", "TN", "TT"}) {
-        for (const Shape& shape : kShapes) {
-          const Problem p = problem(shape, order, layout);
-          const Result r = ev->evaluate(p, config);
-          INFO(describe(p, r));
-          CHECK(r.status == Status::kOk);
-        }
-      }
-    }
+    every_problem([&](const Problem& p) {
+      const Result r = ev->evaluate(p, config);
+      INFO(describe(p, r));
+      CHECK(r.status == Status::kOk);
+    });
   }
+}
+
+TEST_CASE("ALDCOPY copies misaligned operands so that wide loads apply", "[device][glv]") {
+  auto ev = make_evaluator();
+  if (!ev) return test::unavailable("no OpenCL device");
+  // 33x17x65 and 65x3x7 have odd leading dimensions in every layout: both operands are copied
+  // (helper kernels run); 64x32x16 has aligned ones: nothing is copied.
+  for (int64_t glv : {2, 4}) {
+    const Configuration config = wide_config(*ev, glv, {{"ALDCOPY", 1}});
+    every_problem([&](const Problem& p) {
+      const Result r = ev->evaluate(p, config);
+      INFO(describe(p, r));
+      CHECK(r.status == Status::kOk);
+      if (p.shape.m == 33 || p.shape.m == 65) CHECK(r.helper_kernels);
+      if (p.shape.m == 64 || p.shape.m == 48) CHECK_FALSE(r.helper_kernels);
+    });
+  }
+  // Without wide loads the copy would serve nothing: refused.
+  const Result r = ev->evaluate(problem(Shape{33, 17, 65}, Order::kRowMajor, "NN"),
+                                wide_config(*ev, 1, {{"ALDCOPY", 1}}));
+  CHECK(r.status == Status::kInvalid);
+  CHECK_THAT(r.message, Catch::Contains("ALDCOPY"));
 }
 
 TEST_CASE("wide global loads with staging, swizzle, split-K, half storage and batches",
