@@ -6,6 +6,8 @@
 // outputs live in search_options.cpp, search_target.cpp and search_outputs.cpp.
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -244,6 +246,37 @@ void update_database(const SearchRun& run, const Problem& problem, const ShapeOu
   spdlog::info("{}: database {}: {}", problem.shape.to_string(), db.path, to_string(put));
 }
 
+// How many of the database's entries of a problem's family a search measures first.
+constexpr size_t kDatabaseStarts = 3;
+
+// The configurations of `path`'s entries of `problem`'s family, the exact shape first and then
+// by distance in log space, completed with the template's defaults (an entry older than a
+// parameter lacks it): a search of a database starts from what the database knows, so that the
+// best configuration of a neighbouring shape is never missed by a short search of this one.
+std::vector<Configuration> database_starts(const SearchRun& run, const Problem& problem) {
+  const auto& db = run.target.db;
+  if (db.path.empty() || !run.target.spec || !std::filesystem::exists(db.path)) return {};
+  const Database database = Database::load(db.path);
+  const EntryKey key = EntryKey::of(problem);
+  std::vector<std::pair<double, const DatabaseEntry*>> family;
+  for (const auto& e : database.entries()) {
+    if (e.status != Status::kOk || !e.key.same_family(key)) continue;
+    const double dm = std::log(double(e.key.shape.m) / double(problem.shape.m));
+    const double dn = std::log(double(e.key.shape.n) / double(problem.shape.n));
+    const double dk = std::log(double(e.key.shape.k) / double(problem.shape.k));
+    family.emplace_back(std::sqrt(dm * dm + dn * dn + dk * dk), &e);
+  }
+  std::stable_sort(family.begin(), family.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<Configuration> out;
+  for (const auto& [distance, e] : family) {
+    if (out.size() == kDatabaseStarts) break;
+    const Configuration c = run.target.spec->complete(e->parameters);
+    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+  }
+  return out;
+}
+
 // Searches one problem's space, refines its best when asked, and updates the database.
 // What one shape of the job gets: its budget, and configurations to measure first.
 struct ShapePlan {
@@ -399,7 +432,7 @@ KernelSearch search_kernel(const GlobalOptions& global, SearchArgs a, const Give
   std::vector<ShapeOutcome> outcomes;
   bool interrupted = false;
   for (size_t i = 0; i < problems.size(); ++i) {
-    ShapePlan plan{stops[i], {}};
+    ShapePlan plan{stops[i], database_starts(run, problems[i])};
     // A workload's shapes start from what the others found best.
     if (!a.workload.empty()) {
       for (const auto& o : outcomes) {

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "src/core/json_util.hpp"
+#include "src/db/database.hpp"
 #include "src/db/journal.hpp"
 #include "tests/search/strategies/synthetic_space.hpp"
 #include "tests/test_support.hpp"
@@ -232,4 +233,29 @@ TEST_CASE("a search survives kernels that hang and crash", "[search][cli][device
   const auto out = read_json_file(dir + "/out.json");
   CHECK(out["results"][0]["evaluations"] == 8);
   CHECK(out["results"][0]["best"]["config"]["FAULT"] == 0);
+}
+
+TEST_CASE("a search with a database starts from the entry of the nearest shape",
+          "[search][cli][database][device]") {
+  if (!test::test_device().device) return test::unavailable("no OpenCL device");
+  const std::string dir = test::temp_dir("search-db-start");
+  const std::string common =
+      "search --kernel xgemm_direct --space ci --strategy random --in-process --compile-threads 1 "
+      "--fresh --cache-dir " +
+      dir + "/cache --db " + dir + "/db.json ";
+  auto r = run_gemmtune(common + "-s 24x24x24 --max-evals 3 --seed 5 -o " + dir + "/a.json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const Database db = Database::load(dir + "/db.json");
+  REQUIRE(db.entries().size() == 1);
+  const std::string tuned = to_string(db.entries()[0].parameters);
+  // Another shape of the family, another seed: its first measurement is the entry's
+  // configuration, before the strategy proposes anything.
+  r = run_gemmtune(common + "-s 20x20x20 --max-evals 2 --seed 9 -o " + dir + "/b.json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto order = journalled(dir + "/b.journal.jsonl");
+  REQUIRE_FALSE(order.empty());
+  CHECK(order.front() == tuned);
+  CHECK(read_json_file(dir + "/b.json")["results"][0]["warm_started"] == 1);
 }
