@@ -377,6 +377,19 @@ bool same_placement(const GemmBuffers& a, const GemmBuffers& b) {
 
 }  // namespace
 
+// With "align_ld", an operand whose leading dimension or offset is no multiple of it is copied
+// into scratch whose leading dimension is, at offset 0 (a read and a write of the operand per
+// call; the kernel then takes its wide loads), and the kernel reads the copy.
+void GemmCall::align_operand(Operand& o, Scratch& buffer, size_t element_size) {
+  const int64_t align = geometry_.align_ld;
+  if (o.ld % align == 0 && o.offset % align == 0) return;
+  const auto ld =
+      static_cast<int64_t>(round_up(static_cast<size_t>(o.rows), static_cast<size_t>(align)));
+  const Operand dst{scratch(buffer, ld * o.cols, element_size), o.rows, o.cols, 0, ld};
+  add_pad(o, dst);
+  o = dst;
+}
+
 cl_mem GemmCall::user_buffer(const GemmBuffers& in, UserBuffer which) {
   switch (which) {
     case UserBuffer::kA:
@@ -484,20 +497,10 @@ void GemmCall::bind_placement(const GemmBuffers& in, cl::CommandQueue& queue) {
     ka = {scratch_a_.buffer(), ka_rows, ka_cols, 0, ka_rows};
   if (padded(pb, kb_rows, kb_cols, scratch_b_, true))
     kb = {scratch_b_.buffer(), kb_rows, kb_cols, 0, kb_rows};
-  // With "align_ld", an A or B whose leading dimension or offset is no multiple of it is copied
-  // into scratch whose leading dimension is (a copy costs a read and a write of the operand; the
-  // kernel then takes its wide loads). A batch keeps its operands: the kernel copes either way.
+  // A batch keeps its operands: the kernel copes with any alignment.
   if (g.align_ld > 1 && p.batch == 1 && !g.padded) {
-    auto align = [&](Operand& o, Scratch& buffer) {
-      if (o.ld % g.align_ld == 0 && o.offset % g.align_ld == 0) return;
-      const auto ld = static_cast<int64_t>(
-          round_up(static_cast<size_t>(o.rows), static_cast<size_t>(g.align_ld)));
-      const Operand dst{scratch(buffer, ld * o.cols, eb), o.rows, o.cols, 0, ld};
-      add_pad(o, dst);
-      o = dst;
-    };
-    align(ka, scratch_a_);
-    align(kb, scratch_b_);
+    align_operand(ka, scratch_a_, eb);
+    align_operand(kb, scratch_b_, eb);
   }
   // beta == 0 reads no C: the padded C is then not copied in but filled with NaN, so that a
   // kernel which reads it anyway produces NaN, which verification catches.

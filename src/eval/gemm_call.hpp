@@ -111,6 +111,7 @@ class GemmCall {
     size_t bytes = 0;
   };
   cl_mem scratch(Scratch& s, int64_t elements, size_t element_size);
+  void align_operand(Operand& o, Scratch& buffer, size_t element_size);
   void set_batch(cl::Kernel& kernel, cl_uint first, const Operand& a, const Operand& b,
                  const Operand& c);
   void add_kernels(const Operand& ka, const Operand& kb, const Operand& kc, const Operand& bias,
