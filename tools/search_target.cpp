@@ -119,6 +119,7 @@ std::vector<std::string> auto_kernels(const GlobalOptions& global, const std::st
     if (spec.backend() != Backend::kOpenCl) continue;
     if (!space.empty() && !spec.spaces().count(space)) continue;
     if (!supports_epilogue(spec, epilogue)) continue;
+    if (problem.batch > 1 && !supports_batch(spec, problem.batch_layout)) continue;
     names.push_back(spec.name());
   }
   if (names.empty()) throw invalid_argument("--kernel auto: no template implements this problem");

@@ -138,6 +138,18 @@ TEST_CASE("search --kernel auto shares the budget over the templates and names t
   }
   CHECK_FALSE(fs::exists(fs::path(dir) / "out" / "search-clblast-xgemm.json"));
 
+  // A batched problem goes only to the templates that declare batches (xgemm and xgemm_skinny
+  // do not).
+  r = run_gemmtune_in(dir, "",
+                      "search --devices " + devices.string() +
+                          " -s 16x16x16 --batch 3 --strategy random --max-evals 4 --no-db"
+                          " --out batched");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(fs::exists(fs::path(dir) / "batched" / "search-xgemm_fast.json"));
+  CHECK_FALSE(fs::exists(fs::path(dir) / "batched" / "search-xgemm_skinny.json"));
+  CHECK_FALSE(fs::exists(fs::path(dir) / "batched" / "search-xgemm.json"));
+
   // What --kernel auto cannot do is refused before anything is measured.
   r = run_gemmtune_in(dir, "", "search --kernel auto -s 32x32x32 -o x.json");
   CHECK(r.exit_code == 2);
