@@ -110,7 +110,7 @@ std::vector<Problem> shard_problems(const std::vector<Problem>& problems, const 
 // budget spread by weight (heaviest shapes first: `problems` is reordered so).
 std::vector<StopCondition> shape_budgets(SearchArgs& a, std::vector<Problem>& problems) {
   if (a.workload.empty()) return std::vector<StopCondition>(problems.size(), stop_condition(a));
-  auto workload = read_workload(a.workload);
+  auto workload = a.workload_shapes;
   std::stable_sort(
       workload.begin(), workload.end(),
       [](const WorkloadShape& x, const WorkloadShape& y) { return x.weight > y.weight; });
@@ -467,7 +467,7 @@ void search_all_kernels(const GlobalOptions& global, SearchArgs a, const GivenOp
   const std::vector<std::string> kernels = auto_kernels(global, a.space, base_problem(a));
   const auto n = int64_t(kernels.size());
   if (a.max_evals == 0 && a.time_budget_s == 0 && a.space_fraction == 0)
-    a.max_evals = 100 * int64_t(a.workload.empty() ? 1 : read_workload(a.workload).size());
+    a.max_evals = 100 * int64_t(a.workload.empty() ? 1 : a.workload_shapes.size());
   if (a.max_evals > 0) a.max_evals = std::max<int64_t>(1, a.max_evals / n);
   a.time_budget_s /= double(n);
   std::string names;
@@ -504,6 +504,7 @@ void search_all_kernels(const GlobalOptions& global, SearchArgs a, const GivenOp
 }
 
 void run_search_command(const GlobalOptions& global, SearchArgs a, const GivenOptions& given) {
+  if (!a.workload.empty()) a.workload_shapes = read_workload(a.workload);
   std::string reason;
   if (a.kernel.empty() && a.resume.empty() && a.replay.empty()) {
     const KernelChoice choice = default_kernel(global, a.device);

@@ -17,6 +17,7 @@
 #include "search/tuning/compile_pool.hpp"
 #include "search/tuning/tuner.hpp"
 #include "src/core/problem.hpp"
+#include "src/core/workload.hpp"
 #include "src/db/database.hpp"
 #include "src/db/evaluation_cache.hpp"
 #include "src/eval/evaluator.hpp"
@@ -46,8 +47,9 @@ struct SearchArgs {
   double replay_delay_ms = 0;
   std::string output;
   std::string workload;  // shapes with weights, one budget spread over them (workload.hpp)
-  std::string out_dir;   // where the results file and the journal go ("" = a new folder)
-  bool fresh = false;    // measure again what the evaluation cache holds
+  std::vector<WorkloadShape> workload_shapes;  // `workload` as read, once, by the command
+  std::string out_dir;  // where the results file and the journal go ("" = a new folder)
+  bool fresh = false;   // measure again what the evaluation cache holds
   double eval_timeout_s = 120;
   bool in_process = false;
   bool json = false;

@@ -189,7 +189,7 @@ std::vector<Problem> search_problems(const SearchArgs& a, Problem base, ReplayEv
   if (!a.workload.empty()) {
     if (!a.problem.shapes.empty() || !a.problem.shapes_file.empty())
       throw invalid_argument("--workload names the shapes: not with -s/--shapes-file");
-    for (const auto& w : read_workload(a.workload)) shapes.push_back(w.shape);
+    for (const auto& w : a.workload_shapes) shapes.push_back(w.shape);
   } else {
     shapes = a.problem.shape_list();
   }
