@@ -6,9 +6,9 @@
 #include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
 
-#include "src/device/device.hpp"
 #include "src/core/error.hpp"
 #include "src/core/json_util.hpp"
+#include "src/device/device.hpp"
 
 namespace gemmtune {
 
@@ -17,15 +17,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kMagic = "gemmtune-binary-cache 1";
-
-uint64_t fnv1a64(const std::string& text) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
 
 // A second, structurally different hash (multiply-rotate per byte, then a final avalanche) so
 // that the two halves of the key do not fail together.
@@ -51,6 +42,15 @@ std::string hex64(uint64_t v) {
 }
 
 }  // namespace
+
+uint64_t fnv1a64(const std::string& text) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
 
 std::string hash_hex128(const std::string& text) {
   return hex64(fnv1a64(text)) + hex64(mix64(text));

@@ -15,6 +15,8 @@ struct DeviceInfo;
 
 // 32 hex digits from two independent 64-bit hashes of `text`.
 std::string hash_hex128(const std::string& text);
+// The 64-bit FNV-1a hash of `text`.
+uint64_t fnv1a64(const std::string& text);
 
 class BinaryCache {
  public:

@@ -7,9 +7,10 @@
 
 #include <catch2/catch.hpp>
 
+#include "search/ab/refine.hpp"
 #include "src/core/error.hpp"
 #include "src/db/journal.hpp"
-#include "search/ab/refine.hpp"
+#include "src/device/binary_cache.hpp"
 #include "src/eval/replay_evaluator.hpp"
 #include "tests/test_support.hpp"
 
@@ -19,15 +20,6 @@ using gemmtune::test::temp_dir;
 
 namespace {
 
-uint64_t fnv1a(const std::string& s) {
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
-
 // A made-up recording of every valid configuration of `space` (not a measurement of a device): a
 // smooth preference for mid-sized tiles and wide vectors times a rugged per-configuration factor,
 // so that single changes meet local optima, near-ties and a few wrong results.
@@ -36,7 +28,7 @@ std::string write_replay(const ParamSpace& space, const Problem& problem, const 
   nlohmann::json header = {{"type", "header"}, {"kernel", problem.kernel}, {"space", space.name()}};
   out << header.dump() << "\n";
   for (const auto& c : space.enumerate()) {
-    const uint64_t h = fnv1a(to_string(c));
+    const uint64_t h = fnv1a64(to_string(c));
     Result r;
     r.config = c;
     if (h % 29 == 0) {
