@@ -510,6 +510,18 @@ TEST_CASE("api: repeated calls on new buffers and new placements", "[api][device
   REQUIRE(Explain(p, cl->queue, &e) == StatusCode::kSuccess);
   REQUIRE(e.kernel == "xgemm");
   runs("xgemm, padded");
+  // xgemm_fast with ALDCOPY copies the operands of odd leading dimensions (all of them here)
+  // through helper kernels that read the caller's A and B.
+  const std::string aligned = api_test::temp_dir() + "/aldcopy.json";
+  api_test::write_database(aligned, cl->device_name,
+                           {{"xgemm_fast", "NN", 33, 17, 9,
+                             R"({"MWG": 16, "NWG": 32, "KWG": 8, "MDIMC": 4, "NDIMC": 8,
+                                 "VWM": 2, "VWN": 2, "GLV": 4, "ALDCOPY": 1})"}});
+  REQUIRE(SetDatabase(aligned) == StatusCode::kSuccess);
+  REQUIRE(Explain(p, cl->queue, &e) == StatusCode::kSuccess);
+  REQUIRE(e.kernel == "xgemm_fast");
+  CHECK_THAT(e.parameters, Catch::Contains("ALDCOPY=1"));
+  runs("xgemm_fast, aligned copies");
   REQUIRE(SetDatabase("") == StatusCode::kSuccess);
 }
 
