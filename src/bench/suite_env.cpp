@@ -176,7 +176,7 @@ Verification verify_call(ClEnv& env, CaseData& d, SideCall& call, bool epilogue)
         *at);
     return v;
   }
-  return d.reference(epilogue).check(d.pc.entries(c, d.problem.precision));
+  return d.reference(epilogue).check(c, d.problem.precision, d.pc.positions);
 }
 
 std::pair<double, double> time_call(ClEnv& env, SideCall& call, bool events) {

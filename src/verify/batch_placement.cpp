@@ -30,19 +30,6 @@ std::vector<unsigned char> BatchPlacement::image(const std::vector<double>& dens
   return pack_elements(out, precision);
 }
 
-std::vector<double> BatchPlacement::entries(const std::vector<unsigned char>& bytes,
-                                            Precision precision) const {
-  const auto eb = static_cast<size_t>(element_bytes(precision));
-  const size_t matrix = static_cast<size_t>(size) * eb;
-  std::vector<unsigned char> dense(matrix * positions.size());
-  for (size_t e = 0; e < positions.size(); ++e) {
-    const auto at = bytes.begin() + static_cast<int64_t>(static_cast<size_t>(positions[e]) * eb);
-    std::copy(at, at + static_cast<int64_t>(matrix),
-              dense.begin() + static_cast<int64_t>(e * matrix));
-  }
-  return unpack_elements(dense, precision);
-}
-
 std::optional<int64_t> BatchPlacement::changed_gap(
     const std::vector<unsigned char>& bytes, const std::vector<unsigned char>& gap_element) const {
   const size_t eb = gap_element.size();

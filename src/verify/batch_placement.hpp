@@ -28,8 +28,6 @@ struct BatchPlacement {
   // The buffer image of `dense` (entries one after the other), gaps `gap`, in `precision`.
   std::vector<unsigned char> image(const std::vector<double>& dense, double gap,
                                    Precision precision) const;
-  // The entries of a buffer image, one after the other (as `dense` was).
-  std::vector<double> entries(const std::vector<unsigned char>& bytes, Precision precision) const;
   // The first element of a gap in `bytes` that differs from `gap_element` (one packed element),
   // or nullopt when every gap is intact.
   std::optional<int64_t> changed_gap(const std::vector<unsigned char>& bytes,

@@ -126,23 +126,32 @@ std::vector<unsigned char> pack_elements(const std::vector<double>& values, Prec
   return out;
 }
 
+namespace {
+
+// One stored element of `width` bytes (8: double, 4: float, 2: half) as a double; read with
+// memcpy, since a buffer promises no alignment.
+double unpack_element(const unsigned char* src, size_t width) {
+  if (width == 8) {
+    double d;
+    std::memcpy(&d, src, 8);
+    return d;
+  }
+  if (width == 4) {
+    float f;
+    std::memcpy(&f, src, 4);
+    return f;
+  }
+  uint16_t h;
+  std::memcpy(&h, src, 2);
+  return half_to_float(h);
+}
+
+}  // namespace
+
 std::vector<double> unpack_elements(const std::vector<unsigned char>& bytes, Precision precision) {
   const size_t width = static_cast<size_t>(element_bytes(precision));
   std::vector<double> out(bytes.size() / width);
-  for (size_t i = 0; i < out.size(); ++i) {
-    const unsigned char* src = bytes.data() + i * width;
-    if (width == 8) {
-      std::memcpy(&out[i], src, 8);
-    } else if (width == 4) {
-      float f;
-      std::memcpy(&f, src, 4);
-      out[i] = f;
-    } else {
-      uint16_t h;
-      std::memcpy(&h, src, 2);
-      out[i] = half_to_float(h);
-    }
-  }
+  for (size_t i = 0; i < out.size(); ++i) out[i] = unpack_element(bytes.data() + i * width, width);
   return out;
 }
 
@@ -345,22 +354,8 @@ Verification Reference::check(const std::vector<unsigned char>& bytes, Precision
   auto element = [&](int64_t e, int64_t index) {
     return bytes.data() + (starts[static_cast<size_t>(e)] + index) * eb;
   };
-  // Elements are read where they lie (memcpy: the buffer promises no alignment).
-  auto at = [&](int64_t e, int64_t index) -> double {
-    const unsigned char* p = element(e, index);
-    if (eb == 8) {
-      double d;
-      std::memcpy(&d, p, sizeof d);
-      return d;
-    }
-    if (eb == 4) {
-      float f;
-      std::memcpy(&f, p, sizeof f);
-      return f;
-    }
-    uint16_t h;
-    std::memcpy(&h, p, sizeof h);
-    return half_to_float(h);
+  auto at = [&](int64_t e, int64_t index) {
+    return unpack_element(element(e, index), static_cast<size_t>(eb));
   };
   auto non_finite = [&](int64_t e) -> int64_t {
     const unsigned char* p = element(e, 0);
