@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cmath>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -257,33 +256,22 @@ std::vector<Configuration> database_starts(const SearchRun& run, const Problem& 
   const auto& db = run.target.db;
   if (db.path.empty() || !run.target.spec || !std::filesystem::exists(db.path)) return {};
   const Database database = Database::load(db.path);
-  const EntryKey key = EntryKey::of(problem);
-  std::vector<std::pair<double, const DatabaseEntry*>> family;
-  for (const auto& e : database.entries()) {
-    if (e.status != Status::kOk || !e.key.same_family(key)) continue;
-    const double dm = std::log(double(e.key.shape.m) / double(problem.shape.m));
-    const double dn = std::log(double(e.key.shape.n) / double(problem.shape.n));
-    const double dk = std::log(double(e.key.shape.k) / double(problem.shape.k));
-    family.emplace_back(std::sqrt(dm * dm + dn * dn + dk * dk), &e);
-  }
-  std::stable_sort(family.begin(), family.end(),
-                   [](const auto& x, const auto& y) { return x.first < y.first; });
   std::vector<Configuration> out;
-  for (const auto& [distance, e] : family) {
+  for (const auto& match : database.ranked(EntryKey::of(problem))) {
     if (out.size() == kDatabaseStarts) break;
-    const Configuration c = run.target.spec->complete(e->parameters);
+    const Configuration c = run.target.spec->complete(match.entry->parameters);
     if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
   }
   return out;
 }
 
-// Searches one problem's space, refines its best when asked, and updates the database.
 // What one shape of the job gets: its budget, and configurations to measure first.
 struct ShapePlan {
   StopCondition stop;
   std::vector<Configuration> warm_start;
 };
 
+// Searches one problem's space, refines its best when asked, and updates the database.
 ShapeOutcome tune_shape(const SearchRun& run, const Problem& problem, const ShapePlan& plan) {
   const auto& a = run.a;
   const SearchSpace space = shape_space(run, problem);

@@ -15,12 +15,6 @@ namespace gemmtune::suite {
 #if GEMMTUNE_HAVE_CLBLAST
 namespace {
 
-clblast::Precision clblast_precision_of(Precision p) {
-  return p == Precision::kFP64   ? clblast::Precision::kDouble
-         : p == Precision::kFP16 ? clblast::Precision::kHalf
-                                 : clblast::Precision::kSingle;
-}
-
 // The row-wise bias+ReLU that follows CLBlast's Gemm in the epilogue rows: C is row-major M x N,
 // bias[j] is added to column j. Dimension 0 runs along the contiguous columns.
 constexpr const char* kBiasReluSource = R"CL(
@@ -96,7 +90,7 @@ class ClblastCall : public SideCall {
   void prepare() override {
     if (!install_) return;
     check(clblast::OverrideParameters(env_.device().device(), parameters_->kernel,
-                                      clblast_precision_of(parameters_->precision), *install_),
+                                      clblast_precision(parameters_->precision), *install_),
           "OverrideParameters");
   }
 
@@ -229,7 +223,7 @@ ClblastParameters load_clblast_parameters(const cl::Device& device, const std::s
     out.tuned[name] = value.get<size_t>();
     listed += " " + name + "=" + std::to_string(value.get<int64_t>());
   }
-  const auto precision = clblast_precision_of(out.precision);
+  const auto precision = clblast_precision(out.precision);
   // CLBlast's own set first: after an override, it would return the override.
   auto status = clblast::RetrieveParameters(device(), out.kernel, precision, out.stock);
   if (status != clblast::StatusCode::kSuccess) {

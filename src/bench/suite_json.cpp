@@ -1,5 +1,6 @@
 #include "src/bench/bench_suite.hpp"
 #include "src/core/error.hpp"
+#include "src/core/json_util.hpp"
 
 namespace gemmtune {
 
@@ -8,13 +9,6 @@ namespace {
 template <typename T>
 nlohmann::json or_null(const std::optional<T>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-}
-
-// A field that may be missing or null.
-template <typename T>
-std::optional<T> optional_field(const nlohmann::json& j, const char* name) {
-  if (!j.contains(name) || j[name].is_null()) return std::nullopt;
-  return j[name].get<T>();
 }
 
 }  // namespace

@@ -3,11 +3,19 @@
 // a file without write permission is refused, never replaced behind its owner's back.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 namespace gemmtune {
+
+// A field that may be missing or null: nullopt then.
+template <typename T>
+std::optional<T> optional_field(const nlohmann::json& j, const char* name) {
+  if (!j.contains(name) || j[name].is_null()) return std::nullopt;
+  return j[name].get<T>();
+}
 
 nlohmann::json read_json_file(const std::string& path);
 // Parses `text`; a syntax error names `origin` and the byte position, a number too large for a

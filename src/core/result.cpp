@@ -1,6 +1,7 @@
 #include "src/core/result.hpp"
 
 #include "src/core/error.hpp"
+#include "src/core/json_util.hpp"
 
 namespace gemmtune {
 
@@ -21,10 +22,6 @@ template <typename T>
 void put_optional(nlohmann::json& j, const char* key, const std::optional<T>& v) {
   if (v) j[key] = *v;
 }
-template <typename T>
-void get_optional(const nlohmann::json& j, const char* key, std::optional<T>& v) {
-  if (j.contains(key) && !j[key].is_null()) v = j[key].get<T>();
-}
 }  // namespace
 
 std::string to_string(Status s) {
@@ -42,8 +39,12 @@ Status parse_status(const std::string& s) {
 }
 
 void to_json(nlohmann::json& j, const TimingStats& t) {
-  j = {{"median_ms", t.median_ms}, {"min_ms", t.min_ms}, {"mean_ms", t.mean_ms},
-       {"max_ms", t.max_ms},       {"cv", t.cv},         {"runs", t.runs},
+  j = {{"median_ms", t.median_ms},
+       {"min_ms", t.min_ms},
+       {"mean_ms", t.mean_ms},
+       {"max_ms", t.max_ms},
+       {"cv", t.cv},
+       {"runs", t.runs},
        {"kernel_median_ms", t.kernel_median_ms}};
 }
 
@@ -67,10 +68,10 @@ void to_json(nlohmann::json& j, const ResourceUsage& u) {
 }
 
 void from_json(const nlohmann::json& j, ResourceUsage& u) {
-  get_optional(j, "local_mem_bytes", u.local_mem_bytes);
-  get_optional(j, "private_mem_bytes", u.private_mem_bytes);
-  get_optional(j, "registers", u.registers);
-  get_optional(j, "spills", u.spills);
+  u.local_mem_bytes = optional_field<int64_t>(j, "local_mem_bytes");
+  u.private_mem_bytes = optional_field<int64_t>(j, "private_mem_bytes");
+  u.registers = optional_field<int64_t>(j, "registers");
+  u.spills = optional_field<int64_t>(j, "spills");
   u.source = j.value("source", "");
 }
 

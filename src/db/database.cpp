@@ -425,22 +425,24 @@ bool Database::erase(const EntryKey& key) {
   return true;
 }
 
-Database::Match Database::nearest(const EntryKey& key) const {
-  Match best;
+std::vector<Database::Match> Database::ranked(const EntryKey& key) const {
+  std::vector<Match> out;
   auto lg = [](int64_t v) { return std::log(static_cast<double>(std::max<int64_t>(v, 1))); };
   for (const auto& e : entries_) {
     if (!e.key.same_family(key) || e.status != Status::kOk) continue;
     const double dm = lg(e.key.shape.m) - lg(key.shape.m);
     const double dn = lg(e.key.shape.n) - lg(key.shape.n);
     const double dk = lg(e.key.shape.k) - lg(key.shape.k);
-    const double d = std::sqrt(dm * dm + dn * dn + dk * dk);
-    if (!best.entry || d < best.distance) {
-      best.entry = &e;
-      best.distance = d;
-    }
+    out.push_back({&e, e.key.shape == key.shape, std::sqrt(dm * dm + dn * dn + dk * dk)});
   }
-  best.exact = best.entry && best.entry->key.shape == key.shape;
-  return best;
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Match& a, const Match& b) { return a.distance < b.distance; });
+  return out;
+}
+
+Database::Match Database::nearest(const EntryKey& key) const {
+  const std::vector<Match> all = ranked(key);
+  return all.empty() ? Match{} : all.front();
 }
 
 PutOutcome Database::update(const std::string& path, const DatabaseDevice& device,

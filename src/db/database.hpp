@@ -159,6 +159,9 @@ class Database {
     double distance = 0;  // Euclidean distance of (log M, log N, log K)
   };
   Match nearest(const EntryKey& key) const;
+  // Every entry of `key`'s family, nearest first (as nearest() measures it; equal distances in
+  // the order of the entries).
+  std::vector<Match> ranked(const EntryKey& key) const;
 
   // Under an exclusive lock on `path`.lock: re-reads `path` (absent = a new database for
   // `device`), puts `entry` and writes atomically when anything changed. A database of other

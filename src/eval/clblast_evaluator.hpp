@@ -13,6 +13,10 @@
 #include "src/eval/evaluator_factory.hpp"
 #include "src/kernel/kernel_spec.hpp"
 
+#ifdef GEMMTUNE_HAVE_CLBLAST
+#include <clblast.h>
+#endif
+
 namespace gemmtune {
 
 // Whether this build links CLBlast.
@@ -21,6 +25,11 @@ bool clblast_available();
 // A CLBlast status code by name, e.g. "kNoHalfPrecision (-2045)", so that a failed call can be
 // reported in words; an unknown code is given as its number. Available without CLBlast too.
 std::string clblast_status_name(int status);
+
+#ifdef GEMMTUNE_HAVE_CLBLAST
+// CLBlast's precision for `p` (single for 16acc32, which CLBlast does not have).
+clblast::Precision clblast_precision(Precision p);
+#endif
 
 // While alive, the process's stdout goes to stderr. CLBlast prints compiler logs on stdout, which
 // carries gemmtune's tables and JSON; its calls that may compile are made under one of these.
