@@ -26,10 +26,15 @@
 #include "xgemm_fast_epilogue.cl"
 
 // With a required work-group size NVIDIA's compiler sizes registers by it and ignores a register
-// cap (measured: 160 registers with and without -cl-nv-maxrregcount=128), so the attribute is
-// declared only without a cap.
+// cap (measured: 160 registers with and without -cl-nv-maxrregcount=128), so where the cap is a
+// build option the attribute is declared only without a cap. AMD's compilers take the cap as a
+// source attribute instead (REGCAP_ATTRIBUTE, set by the host) and keep the required size: without
+// it they assume at most 256 work-items, and larger work-groups fail at launch.
 #if REGCAP == 0
 __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1)))
+#elif REGCAP_ATTRIBUTE
+__kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1)))
+__attribute__((amdgpu_num_vgpr(REGCAP)))
 #else
 __kernel
 #endif

@@ -93,6 +93,19 @@ typedef float acc_real;  // one lane of an accumulator
 #define D2_LOAD_A(p) GT_CAT(convert_float, D2_AW)(*((__local const GT_CAT(half, D2_AW)*)(p)))
 #define D2_LOAD_B(p) GT_CAT(convert_float, D2_BW)(*((__local const GT_CAT(half, D2_BW)*)(p)))
 #endif
+// LLVM does not turn the float expression of the pair loop into v_dot2_f32_f16 (it emits one
+// v_fma_mix_f32 per product), so where the compiler targets AMD and has the dot2 builtin the loop
+// calls it on half2 pairs (D2_FDOT2). The checks are nested: not every compiler has __has_builtin.
+#define D2_FDOT2 0
+#ifdef __AMDGCN__
+#ifdef __has_builtin
+#if __has_builtin(__builtin_amdgcn_fdot2)
+#undef D2_FDOT2
+#define D2_FDOT2 1
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+#endif
+#endif
+#endif
 // Unroll of the pair loop: KWI/2 pairs (KWI values of k), at least 1.
 #if KWI >= 2
 #define D2_UNROLL_8 4

@@ -12,6 +12,37 @@ inline void multiply_tile(const __local mreal* As, const __local mreal* Bs, cons
                           const int tx, const int ty, accM acc[MWI / VWM][NWI]) {
 #pragma unroll D2_UNROLL
   for (int k = 0; k < KWG; k += 2) {
+#if D2_FDOT2
+    // The pairs as they lie in the tiles: row (i, w) of A at ha[2 * (i * VWM + w)], column j of
+    // B at hb[2 * j]; each output adds one dot2 of them, lane by lane of its accumulator.
+    half ha[2 * MWI], hb[2 * NWI];
+#pragma unroll
+    for (int i = 0; i < MWI / VWM; ++i) {
+      GT_CAT(GT_VSTORE_, D2_AW)
+      (*((__local const GT_CAT(half, D2_AW)*)(As + AS_INDEX(cur, k, M_CHUNK(tx, i)))),
+       ha + 2 * i * VWM);
+    }
+#pragma unroll
+    for (int j = 0; j < NWI / VWN; ++j) {
+      GT_CAT(GT_VSTORE_, D2_BW)
+      (*((__local const GT_CAT(half, D2_BW)*)(Bs + BS_INDEX(cur, k, N_CHUNK(ty, j)))),
+       hb + 2 * j * VWN);
+    }
+#pragma unroll
+    for (int i = 0; i < MWI / VWM; ++i) {
+#pragma unroll
+      for (int j = 0; j < NWI; ++j) {
+        float lanes[VWM];
+        ACC_STORE_M(acc[i][j], lanes);
+#pragma unroll
+        for (int w = 0; w < VWM; ++w) {
+          lanes[w] =
+              __builtin_amdgcn_fdot2(vload2(i * VWM + w, ha), vload2(j, hb), lanes[w], false);
+        }
+        acc[i][j] = GT_CAT(GT_VLOAD_, VWM)(lanes);
+      }
+    }
+#else
     accM a0[MWI / VWM], a1[MWI / VWM];  // A at k and k+1, VWM rows each
     float b[2 * NWI];                   // B pairs: b[2j] at k, b[2j+1] at k+1, column j
 #pragma unroll
@@ -30,6 +61,7 @@ inline void multiply_tile(const __local mreal* As, const __local mreal* Bs, cons
 #pragma unroll
       for (int j = 0; j < NWI; ++j) acc[i][j] += a0[i] * b[2 * j] + a1[i] * b[2 * j + 1];
     }
+#endif
   }
 }
 #endif

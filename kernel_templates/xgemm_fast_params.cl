@@ -70,6 +70,9 @@
 #ifndef REGCAP
 #define REGCAP 0  // registers per work-item the host asked the compiler for (0: its choice)
 #endif
+#ifndef REGCAP_ATTRIBUTE
+#define REGCAP_ATTRIBUTE 0  // 1: REGCAP applies as a source attribute (AMD), not a build option
+#endif
 #ifndef GLV
 #define GLV 1  // elements per global load of the A and B tiles (1, 2 or 4)
 #endif

@@ -2,6 +2,8 @@
 # Installs gemmtune's build and test dependencies from Debian's packages.
 # Idempotent: packages already present are left alone; nothing is done when all are there.
 # Set GEMMTUNE_WITH_CLBLAST=0 to skip the optional CLBlast comparison library.
+# --amd also installs the offline AMD target's compiler (LLVM's AMDGPU backend, lld, llvm-objdump
+# and the ROCm device libraries), which the test suite needs and a plain build does not.
 set -euo pipefail
 
 required=(
@@ -12,6 +14,11 @@ required=(
   python3 python3-matplotlib python3-pyopencl
 )
 optional=(libclblast-dev)
+# clang 16 is the oldest whose AMDGPU backend allocates gfx11 registers as ROCm does.
+amd_toolchain=(clang-16 lld-16 llvm-16 rocm-device-libs)
+if [[ "${1:-}" == "--amd" ]]; then
+  required+=("${amd_toolchain[@]}")
+fi
 
 missing=()
 for pkg in "${required[@]}"; do

@@ -4,7 +4,7 @@
 # Extra arguments go to cmake's configure step (e.g. -DGEMMTUNE_SANITIZE=ON).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-"$root/scripts/install-deps.sh"
+"$root/scripts/install-deps.sh" --amd
 # The Python module's test needs the python3 that Debian's python3-pyopencl belongs to, which may
 # not be the first python3 on PATH.
 python_args=()

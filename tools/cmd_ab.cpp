@@ -335,7 +335,7 @@ void run_ab_command(const GlobalOptions& global, const AbCommandOptions& o,
   spdlog::info("A/B on {}: baseline {} vs {}", s.evaluator->description(), to_string(s.baseline),
                describe_change(s.baseline, change));
   const AbRecord rec =
-      run_ab(*s.evaluator, s.problem, s.baseline, change, s.settings, s.indicators);
+      run_ab(*s.evaluator, s.spec, s.problem, s.baseline, change, s.settings, s.indicators);
   s.record(rec);
   if (o.json) {
     std::cout << nlohmann::json(rec).dump(2) << "\n";

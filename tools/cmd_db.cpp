@@ -1,15 +1,21 @@
-// gemmtune db: inspect, merge and query tuned databases.
+// gemmtune db: inspect, merge and query tuned databases, and calibrate the selection model that
+// answers for shapes a database lacks.
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "src/core/error.hpp"
 #include "src/db/database.hpp"
+#include "src/db/journal.hpp"
 #include "src/device/device_profile.hpp"
 #include "src/kernel/kernel_spec.hpp"
+#include "src/select/offline_start.hpp"
 #include "src/select/selection.hpp"
 #include "tools/commands.hpp"
 
@@ -124,6 +130,34 @@ void print_explanation(const Selection& s) {
   for (const auto& n : s.notes) std::cout << fmt::format("note       {}\n", n);
 }
 
+void print_offline_start(const OfflineStart& start, const EntryKey& key, bool json, bool explain) {
+  if (json) {
+    std::cout << nlohmann::json{{"requested", key},
+                                {"match", "offline choice"},
+                                {"kernel", start.spec->name()},
+                                {"parameters", configuration_to_json(start.config)},
+                                {"predicted_gflops", start.predicted_gflops},
+                                {"source", start.source},
+                                {"origin", start.origin},
+                                {"reason", start.reason}}
+                     .dump(2)
+              << "\n";
+    return;
+  }
+  std::cout << fmt::format("no entry for {}; {}: {} predicted {:.1f} GFLOPS\n",
+                           key.shape.to_string(), start.reason, start.spec->name(),
+                           start.predicted_gflops);
+  if (!explain) {
+    std::cout << to_string(start.config) << "\n";
+    return;
+  }
+  std::cout << fmt::format("choice     {} {}\n", start.spec->name(), to_string(start.config));
+  std::cout << fmt::format("source     {} ({})\n", start.source, start.origin);
+  std::cout << fmt::format("predicted  {:.1f} GFLOPS (static prior, not measured)\n",
+                           start.predicted_gflops);
+  std::cout << fmt::format("why        {}\n", start.reason);
+}
+
 void set_lookup(CLI::App& db_cmd, const GlobalOptions& options) {
   auto* cmd = db_cmd.add_subcommand(
       "lookup",
@@ -190,7 +224,18 @@ void set_lookup(CLI::App& db_cmd, const GlobalOptions& options) {
     }
     const Selection s = select_configuration(candidates, key, problem, device, select);
     if (!s.chosen) {
-      throw invalid_argument(no_entry_message(a->path, key, a->problem.order, a->kernel));
+      // An untuned problem on a profile with starting configurations: what the library runs.
+      const auto start = offline_start(
+          profiles.find(db.device.profile, db.device.name), problem, device, select.specs,
+          [&](const KernelSpec& spec, const Configuration& config) -> std::string {
+            if (!a->kernel.empty() && spec.name() != a->kernel) return "another kernel";
+            const auto why = spec.check(config, DeviceLimits{},
+                                        {{"ELEM_BYTES", element_bytes(problem.precision)}});
+            return why.value_or("");
+          });
+      if (!start) throw invalid_argument(no_entry_message(a->path, key, a->problem.order, a->kernel));
+      print_offline_start(*start, key, a->json, a->explain);
+      return;
     }
     const RankedCandidate& c = *s.chosen;
     if (a->json) {
@@ -239,6 +284,145 @@ void set_lookup(CLI::App& db_cmd, const GlobalOptions& options) {
   });
 }
 
+// The header a journal starts with. A file whose first line is not one is refused at once, not
+// skipped line by line as a journal cut short (a gzip-compressed journal is read whole).
+nlohmann::json first_header(const std::string& path) {
+  if (path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0) {
+    const Journal journal = read_journal(path);
+    return journal.headers.empty() ? nlohmann::json::object() : journal.headers.front();
+  }
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line) && line.find_first_not_of(" \t\r") == std::string::npos) {
+  }
+  const auto record = nlohmann::json::parse(line, nullptr, false);
+  if (!record.is_object() || record.value("type", nlohmann::json()) != "header") {
+    throw invalid_file(path, "is not a search journal: its first line is not a header record");
+  }
+  return record;
+}
+
+// The device the journals were measured on, as their first headers record it; journals of
+// different devices would fit one model to two machines, so they are refused.
+DeviceInfo journals_device(const std::vector<std::string>& journals) {
+  std::optional<DeviceInfo> device;
+  std::string first_id, first_path;
+  for (const auto& path : journals) {
+    const nlohmann::json recorded = first_header(path).value("device", nlohmann::json());
+    if (!recorded.is_object() || !recorded.contains("name")) {
+      throw invalid_file(path, "has no header naming the device it was measured on");
+    }
+    const std::string id = recorded.value("id", recorded.value("name", ""));
+    if (!device) {
+      device = recorded.get<DeviceInfo>();
+      first_id = id;
+      first_path = path;
+    } else if (id != first_id) {
+      throw invalid_argument("journals of two devices: " + first_path + " (" + first_id + ") and " +
+                             path + " (" + id + "); calibrate one device at a time");
+    }
+  }
+  return *device;
+}
+
+// The model's constants by name, in the order model.hpp declares them.
+const std::vector<std::pair<const char*, double ModelConstants::*>>& constant_names() {
+  static const std::vector<std::pair<const char*, double ModelConstants::*>> names = {
+      {"saturation_groups", &ModelConstants::saturation_groups},
+      {"group_overhead", &ModelConstants::group_overhead},
+      {"edge_cost", &ModelConstants::edge_cost},
+      {"bandwidth_efficiency", &ModelConstants::bandwidth_efficiency},
+      {"launch_us", &ModelConstants::launch_us},
+      {"rate_cap", &ModelConstants::rate_cap},
+      {"distance_penalty", &ModelConstants::distance_penalty}};
+  return names;
+}
+
+nlohmann::json constants_json(const ModelConstants& c) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [name, member] : constant_names()) j[name] = c.*member;
+  return j;
+}
+
+void set_calibrate(CLI::App& db_cmd, const GlobalOptions& options) {
+  auto* cmd = db_cmd.add_subcommand(
+      "calibrate",
+      "Fit the selection model's constants to search journals of one device (configurations "
+      "measured at several shapes predict each other) and print them beside the shipped ones");
+  struct Args {
+    std::vector<std::string> journals;
+    bool json = false;
+  };
+  auto a = std::make_shared<Args>();
+  cmd->add_option("JOURNAL", a->journals, "Search journals (.jsonl or .gz) of one device")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_flag("--json", a->json, "Print JSON");
+  cmd->callback([a, &options]() {
+    const DeviceInfo info = journals_device(a->journals);
+    const ProfileSet profiles = load_profiles(options);
+    const DeviceProfile* profile = profiles.find(info.profile, info.name);
+    const DeviceModel device = DeviceModel::of(profile, info.compute_units, info.max_clock_mhz);
+    const std::string templates = templates_dir(options);
+    std::map<std::string, std::optional<KernelSpec>> specs;
+    auto spec = [&](const std::string& kernel) -> const KernelSpec* {
+      auto it = specs.find(kernel);
+      if (it == specs.end()) {
+        std::optional<KernelSpec> loaded;
+        try {
+          loaded = KernelSpec::load_named(templates, kernel);
+        } catch (const Error&) {
+          // A kernel without a declaration here: its parameters give the tiles.
+        }
+        it = specs.emplace(kernel, std::move(loaded)).first;
+      }
+      return it->second ? &*it->second : nullptr;
+    };
+    // The best measurement of each configuration and problem over all the journals, as
+    // journal_observations keeps it within one.
+    std::map<std::string, CalibrationSample> best;
+    for (const auto& path : a->journals) {
+      for (auto& o : journal_observations(path, spec, device)) {
+        const std::string key = problem_key(o.problem) + "|" + to_string(o.config);
+        auto it = best.find(key);
+        if (it == best.end() || it->second.gflops < o.gflops) best[key] = std::move(o);
+      }
+    }
+    std::vector<CalibrationSample> observations;
+    for (auto& [key, o] : best) observations.push_back(std::move(o));
+    const Calibration c = calibrate(observations, device, CalibrationGrid::standard());
+    const ModelConstants shipped = calibrated_constants();
+    if (a->json) {
+      std::cout << nlohmann::json{{"device", info.name},
+                                  {"profile", profile ? profile->name : std::string()},
+                                  {"journals", a->journals},
+                                  {"observations", observations.size()},
+                                  {"pairs", c.pairs},
+                                  {"mean_abs_log_error", c.mean_abs_log_error},
+                                  {"unmodelled_mean_abs_log_error",
+                                   c.unmodelled_mean_abs_log_error},
+                                  {"constants", constants_json(c.constants)},
+                                  {"shipped", constants_json(shipped)}}
+                       .dump(2)
+                << "\n";
+      return;
+    }
+    std::cout << fmt::format("device     {} (profile {})\n", info.name,
+                             profile ? profile->name : std::string("none"));
+    std::cout << fmt::format("fitted on  {} measurements in {} journals: {} transfer pairs\n",
+                             observations.size(), a->journals.size(), c.pairs);
+    std::cout << fmt::format(
+        "error      mean |log(predicted/measured)| {:.3f} (the same GFLOPS at every shape: "
+        "{:.3f})\n\n",
+        c.mean_abs_log_error, c.unmodelled_mean_abs_log_error);
+    std::cout << fmt::format("{:<22} {:>10} {:>10}\n", "constant", "fitted", "shipped");
+    for (const auto& [name, member] : constant_names()) {
+      std::cout << fmt::format("{:<22} {:>10.4g} {:>10.4g}\n", name, c.constants.*member,
+                               shipped.*member);
+    }
+  });
+}
+
 }  // namespace
 
 void set_db_command(CLI::App& app, GlobalOptions& options) {
@@ -247,6 +431,7 @@ void set_db_command(CLI::App& app, GlobalOptions& options) {
   set_show(*cmd, options);
   set_merge(*cmd, options);
   set_lookup(*cmd, options);
+  set_calibrate(*cmd, options);
 }
 
 }  // namespace gemmtune::cli

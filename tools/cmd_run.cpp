@@ -1,4 +1,6 @@
 // gemmtune run: measures and verifies one configuration of a kernel template on one problem.
+// With --target (an AMD profile) it is a dry run: the configuration is built offline for that ISA
+// and its resources are reported; nothing is measured.
 #include <iostream>
 
 #include <fmt/format.h>
@@ -7,6 +9,7 @@
 #include "search/tuning/search_checks.hpp"
 #include "src/core/error.hpp"
 #include "src/eval/evaluator_factory.hpp"
+#include "src/offline/amd_offline.hpp"
 #include "tools/commands.hpp"
 
 namespace gemmtune::cli {
@@ -20,7 +23,17 @@ struct RunOptions {
   std::string device;
   EvaluatorOptions eval;
   bool json = false;
+  std::string target;  // a dry run for this AMD profile
 };
+
+void dry_run(const GlobalOptions& global, const RunOptions& o, const Problem& problem) {
+  const auto profiles = load_profiles(global);
+  const DeviceProfile& profile = find_offline_target(profiles, o.target);
+  const auto spec = KernelSpec::load_named(templates_dir(global), o.kernel);
+  const AmdOfflineCompiler compiler(AmdToolchain::find(), templates_dir(global), o.eval.cache_dir);
+  const AmdBuild b = compiler.build(spec, problem, parse_configuration(o.params), {&profile, 0});
+  std::cout << (o.json ? nlohmann::json(b).dump(2) + "\n" : b.report());
+}
 
 // A measured configuration that did not come out ok, as the failure main maps to its exit code:
 // a refused configuration is bad input (2), a kernel that does not build or computes wrongly a
@@ -85,6 +98,7 @@ void run(const GlobalOptions& global, const RunOptions& o) {
   Problem problem = o.problem.problem(o.kernel);
   problem.shape = *o.problem.one_shape();
   check_problem_size(problem);
+  if (!o.target.empty()) return dry_run(global, o, problem);
 
   const auto profiles = load_profiles(global);
   const Device device = select_device(o.device, &profiles);
@@ -131,6 +145,10 @@ void set_run_command(CLI::App& app, GlobalOptions& options) {
   add_device_option(*cmd, o->device);
   add_measure_options(*cmd, o->eval, kTiming | kDataSeed | kCacheDir);
   cmd->add_flag("--json", o->json, "Print the Result as JSON");
+  cmd->add_option("--target", o->target,
+                  "Dry run: build offline for this AMD profile (gfx906, gfx1012, ...) and report "
+                  "its resources; nothing is measured")
+      ->excludes(cmd->get_option("--device"));
   cmd->callback([&options, o]() { run(options, *o); });
 }
 

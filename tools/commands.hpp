@@ -33,5 +33,6 @@ void set_search_eval_command(CLI::App& app, GlobalOptions& options);
 void set_worker_command(CLI::App& app, GlobalOptions& options);
 void set_compile_command(CLI::App& app, GlobalOptions& options);
 void set_compile_worker_command(CLI::App& app, GlobalOptions& options);
+void set_rank_command(CLI::App& app, GlobalOptions& options);
 
 }  // namespace gemmtune::cli

@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
   cli::set_refine_command(app, options);
   cli::set_compile_command(app, options);
   cli::set_compile_worker_command(app, options);
+  cli::set_rank_command(app, options);
 
   try {
     setup_logging("info");

@@ -1,12 +1,10 @@
-// The options of `gemmtune search`, and how a resumed search takes back the settings its journal
-// recorded.
+// The options of `gemmtune search`, parsed into the search job's options.
 #include <climits>
 #include <limits>
 
 #include <fmt/format.h>
 
 #include "search/strategies/strategies.hpp"
-#include "src/core/error.hpp"
 #include "tools/search_command.hpp"
 
 namespace gemmtune::cli {
@@ -17,13 +15,14 @@ namespace {
 void add_problem_and_strategy_options(CLI::App& cmd, SearchArgs& a, GivenOptions& g) {
   std::string strategies_help = "Search strategy:";
   for (const auto& s : strategies()) strategies_help += " " + s.name + " (" + s.description + ");";
-  g["kernel"] = cmd.add_option("--kernel", a.kernel,
+  g["kernel"] = cmd.add_option("--kernel", a.job.kernel,
                                "Kernel template, or auto: every template with a share of the "
                                "budget (default: the device profile's template, else auto)");
-  g["space"] = cmd.add_option("--space", a.space,
+  g["space"] = cmd.add_option("--space", a.job.space,
                               "Named space of the template: ci, cpu, gpu or full (default: cpu "
                               "on a CPU device, gpu otherwise)");
-  g["strategy"] = cmd.add_option("--strategy", a.strategy, strategies_help)->capture_default_str();
+  g["strategy"] =
+      cmd.add_option("--strategy", a.job.strategy, strategies_help)->capture_default_str();
   std::string option_help = "Strategy option STRATEGY.NAME=VALUE (repeatable):";
   for (const auto& s : strategies()) {
     for (const auto& o : s.options) {
@@ -31,29 +30,29 @@ void add_problem_and_strategy_options(CLI::App& cmd, SearchArgs& a, GivenOptions
           fmt::format(" {}.{} ({}, default {});", s.name, o.name, o.help, o.default_value);
     }
   }
-  g["strategy-option"] = cmd.add_option("--strategy-option", a.strategy_options, option_help);
+  g["strategy-option"] = cmd.add_option("--strategy-option", a.job.strategy_options, option_help);
   // A budget of 0 would read as "none given" (100 evaluations): each must be positive.
-  g["max-evals"] = cmd.add_option("--max-evals", a.max_evals,
+  g["max-evals"] = cmd.add_option("--max-evals", a.job.max_evals,
                                   "Evaluations per shape at most, journalled ones included "
                                   "(default 100 unless another budget is given; exhaustive: all)")
                        ->check(whole_number(1));
-  g["time-budget"] = cmd.add_option("--time-budget", a.time_budget_s,
+  g["time-budget"] = cmd.add_option("--time-budget", a.job.time_budget_s,
                                     "Seconds per shape at most (checked between evaluations)")
                          ->check(finite_number(0, std::numeric_limits<double>::max(), true));
-  g["space-fraction"] = cmd.add_option("--space-fraction", a.space_fraction,
+  g["space-fraction"] = cmd.add_option("--space-fraction", a.job.space_fraction,
                                        "Fraction of the space per shape at most (0 to 1)")
                             ->check(finite_number(0, 1, true));
-  g["seed"] = cmd.add_option("--seed", a.seed, "Seed of the strategy")
+  g["seed"] = cmd.add_option("--seed", a.job.seed, "Seed of the strategy")
                   ->capture_default_str()
                   ->check(seed_number());
   add_problem_options(cmd, a.problem, kWholeProblem | kShapeList);
-  g["workload"] = cmd.add_option("--workload", a.workload,
+  g["workload"] = cmd.add_option("--workload", a.job.workload,
                                  "Workload file: a shape and a weight per line; the budget "
                                  "(--max-evals, --time-budget) is the whole workload's, spread "
                                  "by weight, and each shape starts from the others' best")
                       ->check(CLI::ExistingFile);
   for (const auto& [name, option] : a.problem.added) g[name] = option;
-  g["shard"] = cmd.add_option("--shard", a.shard,
+  g["shard"] = cmd.add_option("--shard", a.job.shard,
                               "I/N: this machine's part of a job split over N (exhaustive, random: "
                               "configurations whose index is I modulo N; bayes, anneal: every "
                               "N-th shape); files carry -shard-IofN")
@@ -62,56 +61,57 @@ void add_problem_and_strategy_options(CLI::App& cmd, SearchArgs& a, GivenOptions
 
 // Where the search measures, what it writes, and how it finishes.
 void add_run_options(CLI::App& cmd, SearchArgs& a, GivenOptions& g) {
-  add_device_option(cmd, a.device);
+  add_device_option(cmd, a.job.device);
   g["device"] = cmd.get_option("--device");
-  add_measure_options(cmd, a.eval, kTiming | kCacheDir | kCompileThreads);
-  cmd.add_option("--compile-processes", a.compile_processes,
+  add_measure_options(cmd, a.job.eval, kTiming | kCacheDir | kCompileThreads);
+  cmd.add_option("--compile-processes", a.job.compile_processes,
                  "Compile worker processes building ahead of the measurement into the binary "
                  "cache (default: min(16, cores) on a GPU, 0 = off on a CPU device; 0 compiles "
                  "in threads)")
       ->check(whole_number(0, 1024));
-  cmd.add_option("--lookahead", a.lookahead,
+  cmd.add_option("--lookahead", a.job.lookahead,
                  "Configurations in flight (default: compile threads + 1, capped by the strategy)")
       ->check(whole_number(1, INT_MAX));
-  cmd.add_option("--journal", a.journal,
+  cmd.add_option("--journal", a.job.journal,
                  "JSON-lines journal of every evaluation (default: beside the output)");
-  cmd.add_option("--resume", a.resume,
+  cmd.add_option("--resume", a.job.resume,
                  "Continue the search of this journal (its settings apply unless given again)");
-  cmd.add_flag("--new-problems", a.new_problems,
+  cmd.add_flag("--new-problems", a.job.new_problems,
                "With --resume: also search kernels or shapes the journal does not hold");
-  g["replay"] = cmd.add_option("--replay", a.replay,
+  g["replay"] = cmd.add_option("--replay", a.job.replay,
                                "Answer from a recorded space (a journal of an exhaustive run, "
                                ".jsonl or .gz) instead of a device");
-  cmd.add_option("--replay-delay-ms", a.replay_delay_ms,
+  cmd.add_option("--replay-delay-ms", a.job.replay_delay_ms,
                  "Replay: sleep per evaluation, imitating measurement time")
       ->check(finite_number(0));
-  g["output"] = cmd.add_option("-o,--output", a.output,
+  g["output"] = cmd.add_option("-o,--output", a.job.output,
                                "Best configuration per shape with metadata (JSON; default "
                                "search-<kernel>.json in the --out folder)");
-  cmd.add_option("--out", a.out_dir,
+  cmd.add_option("--out", a.job.out_dir,
                  "Folder for the results file and the journal (default: a new folder "
                  "results/searches/<device>-<time>)");
-  cmd.add_flag("--fresh", a.fresh,
+  cmd.add_flag("--fresh", a.job.fresh,
                "Measure again what earlier searches of the same problem, template, device and "
                "driver left in the evaluation cache");
-  g["eval-timeout"] = cmd.add_option("--eval-timeout", a.eval_timeout_s,
+  g["eval-timeout"] = cmd.add_option("--eval-timeout", a.job.eval_timeout_s,
                                      "Seconds an evaluation may take before it counts as a hang")
                           ->capture_default_str()
                           ->check(finite_number(0, std::numeric_limits<double>::max(), true));
-  cmd.add_flag("--in-process", a.in_process,
+  cmd.add_flag("--in-process", a.job.in_process,
                "Evaluate in this process (no protection against driver crashes and hangs)");
   cmd.add_flag("--json", a.json, "Print the results as JSON");
-  g["db"] = cmd.add_option("--db", a.db,
+  g["db"] = cmd.add_option("--db", a.job.db,
                            "Tuned database to update (default: results/<device id>.json; a replay "
                            "writes one only when given)");
-  g["no-db"] = cmd.add_flag("--no-db", a.no_db, "Write no tuned database or report");
-  cmd.add_flag("--replace", a.replace,
+  g["no-db"] = cmd.add_flag("--no-db", a.job.no_db, "Write no tuned database or report");
+  cmd.add_flag("--replace", a.job.replace,
                "Replace a database entry even when the new result is slower");
-  cmd.add_flag("--plots", a.plots, "Draw PNG pictures beside the report (python3 with matplotlib)");
+  cmd.add_flag("--plots", a.job.plots,
+               "Draw PNG pictures beside the report (python3 with matplotlib)");
   g["refine"] =
-      cmd.add_flag("--refine", a.refine,
+      cmd.add_flag("--refine", a.job.refine,
                    "Finish each shape with the A/B refinement (single changes from the best)");
-  cmd.add_option("--refine-evals", a.refine_evals, "Evaluations the refinement may use")
+  cmd.add_option("--refine-evals", a.job.refine_evals, "Evaluations the refinement may use")
       ->capture_default_str()
       ->check(whole_number(1));
 }
@@ -121,82 +121,6 @@ void add_run_options(CLI::App& cmd, SearchArgs& a, GivenOptions& g) {
 void add_search_options(CLI::App& cmd, SearchArgs& a, GivenOptions& given) {
   add_problem_and_strategy_options(cmd, a, given);
   add_run_options(cmd, a, given);
-}
-
-nlohmann::json settings_json(const SearchArgs& a, const std::vector<Shape>& shapes) {
-  nlohmann::json shape_list = nlohmann::json::array();
-  for (const auto& s : shapes) shape_list.push_back(s.to_string());
-  return {{"kernel", a.kernel},
-          {"space", a.space},
-          {"strategy", a.strategy},
-          {"strategy_options", a.strategy_options},
-          {"max_evals", a.max_evals},
-          {"time_budget_s", a.time_budget_s},
-          {"space_fraction", a.space_fraction},
-          {"seed", a.seed},
-          {"shapes", shape_list},
-          {"layout", a.problem.layout},
-          {"order", a.problem.order},
-          {"precision", a.problem.precision},
-          {"batch", a.problem.batch},
-          {"batch_layout", a.problem.batch_layout},
-          {"epilogue", a.problem.epilogue},
-          {"alpha", a.problem.alpha},
-          {"beta", a.problem.beta},
-          {"device", a.device},
-          {"replay", a.replay},
-          {"output", a.output},
-          {"db", a.db},
-          {"no_db", a.no_db},
-          {"refine", a.refine},
-          {"eval_timeout_s", a.eval_timeout_s},
-          {"shard", a.shard},
-          {"workload", a.workload}};
-}
-
-void apply_journal_settings(SearchArgs& a, const nlohmann::json& s, const GivenOptions& given) {
-  auto unset = [&](const std::string& name) {
-    auto it = given.find(name);
-    return it == given.end() || it->second->count() == 0;
-  };
-  auto take = [&](const std::string& name, const char* key, auto& field) {
-    if (unset(name) && s.contains(key)) field = s[key].get<std::decay_t<decltype(field)>>();
-  };
-  take("kernel", "kernel", a.kernel);
-  take("space", "space", a.space);
-  take("strategy", "strategy", a.strategy);
-  take("strategy-option", "strategy_options", a.strategy_options);
-  take("max-evals", "max_evals", a.max_evals);
-  take("time-budget", "time_budget_s", a.time_budget_s);
-  take("space-fraction", "space_fraction", a.space_fraction);
-  take("seed", "seed", a.seed);
-  take("layout", "layout", a.problem.layout);
-  take("order", "order", a.problem.order);
-  take("precision", "precision", a.problem.precision);
-  take("batch", "batch", a.problem.batch);
-  take("batch-layout", "batch_layout", a.problem.batch_layout);
-  take("epilogue", "epilogue", a.problem.epilogue);
-  take("alpha", "alpha", a.problem.alpha);
-  take("beta", "beta", a.problem.beta);
-  take("device", "device", a.device);
-  take("replay", "replay", a.replay);
-  take("output", "output", a.output);
-  take("db", "db", a.db);
-  take("no-db", "no_db", a.no_db);
-  take("refine", "refine", a.refine);
-  take("eval-timeout", "eval_timeout_s", a.eval_timeout_s);
-  take("shard", "shard", a.shard);
-  take("workload", "workload", a.workload);
-  if (unset("shapes") && unset("shapes-file") && a.workload.empty() && s.contains("shapes")) {
-    std::string list;
-    for (const auto& sh : s["shapes"]) list += (list.empty() ? "" : ",") + sh.get<std::string>();
-    a.problem.shapes = list;
-  }
-}
-
-Problem base_problem(SearchArgs& a) {
-  a.problem.epilogue = canonical_epilogue(a.problem.epilogue);  // also as the journal records it
-  return a.problem.problem(a.kernel);
 }
 
 }  // namespace gemmtune::cli

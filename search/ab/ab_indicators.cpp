@@ -25,12 +25,13 @@ Indicators spec_indicators(const KernelSpec& spec, const Problem& problem,
   add("lds_bytes", spec.local_mem_bytes(config, ctx));
   add("work_group_size", spec.work_group_size(config, ctx));
   add("registers_estimate", spec.registers(config, ctx));
-  const auto mwi = spec.value_of("MWI", config, ctx), nwi = spec.value_of("NWI", config, ctx);
+  const auto mwi = spec.role(Role::kRegisterTileM, config, ctx),
+             nwi = spec.role(Role::kRegisterTileN, config, ctx);
   if (mwi && nwi) add("outputs_per_work_item", *mwi * *nwi);
-  // The vector-width product: every parameter named VW* (VWM, VWN, VWMD, ...).
+  // The vector-width product: of the vector roles the template declares.
   std::optional<int64_t> vw;
-  for (const auto& [name, value] : config) {
-    if (name.rfind("VW", 0) == 0) vw = vw.value_or(1) * value;
+  for (const Role role : {Role::kVectorM, Role::kVectorN}) {
+    if (const auto v = spec.role(role, config, ctx)) vw = vw.value_or(1) * *v;
   }
   add("vector_width_product", vw);
   if (measured) {

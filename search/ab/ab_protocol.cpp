@@ -16,32 +16,35 @@ namespace gemmtune {
 // ---- "simpler" ----
 
 const std::vector<SimplicityRank>& simplicity_ranks() {
+  using R = Role;
   static const std::vector<SimplicityRank> ranks = {
-      {"local-memory buffers", "fewer local-memory buffers", {{"SA"}, {"SB"}, {"STAGES"}}},
-      {"padding", "less padding or swizzling", {{"PADA"}, {"PADB"}, {"SWZ"}}},
-      {"unroll", "a smaller unroll", {{"KWI"}, {"KWID"}}},
-      {"vector width", "narrower vectors", {{"VWM", "VWN"}, {"VWMD", "VWND"}}},
-      {"tile", "a smaller work-group tile", {{"MWG", "NWG"}, {"WGD", "WGD"}}},
-      {"K slice", "a smaller K slice", {{"KWG"}}},
+      {"local-memory buffers",
+       "fewer local-memory buffers",
+       {{R::kLocalBufferA}, {R::kLocalBufferB}, {R::kStages}}},
+      {"padding", "less padding or swizzling", {{R::kPadA}, {R::kPadB}, {R::kSwizzle}}},
+      {"unroll", "a smaller unroll", {{R::kUnrollK}}},
+      {"vector width", "narrower vectors", {{R::kVectorM, R::kVectorN}}},
+      {"tile", "a smaller work-group tile", {{R::kTileM, R::kTileN}}},
+      {"K slice", "a smaller K slice", {{R::kTileK}}},
       {"optional features",
        "fewer optional features",
-       {{"PREFETCH"}, {"STRM"}, {"STRN"}, {"GROUPM"}, {"SPLITK"}}},
+       {{R::kPrefetch}, {R::kStrideM}, {R::kStrideN}, {R::kGroupM}, {R::kSplitK}}},
   };
   return ranks;
 }
 
-std::optional<int64_t> simplicity_value(const SimplicityRank& rank, const Configuration& config) {
+std::optional<int64_t> simplicity_value(const SimplicityRank& rank, const RoleValues& roles) {
   std::optional<int64_t> sum;
   for (const auto& term : rank.terms) {
     int64_t product = 1;
     bool applies = true;
-    for (const auto& name : term) {
-      auto it = config.find(name);
-      if (it == config.end()) {
+    for (const Role role : term) {
+      const std::optional<int64_t> v = roles.get(role);
+      if (!v) {
         applies = false;
         break;
       }
-      product *= it->second;
+      product *= *v;
     }
     if (applies) sum = sum.value_or(0) + product;
   }
@@ -53,11 +56,13 @@ std::string SimplicityComparison::describe() const {
   return fmt::format("{} ({} {} {})", smaller, first_value, order < 0 ? "<" : ">", second_value);
 }
 
-SimplicityComparison compare_simplicity(const Configuration& first, const Configuration& second) {
+SimplicityComparison compare_simplicity(const Configuration& first, const Configuration& second,
+                                        const KernelSpec* spec, const Context& context) {
   SimplicityComparison c;
+  const RoleValues first_roles(spec, first, context), second_roles(spec, second, context);
   for (const auto& rank : simplicity_ranks()) {
-    const auto a = simplicity_value(rank, first);
-    const auto b = simplicity_value(rank, second);
+    const auto a = simplicity_value(rank, first_roles);
+    const auto b = simplicity_value(rank, second_roles);
     if (!a && !b) continue;
     // A rank that applies to one side only (configurations of different templates) counts as 0
     // on the other.
@@ -281,16 +286,18 @@ std::string failure_words(const Result& r) {
 
 }  // namespace
 
-AbRecord run_ab(Evaluator& evaluator, const Problem& problem, const Configuration& baseline,
-                const Configuration& change, const AbSettings& settings,
-                const IndicatorFunction& indicators, const std::function<bool()>& stop_early) {
+AbRecord run_ab(Evaluator& evaluator, const KernelSpec* spec, const Problem& problem,
+                const Configuration& baseline, const Configuration& change,
+                const AbSettings& settings, const IndicatorFunction& indicators,
+                const std::function<bool()>& stop_early) {
   settings.validate();
   AbRecord rec;
   rec.problem = problem;
   rec.change = describe_change(baseline, change);
   rec.baseline.config = baseline;
   rec.changed.config = change;
-  rec.simplicity = compare_simplicity(change, baseline);
+  rec.simplicity = compare_simplicity(change, baseline, spec,
+                                      {{"ELEM_BYTES", element_bytes(problem.precision)}});
   const double flops = problem.flops();
 
   std::optional<Result> last_base, last_change;

@@ -29,28 +29,29 @@ struct DeviceProfile;
 //
 // Simplicity is an ordered comparison over ranks; the first rank on which two configurations
 // differ decides, and on each rank the smaller value is simpler. A rank's value is the sum of its
-// terms, each term a product of parameters; a term counts only when the configuration has every
-// parameter it names, so one table serves every template. The ranks, in order:
-//   1. local-memory buffers   SA + SB (xgemm), STAGES (xgemm_fast)
-//   2. padding and swizzling  PADA + PADB, SWZ
-//   3. unroll                 KWI, KWID
-//   4. vector width           VWM * VWN, VWMD * VWND
-//   5. work-group tile        MWG * NWG, WGD * WGD
-//   6. K slice                KWG
-//   7. optional features      PREFETCH, STRM + STRN, GROUPM, SPLITK
-// Parameters absent from the table (work-group shapes such as MDIMC) never make a configuration
+// terms, each term a product of roles (kernel_spec.hpp: what the template declares a parameter
+// to be); a term counts only when the configuration has every role it names, so one table serves
+// every template. The ranks, in order:
+//   1. local-memory buffers   local_buffer_a + local_buffer_b (xgemm's SA + SB), stages
+//   2. padding and swizzling  pad_a + pad_b, swizzle
+//   3. unroll                 unroll_k
+//   4. vector width           vector_m * vector_n
+//   5. work-group tile        tile_m * tile_n
+//   6. K slice                tile_k
+//   7. optional features      prefetch, stride_m + stride_n, group_m, split_k
+// Parameters in no role of the table (work-group shapes such as MDIMC) never make a configuration
 // simpler: two configurations that differ only there are equally simple.
 struct SimplicityRank {
   std::string name;     // "local-memory buffers"
   std::string smaller;  // how the simpler side reads in words: "fewer local-memory buffers"
-  std::vector<std::vector<std::string>> terms;
+  std::vector<std::vector<Role>> terms;
 };
 
 // The declared table above.
 const std::vector<SimplicityRank>& simplicity_ranks();
 
-// A rank's value for `config`; nullopt when none of its terms applies.
-std::optional<int64_t> simplicity_value(const SimplicityRank& rank, const Configuration& config);
+// A rank's value for a configuration's roles; nullopt when none of its terms applies.
+std::optional<int64_t> simplicity_value(const SimplicityRank& rank, const RoleValues& roles);
 
 struct SimplicityComparison {
   int order = 0;     // < 0: the first configuration is simpler, > 0: the second, 0: equally simple
@@ -61,7 +62,12 @@ struct SimplicityComparison {
   std::string describe() const;
 };
 
-SimplicityComparison compare_simplicity(const Configuration& first, const Configuration& second);
+// Compares two configurations of the template `spec` declares, by its roles; `context` holds what
+// the role expressions may read besides the parameters (ELEM_BYTES). Without a declaration
+// (`spec` null) the roles are read by the conventional parameter names (conventional_role).
+SimplicityComparison compare_simplicity(const Configuration& first, const Configuration& second,
+                                        const KernelSpec* spec = nullptr,
+                                        const Context& context = {});
 
 // ---- decision ----
 
@@ -152,7 +158,8 @@ using IndicatorFunction =
     std::function<Indicators(const Problem& problem, const Configuration&, const Result* measured)>;
 
 // The minimal set computed from the kernel declaration: local-memory bytes, work-group size,
-// register estimate, MWI x NWI outputs per work-item and the vector-width product, plus the
+// register estimate, the outputs per work-item (register_tile_m x register_tile_n) and the
+// vector-width product (vector_m x vector_n, the roles declared), plus the
 // evaluator's measured local/private memory and registers when it reported them.
 Indicators spec_indicators(const KernelSpec& spec, const Problem& problem,
                            const Configuration& config, const Result* measured);
@@ -207,10 +214,19 @@ std::string describe_change(const Configuration& before, const Configuration& af
 // needs_more_pairs(), and decides. A change that fails stops at once with a revert naming its
 // status and message; so does a failing baseline (reason kBaselineFailed). `stop_early` is asked
 // before each pair beyond min_pairs (a budget running out) and ends the measuring when true.
-AbRecord run_ab(Evaluator& evaluator, const Problem& problem, const Configuration& baseline,
-                const Configuration& change, const AbSettings& settings,
-                const IndicatorFunction& indicators = {},
+// `spec`, the template of both configurations, declares the roles a tie's simplicity is judged
+// by (null: the conventional parameter names).
+AbRecord run_ab(Evaluator& evaluator, const KernelSpec* spec, const Problem& problem,
+                const Configuration& baseline, const Configuration& change,
+                const AbSettings& settings, const IndicatorFunction& indicators = {},
                 const std::function<bool()>& stop_early = {});
+// The same without a declaration.
+inline AbRecord run_ab(Evaluator& evaluator, const Problem& problem, const Configuration& baseline,
+                       const Configuration& change, const AbSettings& settings,
+                       const IndicatorFunction& indicators = {},
+                       const std::function<bool()>& stop_early = {}) {
+  return run_ab(evaluator, nullptr, problem, baseline, change, settings, indicators, stop_early);
+}
 
 // An evaluator that first checks each configuration against the kernel declaration (constraints
 // and `limits`) and answers kInvalid / kDeviceLimit with the reason, so that a refused change

@@ -112,8 +112,8 @@ RefineResult refine(Evaluator& evaluator, const Problem& problem, const ParamSpa
       auto stop_early = [&] {
         return options.time_budget_s > 0 && elapsed() >= options.time_budget_s;
       };
-      AbRecord rec =
-          run_ab(evaluator, problem, res.best, candidate, ab, options.indicators, stop_early);
+      AbRecord rec = run_ab(evaluator, &space.spec(), problem, res.best, candidate, ab,
+                            options.indicators, stop_early);
       res.evaluations += rec.evaluations;
       if (rec.reason == DecisionReason::kTieSimpler && held.count(candidate)) {
         // Going back on a tie would undo a change that was kept for a measured win (or cycle

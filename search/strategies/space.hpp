@@ -49,7 +49,6 @@ class SearchSpace {
   const std::vector<std::string>& feature_names() const { return feature_names_; }
   // dimensions() followed by the features.
   void encode_with_features(size_t index, double* out) const;
-  double encoded_level(size_t dim, int level) const { return scaled_[dims_[dim]][level]; }
 
   // Valid configurations that differ from `index` in one parameter moved to an adjacent value.
   std::vector<size_t> neighbours(size_t index) const;

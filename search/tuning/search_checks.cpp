@@ -1,6 +1,7 @@
 #include "search/tuning/search_checks.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -41,6 +42,15 @@ nlohmann::json family_of(const nlohmann::json& s) {
       f["precision"] = to_string(parse_precision(s["precision"].get<std::string>()));
     } catch (const std::exception&) {
       f["precision"] = s["precision"];
+    }
+  }
+  // "col" and "col-major"-like spellings of one order are one order (journals written before the
+  // settings were recorded by their canonical names keep the spelling given).
+  if (s.contains("order") && s["order"].is_string()) {
+    try {
+      f["order"] = parse_order(s["order"].get<std::string>()) == Order::kRowMajor ? "row" : "col";
+    } catch (const std::exception&) {
+      f["order"] = s["order"];
     }
   }
   // A batch of one has no layout.
@@ -110,6 +120,22 @@ void check_resume_problems(const std::string& path, const Journal& journal,
   for (const auto& m : missing) list += (list.empty() ? "" : "; ") + m;
   throw invalid_argument("--resume " + path + " asks for problems the journal does not hold: " +
                          list + " (pass --new-problems to add them to this journal)");
+}
+
+void check_index_range(const Problem& p) {
+  const Shape& s = p.shape;
+  // A batch lies in one buffer per operand, one matrix apart plus the gaps between them.
+  const int64_t entries = p.batch == 1 ? 1 : p.batch + 1;
+  for (const auto& [rows, cols] : {std::pair{s.m, s.k}, std::pair{s.k, s.n}, std::pair{s.m, s.n}}) {
+    int64_t elements = 0;
+    if (__builtin_mul_overflow(rows, cols, &elements) ||
+        __builtin_mul_overflow(elements, entries, &elements) || elements > INT32_MAX) {
+      throw invalid_argument(fmt::format(
+          "problem {}{} has matrices of more than 2^31 elements, beyond the kernels' 32-bit "
+          "indices",
+          s.to_string(), p.batch == 1 ? std::string() : fmt::format(" (batch {})", p.batch)));
+    }
+  }
 }
 
 void check_fits_device(const Problem& problem, const nlohmann::json& device) {

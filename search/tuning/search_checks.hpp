@@ -34,6 +34,10 @@ std::vector<std::string> problems_not_in_journal(const Journal& journal,
 void check_resume_problems(const std::string& path, const Journal& journal,
                            const nlohmann::json& settings);
 
+// Refuses (as bad input) a problem whose matrices hold more elements than the kernels' 32-bit
+// indices address: m·k, k·n and m·n, each times the batch (plus one for the stride gaps).
+void check_index_range(const Problem& p);
+
 // check_fits_device with the limits a journal header records of a device ("global_mem_bytes",
 // "max_alloc_bytes"; absent ones are not checked).
 void check_fits_device(const Problem& problem, const nlohmann::json& device);

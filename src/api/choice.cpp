@@ -14,6 +14,7 @@
 #include "src/core/error.hpp"
 #include "src/eval/gemm_call.hpp"
 #include "src/kernel/gemm_view.hpp"
+#include "src/select/offline_start.hpp"
 #include "src/select/selection.hpp"
 
 namespace gemmtune::api {
@@ -222,7 +223,7 @@ Choices choose(const DatabaseSnapshot& snapshot, const DeviceInfo& device,
   };
   static std::mutex warned_mutex;
   static std::set<std::string> warned;  // each stale entry is reported once per process
-  const DeviceModel model = DeviceModel::of(assets.profiles.find(device.profile, device.name),
+  const DeviceModel model = DeviceModel::of(assets.profiles.find(device.profile, device),
                                             device.compute_units, device.max_clock_mhz);
   SelectOptions options;
   options.specs = [&](const std::string& kernel) { return assets.spec(kernel); };
@@ -281,6 +282,14 @@ Choices choose(const DatabaseSnapshot& snapshot, const DeviceInfo& device,
         break;  // the most specific lookup with a usable entry decides for this database
       }
     }
+  }
+  // An untuned device whose profile carries starting configurations (chosen offline, never
+  // measured) runs one of them before a template's defaults.
+  if (auto start = offline_start(
+          assets.profiles.find(device.profile, device), problem, model,
+          [&](const std::string& kernel) { return assets.spec(kernel); }, unusable)) {
+    out.choices.push_back(Choice{start->spec, start->config, start->source, start->origin, "",
+                                 false, 0, "", 0, start->predicted_gflops, start->reason, {}});
   }
   for (const char* kernel : {"xgemm_fast", "xgemm_direct"}) {
     const KernelSpec* spec = assets.spec(kernel);

@@ -118,7 +118,7 @@ std::shared_ptr<DeviceState> make_device(cl_context context, cl_device_id id) {
                    "the queue's device is not a device of any OpenCL platform (a sub-device?)");
   }
   const DeviceProfile* profile =
-      assets.profiles.find(state->device.info.profile, state->device.info.name);
+      assets.profiles.find(state->device.info.profile, state->device.info);
   state->builder = std::make_unique<ProgramBuilder>(state->device, cl::Context(context, true),
                                                     profile, kTemplatesFolder, "", 1);
   return state;

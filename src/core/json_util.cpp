@@ -201,12 +201,4 @@ std::string require_string(const nlohmann::json& j, const std::string& field,
   return j[field].get<std::string>();
 }
 
-double require_number(const nlohmann::json& j, const std::string& field,
-                      const std::string& origin) {
-  if (!j.is_object() || !j.contains(field) || !j[field].is_number()) {
-    throw invalid_file(origin, "field '" + field + "' must be a number");
-  }
-  return j[field].get<double>();
-}
-
 }  // namespace gemmtune

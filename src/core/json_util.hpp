@@ -39,6 +39,5 @@ std::string read_text_file(const std::string& path);
 
 std::string require_string(const nlohmann::json& j, const std::string& field,
                            const std::string& origin);
-double require_number(const nlohmann::json& j, const std::string& field, const std::string& origin);
 
 }  // namespace gemmtune

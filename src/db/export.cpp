@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "src/core/error.hpp"
+#include "src/device/device.hpp"
 #include "src/kernel/kernel_spec.hpp"
 #include "src/core/version.hpp"
 
@@ -534,10 +535,10 @@ nlohmann::ordered_json clblast_tuner_json(const DatabaseDevice& device, const Da
 
 CompilerOptions register_cap_options(const std::string& templates_dir,
                                      const DeviceProfile* profile) {
-  if (!profile || profile->register_cap_option.empty()) return {};
-  DeviceLimits limits;
-  limits.register_cap_known = true;
-  limits.register_cap_option = profile->register_cap_option;
+  if (!profile || profile->register_cap_method == RegisterCapMethod::kNone) return {};
+  // The profile's method as the evaluators apply it: the option with the value, or the define
+  // that makes the template declare the cap as an attribute.
+  DeviceLimits limits = device_limits(DeviceInfo{}, profile);
   // Declarations are read once per kernel; a kernel without one exports no options.
   auto specs = std::make_shared<std::map<std::string, std::optional<KernelSpec>>>();
   return [templates_dir, limits, specs](const DatabaseEntry& e) -> std::string {

@@ -55,8 +55,10 @@ struct ExportResult {
 // for the formats that carry build options (c-header, csv); empty for none.
 using CompilerOptions = std::function<std::string(const DatabaseEntry&)>;
 
-// The register-cap option of each entry whose kernel declares a cap (templates in
-// `templates_dir`), as `profile` spells it; none without a profile or a template.
+// What a capped entry needs besides its defines (for kernels that declare a cap; templates in
+// `templates_dir`), by the profile's register-cap method: the build option with the value
+// (NVIDIA) or the define that selects the source attribute (AMD); none without a profile, a
+// method or a template.
 CompilerOptions register_cap_options(const std::string& templates_dir,
                                      const DeviceProfile* profile);
 

@@ -38,14 +38,6 @@ void from_json(const nlohmann::json& j, JournalEntry& e) {
   e.elapsed_s = j.value("elapsed_s", 0.0);
 }
 
-bool journal_gzip_supported() {
-#ifdef GEMMTUNE_HAVE_ZLIB
-  return true;
-#else
-  return false;
-#endif
-}
-
 namespace {
 
 bool ends_with(const std::string& s, const std::string& suffix) {

@@ -36,9 +36,6 @@ std::string problem_key(const Problem& p);
 // and counted, since a writer killed mid-line leaves a partial line behind.
 Journal read_journal(const std::string& path);
 
-// Whether this build reads gzip-compressed journals.
-bool journal_gzip_supported();
-
 enum class JournalOpen {
   kAppend,  // append (created when missing): a resumed search
   kCreate,  // a new journal: an existing file is an error (Error kInvalidArgument)

@@ -34,6 +34,20 @@ std::string type_name(cl_device_type t) {
   return "other";
 }
 
+// CL_DEVICE_BOARD_NAME_AMD, asked only of a driver that declares cl_amd_device_attribute_query
+// (the extension that defines it); "" when the driver has none or the query fails.
+std::string amd_board_name(const cl::Device& d, const std::string& extensions) {
+  constexpr cl_device_info kBoardNameAmd = 0x4038;
+  if ((" " + extensions + " ").find(" cl_amd_device_attribute_query ") == std::string::npos) {
+    return "";
+  }
+  size_t size = 0;
+  if (clGetDeviceInfo(d(), kBoardNameAmd, 0, nullptr, &size) != CL_SUCCESS || size == 0) return "";
+  std::string value(size, '\0');
+  if (clGetDeviceInfo(d(), kBoardNameAmd, size, value.data(), nullptr) != CL_SUCCESS) return "";
+  return trim(value);
+}
+
 DeviceInfo describe(const cl::Platform& platform, const cl::Device& d, int pi, int di) {
   DeviceInfo info;
   info.platform_index = pi;
@@ -54,6 +68,7 @@ DeviceInfo describe(const cl::Platform& platform, const cl::Device& d, int pi, i
   info.max_work_group_size = d.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
   for (auto s : d.getInfo<CL_DEVICE_MAX_WORK_ITEM_SIZES>()) info.max_work_item_sizes.push_back(s);
   info.extensions = trim(d.getInfo<CL_DEVICE_EXTENSIONS>());
+  info.board_name = amd_board_name(d, info.extensions);
   const std::string ext = " " + info.extensions + " ";
   info.has_fp16 = ext.find(" cl_khr_fp16 ") != std::string::npos;
   info.has_fp64 = ext.find(" cl_khr_fp64 ") != std::string::npos;
@@ -120,12 +135,14 @@ void to_json(nlohmann::json& j, const DeviceInfo& d) {
                      {"fp64", d.has_fp64},
                      {"subgroups", d.has_subgroups},
                      {"profile", d.profile}};
+  if (!d.board_name.empty()) j["board_name"] = d.board_name;
 }
 
 void from_json(const nlohmann::json& j, DeviceInfo& d) {
   d.platform_name = j.value("platform", "");
   d.platform_version = j.value("platform_version", "");
   d.name = j.value("name", "");
+  d.board_name = j.value("board_name", "");
   d.vendor = j.value("vendor", "");
   d.driver_version = j.value("driver_version", "");
   d.device_version = j.value("device_version", "");

@@ -19,6 +19,9 @@ struct DeviceInfo {
   std::string platform_name;
   std::string platform_version;
   std::string name;
+  // CL_DEVICE_BOARD_NAME_AMD: the marketing name AMD's drivers give beside an ISA name such as
+  // "gfx1030" (e.g. "AMD Radeon RX 6800 XT"); "" where the driver has none.
+  std::string board_name;
   std::string vendor;
   std::string driver_version;
   std::string device_version;

@@ -1,8 +1,12 @@
 #include "src/device/device_profile.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <mutex>
 #include <cctype>
 #include <filesystem>
+
+#include <spdlog/spdlog.h>
 
 #include "src/core/error.hpp"
 #include "src/core/json_util.hpp"
@@ -24,6 +28,39 @@ int64_t ceil_div(int64_t a, int64_t b) {
 
 bool contains_ci(const std::string& haystack, const std::string& needle) {
   return lower(haystack).find(lower(needle)) != std::string::npos;
+}
+
+// `needle` in `text`, case-insensitive; with `whole_words` only an occurrence that no letter or
+// digit adjoins on either side.
+bool contains_name(const std::string& text, const std::string& needle, bool whole_words) {
+  if (!whole_words) return contains_ci(text, needle);
+  const std::string t = lower(text), n = lower(needle);
+  if (n.empty()) return false;
+  const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+  for (size_t at = t.find(n); at != std::string::npos; at = t.find(n, at + 1)) {
+    const size_t end = at + n.size();
+    if ((at == 0 || !word(t[at - 1])) && (end == t.size() || !word(t[end]))) return true;
+  }
+  return false;
+}
+
+// Whether one of a device's names (CL_DEVICE_NAME, the AMD board name) names the profile. A model
+// is not named by a name that lists several cards: a '/' before any '(' (PCI-database and libdrm
+// names join the cards of one chip so; Mesa's driver details follow the '(').
+bool names_profile(const DeviceProfile& p, const std::vector<std::string>& device_names) {
+  return std::any_of(device_names.begin(), device_names.end(), [&](const std::string& name) {
+    if (!p.model.empty() && name.substr(0, name.find('(')).find('/') != std::string::npos) {
+      return false;
+    }
+    return std::any_of(p.name_contains.begin(), p.name_contains.end(),
+                       [&](const std::string& n) { return contains_name(name, n, p.whole_words); });
+  });
+}
+
+std::vector<std::string> names_of(const DeviceInfo& device) {
+  std::vector<std::string> names = {device.name};
+  if (!device.board_name.empty()) names.push_back(device.board_name);
+  return names;
 }
 
 std::vector<std::string> string_list(const nlohmann::json& j, const std::string& field,
@@ -83,6 +120,111 @@ std::vector<ProfileModel> models_from_json(const nlohmann::json& j, const std::s
   return out;
 }
 
+constexpr const char* kRegisterCapField = "register_cap";
+constexpr const char* kLegacyRegisterCapField = "register_cap_option";
+
+// A compiler option the cap is appended to: it must look like one.
+std::string cap_option(const nlohmann::json& o, const std::string& field,
+                       const std::string& origin) {
+  if (!o.is_string() || o.get<std::string>().empty() || o.get<std::string>().front() != '-') {
+    throw invalid_file(origin, "field '" + field +
+                                   "' must be a compiler option such as "
+                                   "\"-cl-nv-maxrregcount=\" (the cap is appended to it)");
+  }
+  return o.get<std::string>();
+}
+
+// "register_cap": {"method": "build_option", "option": "-X=", "source": ...} or
+// {"method": "attribute", "source": ...}; or the older "register_cap_option": "-X=".
+void read_register_cap(const nlohmann::json& j, const std::string& origin, DeviceProfile& p) {
+  if (j.contains(kLegacyRegisterCapField)) {
+    if (j.contains(kRegisterCapField)) {
+      throw invalid_file(origin, std::string("field '") + kLegacyRegisterCapField +
+                                     "' is the older form of '" + kRegisterCapField +
+                                     "': give one of them");
+    }
+    p.register_cap_method = RegisterCapMethod::kBuildOption;
+    p.register_cap_option = cap_option(j[kLegacyRegisterCapField], kLegacyRegisterCapField, origin);
+    return;
+  }
+  if (!j.contains(kRegisterCapField)) return;
+  const auto& c = j[kRegisterCapField];
+  const std::string field = kRegisterCapField;
+  if (!c.is_object()) {
+    throw invalid_file(origin, "field '" + field +
+                                   "' must be {\"method\": \"build_option\" or \"attribute\", "
+                                   "\"source\": ...}");
+  }
+  const std::string method = c.contains("method") && c["method"].is_string()
+                                 ? c["method"].get<std::string>()
+                                 : std::string();
+  if (method == "build_option") {
+    p.register_cap_method = RegisterCapMethod::kBuildOption;
+    if (!c.contains("option")) throw invalid_file(origin, "missing field '" + field + ".option'");
+    p.register_cap_option = cap_option(c["option"], field + ".option", origin);
+  } else if (method == "attribute") {
+    p.register_cap_method = RegisterCapMethod::kAttribute;
+    if (c.contains("option")) {
+      throw invalid_file(origin,
+                         "field '" + field + ".option' applies to method build_option only");
+    }
+  } else {
+    throw invalid_file(origin, "field '" + field + ".method' must be build_option or attribute");
+  }
+  if (!c.contains("source") || !c["source"].is_string() || c["source"].get<std::string>().empty()) {
+    throw invalid_file(origin, "field '" + field + ".source' must name a public source");
+  }
+  p.register_cap_source = c["source"].get<std::string>();
+}
+
+void read_starting_configurations(const nlohmann::json& j, const std::string& origin,
+                                  DeviceProfile& p) {
+  static const char* kField = "starting_configurations";
+  if (!j.contains(kField)) return;
+  const auto& s = j[kField];
+  if (!s.is_object() || !s.contains("source") || !s["source"].is_string() ||
+      !s.contains("entries") || !s["entries"].is_array()) {
+    throw invalid_file(origin, std::string("field '") + kField +
+                                   "' must be {\"source\": how they were chosen, \"entries\": [...]}");
+  }
+  p.starting_configurations_source = s["source"].get<std::string>();
+  for (size_t i = 0; i < s["entries"].size(); ++i) {
+    const auto& e = s["entries"][i];
+    const std::string where = std::string(kField) + ".entries[" + std::to_string(i) + "]";
+    if (!e.is_object() || !e.contains("kernel") || !e["kernel"].is_string() ||
+        !e.contains("parameters") || !e["parameters"].is_object()) {
+      throw invalid_file(origin, "field '" + where + "' must be {\"kernel\", \"precision\", "
+                                                     "\"parameters\": {...}, \"facts\"}");
+    }
+    StartingConfiguration c;
+    c.kernel = e["kernel"].get<std::string>();
+    try {
+      c.precision = parse_precision(e.value("precision", std::string("32")));
+    } catch (const std::exception&) {
+      throw invalid_file(origin, "field '" + where + ".precision' must be 16, 16acc32, 32 or 64");
+    }
+    for (const auto& [name, value] : e["parameters"].items()) {
+      if (!value.is_number_integer()) {
+        throw invalid_file(origin, "field '" + where + ".parameters." + name + "' must be an integer");
+      }
+      c.parameters[name] = value.get<int64_t>();
+    }
+    if (e.contains("facts") && !e["facts"].is_string()) {
+      throw invalid_file(origin, "field '" + where + ".facts' must be a string");
+    }
+    c.facts = e.value("facts", std::string());
+    for (const auto& [field, target] : {std::pair{"vgprs", &c.registers},
+                                        std::pair{"lds_bytes", &c.local_mem_bytes}}) {
+      if (!e.contains(field)) continue;
+      if (!e[field].is_number_integer() || e[field].get<int64_t>() < 0) {
+        throw invalid_file(origin, "field '" + where + "." + field + "' must be a whole number");
+      }
+      *target = e[field].get<int64_t>();
+    }
+    p.starting_configurations.push_back(std::move(c));
+  }
+}
+
 // The architecture profile with one model's figures in place: it matches that model's devices
 // only, ahead of the architecture (and of lower-priority models).
 DeviceProfile model_variant(const DeviceProfile& base, const ProfileModel& model) {
@@ -97,6 +239,18 @@ DeviceProfile model_variant(const DeviceProfile& base, const ProfileModel& model
 }
 
 }  // namespace
+
+std::string to_string(RegisterCapMethod method) {
+  switch (method) {
+    case RegisterCapMethod::kBuildOption:
+      return "build_option";
+    case RegisterCapMethod::kAttribute:
+      return "attribute";
+    case RegisterCapMethod::kNone:
+      break;
+  }
+  return "none";
+}
 
 const std::vector<std::string>& DeviceProfile::required_figures() {
   static const std::vector<std::string> kRequired = {"simds_per_cu",
@@ -129,11 +283,7 @@ std::optional<double> DeviceProfile::figure_if(const std::string& key) const {
 
 bool DeviceProfile::matches(const DeviceInfo& device) const {
   if (!match_type.empty() && match_type != device.type) return false;
-  if (!name_contains.empty() &&
-      std::none_of(name_contains.begin(), name_contains.end(),
-                   [&](const std::string& n) { return contains_ci(device.name, n); })) {
-    return false;
-  }
+  if (!name_contains.empty() && !names_profile(*this, names_of(device))) return false;
   if (!vendor_contains.empty() &&
       std::none_of(vendor_contains.begin(), vendor_contains.end(),
                    [&](const std::string& v) { return contains_ci(device.vendor, v); })) {
@@ -149,14 +299,34 @@ void to_json(nlohmann::json& j, const DeviceProfile& p) {
                       {{"type", p.match_type},
                        {"name_contains", p.name_contains},
                        {"vendor_contains", p.vendor_contains},
+                       {"whole_words", p.whole_words},
                        {"priority", p.priority}}},
                      {"wavefront_sizes", p.wavefront_sizes},
-                     {"build_options", p.build_options},
-                     {"register_cap_option", p.register_cap_option}};
+                     {"build_options", p.build_options}};
+  if (p.register_cap_method != RegisterCapMethod::kNone) {
+    j[kRegisterCapField] = {{"method", to_string(p.register_cap_method)},
+                            {"source", p.register_cap_source}};
+    if (p.register_cap_method == RegisterCapMethod::kBuildOption) {
+      j[kRegisterCapField]["option"] = p.register_cap_option;
+    }
+  }
   if (!p.model.empty()) j["model"] = p.model;
   if (!p.default_kernel.empty())
     j["default_kernel"] = {{"value", p.default_kernel}, {"source", p.default_kernel_source}};
   for (const auto& [k, f] : p.figures) j["figures"][k] = {{"value", f.value}, {"source", f.source}};
+  if (!p.starting_configurations.empty()) {
+    nlohmann::json entries = nlohmann::json::array();
+    for (const auto& c : p.starting_configurations) {
+      entries.push_back({{"kernel", c.kernel},
+                         {"precision", to_string(c.precision)},
+                         {"parameters", configuration_to_json(c.parameters)},
+                         {"facts", c.facts}});
+      if (c.registers) entries.back()["vgprs"] = *c.registers;
+      if (c.local_mem_bytes) entries.back()["lds_bytes"] = *c.local_mem_bytes;
+    }
+    j["starting_configurations"] = {{"source", p.starting_configurations_source},
+                                    {"entries", entries}};
+  }
 }
 
 DeviceProfile profile_from_json(const nlohmann::json& j, const std::string& origin) {
@@ -176,6 +346,10 @@ DeviceProfile profile_from_json(const nlohmann::json& j, const std::string& orig
   }
   p.name_contains = string_list(m, "name_contains", origin + " match");
   p.vendor_contains = string_list(m, "vendor_contains", origin + " match");
+  if (m.contains("whole_words") && !m["whole_words"].is_boolean()) {
+    throw invalid_file(origin, "field 'match.whole_words' must be true or false");
+  }
+  p.whole_words = m.value("whole_words", false);
   if (m.contains("priority") && !m["priority"].is_number_integer()) {
     throw invalid_file(origin, "field 'match.priority' must be an integer");
   }
@@ -204,15 +378,7 @@ DeviceProfile profile_from_json(const nlohmann::json& j, const std::string& orig
     }
     p.build_options = j["build_options"].get<std::string>();
   }
-  if (j.contains("register_cap_option")) {
-    const auto& o = j["register_cap_option"];
-    if (!o.is_string() || o.get<std::string>().empty() || o.get<std::string>().front() != '-') {
-      throw invalid_file(origin,
-                         "field 'register_cap_option' must be a compiler option such as "
-                         "\"-cl-nv-maxrregcount=\" (the cap is appended to it)");
-    }
-    p.register_cap_option = o.get<std::string>();
-  }
+  read_register_cap(j, origin, p);
   if (j.contains("default_kernel")) {
     const auto& d = j["default_kernel"];
     if (!d.is_object() || !d.contains("value") || !d["value"].is_string() ||
@@ -224,6 +390,7 @@ DeviceProfile profile_from_json(const nlohmann::json& j, const std::string& orig
     p.default_kernel = d["value"].get<std::string>();
     p.default_kernel_source = d["source"].get<std::string>();
   }
+  read_starting_configurations(j, origin, p);
   p.models = models_from_json(j, origin);
   return p;
 }
@@ -259,21 +426,39 @@ ProfileSet ProfileSet::from_profiles(std::vector<DeviceProfile> profiles) {
 
 const DeviceProfile* ProfileSet::find(const std::string& name,
                                       const std::string& device_name) const {
+  return find_in(name, device_name.empty() ? std::vector<std::string>{}
+                                           : std::vector<std::string>{device_name});
+}
+
+const DeviceProfile* ProfileSet::find(const std::string& name, const DeviceInfo& device) const {
+  return find_in(name, names_of(device));
+}
+
+const DeviceProfile* ProfileSet::find_in(const std::string& name,
+                                         const std::vector<std::string>& device_names) const {
   const DeviceProfile* best = nullptr;
   for (const auto& p : profiles_) {
     if (lower(p.name) == lower(name)) best = &p;
   }
-  if (!best || device_name.empty()) return best;
+  if (!best || device_names.empty()) return best;
   for (const auto& v : variants_) {
-    const bool named =
-        std::any_of(v.name_contains.begin(), v.name_contains.end(),
-                    [&](const std::string& n) { return contains_ci(device_name, n); });
-    if (lower(v.name) == lower(name) && named && v.priority > best->priority) best = &v;
+    if (lower(v.name) == lower(name) && names_profile(v, device_names) &&
+        v.priority > best->priority) {
+      best = &v;
+    }
   }
   return best;
 }
 
 const DeviceProfile* ProfileSet::match(const DeviceInfo& device) const {
+  // A card whose driver names it in a way no profile knows yet: the user names the profile.
+  if (const char* forced = std::getenv("GEMMTUNE_DEVICE_PROFILE"); forced && *forced) {
+    if (const DeviceProfile* p = find(forced, device)) return p;
+    static std::once_flag warned;
+    std::call_once(warned, [&] {
+      spdlog::warn("GEMMTUNE_DEVICE_PROFILE={} names no device profile: matching by name", forced);
+    });
+  }
   const DeviceProfile* best = nullptr;
   for (const auto* set : {&variants_, &profiles_}) {
     for (const auto& p : *set) {
@@ -289,12 +474,15 @@ DeviceLimits device_limits(const DeviceInfo& device, const DeviceProfile* profil
   limits.local_mem_bytes = static_cast<int64_t>(device.local_mem_bytes);
   for (auto s : device.max_work_item_sizes)
     limits.max_work_item_sizes.push_back(static_cast<int64_t>(s));
-  // Without a profile nothing is known of a register-cap option: caps are refused then.
+  // Without a profile nothing is known of a register-cap method: caps are refused then.
   limits.register_cap_known = true;
   if (profile) {
     limits.max_registers_per_thread =
         static_cast<int64_t>(profile->figure_if("max_registers_per_thread").value_or(0));
-    limits.register_cap_option = profile->register_cap_option;
+    if (profile->register_cap_method == RegisterCapMethod::kBuildOption) {
+      limits.register_cap_option = profile->register_cap_option;
+    }
+    limits.register_cap_attribute = profile->register_cap_method == RegisterCapMethod::kAttribute;
   }
   return limits;
 }
@@ -305,9 +493,15 @@ Occupancy estimate_occupancy(const DeviceProfile& profile, int64_t registers, in
   o.wavefront = wavefront > 0 ? wavefront
                               : (profile.wavefront_sizes.empty() ? 1 : profile.wavefront_sizes[0]);
   o.max_waves = static_cast<int64_t>(profile.figure("max_waves_per_simd"));
-  const auto granule =
-      std::max<int64_t>(1, static_cast<int64_t>(profile.figure("register_granularity")));
-  const auto file = static_cast<int64_t>(profile.figure("registers_per_simd_lane"));
+  auto granule = std::max<int64_t>(1, static_cast<int64_t>(profile.figure("register_granularity")));
+  auto file = static_cast<int64_t>(profile.figure("registers_per_simd_lane"));
+  // The register figures are the native wave size's. A wider wave (wave64 on RDNA) holds each
+  // register for twice the lanes: half the registers per lane, allocated in half the granule.
+  const int64_t native = profile.wavefront_sizes.empty() ? o.wavefront : profile.wavefront_sizes[0];
+  if (native > 0 && o.wavefront > native) {
+    file = file * native / o.wavefront;
+    granule = std::max<int64_t>(1, granule * native / o.wavefront);
+  }
   o.allocated_registers = ceil_div(std::max<int64_t>(registers, 1), granule) * granule;
   o.waves_by_registers = std::min(o.max_waves, file / o.allocated_registers);
   o.waves_by_lds = o.max_waves;

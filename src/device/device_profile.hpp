@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "src/core/configuration.hpp"
+#include "src/core/problem.hpp"
 #include "src/kernel/kernel_spec.hpp"
 
 namespace gemmtune {
@@ -22,12 +24,35 @@ struct Figure {
 };
 
 // Figures that differ between models of one architecture (the H100's memory bandwidth is not the
-// H200's): a model matches by device name and overrides the architecture's figures.
+// H200's): a model matches by device name and overrides the architecture's figures. A name that
+// lists several cards before any '(' ("AMD Instinct MI60 / MI50", "Navi 21 [Radeon RX 6800/6800
+// XT / 6900 XT]") names no model: such a device keeps the architecture's figures.
 struct ProfileModel {
   std::string name;                        // e.g. "H100"
-  std::vector<std::string> name_contains;  // any of these, case-insensitive, in CL_DEVICE_NAME
+  std::vector<std::string> name_contains;  // any of these in a device name (as the profile's)
   int priority = 0;                        // among the models of one profile; higher wins
   std::map<std::string, Figure> figures;   // overrides
+};
+
+// How a device applies a kernel's register cap (the profile's "register_cap": {"method": ...}).
+enum class RegisterCapMethod {
+  kNone,         // not at all: register-cap parameters stay 0
+  kBuildOption,  // a compiler option with the value appended (NVIDIA: -cl-nv-maxrregcount=)
+  kAttribute,    // a source attribute the template declares under -DREGCAP_ATTRIBUTE=1 (AMD)
+};
+std::string to_string(RegisterCapMethod method);
+
+// A configuration a profile declares to start from where nothing was measured on the device
+// (the AMD profiles: chosen offline by `gemmtune space --target`, from real resources and a
+// predicted speed; never measured). Searches measure them first; the library runs one on an
+// untuned device instead of a template's defaults.
+struct StartingConfiguration {
+  std::string kernel;
+  Precision precision = Precision::kFP32;
+  Configuration parameters;
+  std::string facts;  // what is known of it, e.g. "63 VGPRs, 16 waves per SIMD, no spill"
+  std::optional<int64_t> registers;        // per work-item, from the offline build
+  std::optional<int64_t> local_mem_bytes;  // per work-group
 };
 
 struct DeviceProfile {
@@ -37,20 +62,31 @@ struct DeviceProfile {
   std::string file;         // where it was loaded from
   // Matching: every listed criterion must hold; a device matches the profile with highest priority.
   std::string match_type;                  // "gpu", "cpu" or "" (any)
-  std::vector<std::string> name_contains;  // any of these, case-insensitive, in CL_DEVICE_NAME
+  std::vector<std::string> name_contains;  // any of these, case-insensitive, in a device name:
+                                           // CL_DEVICE_NAME or the AMD board name
+  // "whole_words": a name matches only where no letter or digit adjoins it, so that "navi1" does
+  // not match "navi14" nor "gfx1010" "gfx10100"; punctuation ("gfx906:sramecc+", "(navi14,") and
+  // spaces bound words. Also applies to the models' names.
+  bool whole_words = false;
   std::vector<std::string> vendor_contains;
   int priority = 0;
   std::vector<int64_t> wavefront_sizes;
   std::map<std::string, Figure> figures;
   std::string build_options;
-  // The compiler option that caps registers per work-item, the value appended (NVIDIA:
-  // "-cl-nv-maxrregcount="); empty where the driver has none, and then kernels run uncapped.
-  std::string register_cap_option;
+  // How register caps are applied, and the public source that says so ("register_cap"; the
+  // older "register_cap_option": "-X=" still reads as method build_option with that option).
+  // Without a method kernels run uncapped.
+  RegisterCapMethod register_cap_method = RegisterCapMethod::kNone;
+  std::string register_cap_option;  // kBuildOption: the option the value is appended to
+  std::string register_cap_source;
   std::vector<ProfileModel> models;  // empty in a model's variant
   // The template `gemmtune search` tunes when none is named, and the measurement behind that
   // choice; empty where nothing was measured on the class (search then tries every template).
   std::string default_kernel;
   std::string default_kernel_source;
+  // "starting_configurations": {"source": how they were chosen, "entries": [...]}; best first.
+  std::vector<StartingConfiguration> starting_configurations;
+  std::string starting_configurations_source;
 
   // The figure `key`, or throws Error naming the profile file and the field.
   double figure(const std::string& key) const;
@@ -77,11 +113,15 @@ class ProfileSet {
   // The architecture profile `name`; with `device_name`, the variant of the model that device is
   // when the profile declares one (else the architecture profile). nullptr when unknown.
   const DeviceProfile* find(const std::string& name, const std::string& device_name = "") const;
+  // The same, the model named by the device's name or its board name.
+  const DeviceProfile* find(const std::string& name, const DeviceInfo& device) const;
   // Best-matching profile of a device, or nullptr ("generic"): a model's variant before its
-  // architecture.
+  // architecture. $GEMMTUNE_DEVICE_PROFILE (a profile's name) overrides the matching.
   const DeviceProfile* match(const DeviceInfo& device) const;
 
  private:
+  const DeviceProfile* find_in(const std::string& name,
+                               const std::vector<std::string>& device_names) const;
   std::vector<DeviceProfile> profiles_;
   std::vector<DeviceProfile> variants_;  // one per declared model, figures overridden
 };
@@ -109,7 +149,7 @@ std::optional<double> peak_gflops(const DeviceProfile& profile, Precision precis
                                   double compute_units, double clock_mhz);
 
 // The limits a configuration must respect on this device: the driver's work-group size and local
-// memory, and the profile's register budget per work-item and register-cap option (none without a
+// memory, and the profile's register budget per work-item and register-cap method (none without a
 // profile).
 DeviceLimits device_limits(const DeviceInfo& device, const DeviceProfile* profile);
 

@@ -18,7 +18,14 @@ std::optional<PtxasFigures> parse_ptxas_log(const std::string& log, const std::s
   //   ptxas info    : Function properties for NAME
   //       0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
   //   ptxas info    : Used 40 registers, 8192 bytes smem, 400 bytes cmem[0]
+  // and, for a function that is called rather than inlined, a "Function properties for CALLEE"
+  // block of its own (stack and spills, no registers) after or before the entry's block. A
+  // spill warning names its function ("... in function 'NAME', 80 bytes spill stores, ...").
+  // Each figure therefore belongs to the function the latest heading names, never to the entry
+  // whose block happened to come before.
   static const std::regex kEntry(R"(Compiling entry function '([^']+)')");
+  static const std::regex kProperties(R"(Function properties for ([^\s,']+))");
+  static const std::regex kNamedWarning(R"(in function '([^']+)')");
   static const std::regex kRegisters(R"(Used (\d+) registers)");
   static const std::regex kSmem(R"((\d+) bytes smem)");
   static const std::regex kStack(R"((\d+) bytes stack frame)");
@@ -26,16 +33,19 @@ std::optional<PtxasFigures> parse_ptxas_log(const std::string& log, const std::s
   static const std::regex kSpillLoads(R"((\d+) bytes spill loads)");
   std::istringstream in(log);
   std::string line;
-  bool inside = false, found = false;
+  std::string current;  // the function the lines below describe
+  bool found = false;
   PtxasFigures f;
   std::smatch m;
   while (std::getline(in, line)) {
-    if (std::regex_search(line, m, kEntry)) {
-      if (inside) break;  // the next function starts: ours is complete
-      inside = m[1].str() == kernel;
+    if (std::regex_search(line, m, kEntry) || std::regex_search(line, m, kProperties)) {
+      // A log holding a second build lists the kernel again: the first report is complete.
+      if (found && m[1].str() == kernel && line.find("Compiling entry") != std::string::npos) break;
+      current = m[1].str();
       continue;
     }
-    if (!inside) continue;
+    if (std::regex_search(line, m, kNamedWarning)) continue;  // its figures repeat a block's
+    if (current != kernel) continue;
     if (std::regex_search(line, m, kRegisters)) {
       f.registers = std::stoll(m[1].str());
       found = true;

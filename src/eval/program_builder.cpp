@@ -6,7 +6,6 @@
 #include <spdlog/spdlog.h>
 
 #include "src/core/error.hpp"
-#include "src/kernel/gemm_view.hpp"
 #include "src/kernel/kernel_source.hpp"
 
 namespace gemmtune {
@@ -80,18 +79,10 @@ const std::string& ProgramBuilder::source_of(const std::string& file) {
 
 ProgramBuilder::Request ProgramBuilder::request_for(const KernelSpec& spec, const Problem& problem,
                                                     const Configuration& config) {
-  const KernelView view = kernel_view(problem);
   Request r;
   r.source = source_of(spec.source_file());
-  // The epilogue's defines go before the profile's options, and a problem without one builds
-  // exactly as before (same binary cache keys).
-  const std::string epilogue = epilogue_defines(problem);
-  std::string extra = epilogue.empty() ? extra_options_ : epilogue + " " + extra_options_;
-  if (const std::string cap = spec.register_cap_option(config, limits_); !cap.empty()) {
-    extra += " " + cap;
-  }
-  r.options = build_options(config, problem.precision, view.trans_a, view.trans_b, extra,
-                            batch_layout_define(problem));
+  // extra_options_ holds the profile's options and -cl-nv-verbose on NVIDIA, in that order.
+  r.options = kernel_build_options(spec, problem, config, limits_, extra_options_);
   r.identity = BinaryCache::identity(device_.info, r.options, r.source);
   r.key = BinaryCache::key(r.identity);
   r.label = spec.name() + " " + to_string(config);

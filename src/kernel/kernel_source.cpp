@@ -9,6 +9,7 @@
 
 #include "src/core/error.hpp"
 #include "src/core/json_util.hpp"
+#include "src/kernel/gemm_view.hpp"
 
 namespace gemmtune {
 
@@ -152,6 +153,22 @@ std::string build_options(const Configuration& config, Precision precision, bool
   if (batch_layout != 0) out << " -DBATCH_LAYOUT=" << batch_layout;
   if (extra.find_first_not_of(" \t") != std::string::npos) out << " " << extra;
   return out.str();
+}
+
+std::string kernel_build_options(const KernelSpec& spec, const Problem& problem,
+                                 const Configuration& config, const DeviceLimits& limits,
+                                 const std::string& profile_build_options) {
+  const KernelView view = kernel_view(problem);
+  // The epilogue's defines go before the profile's options, and a problem without one builds
+  // exactly as before (same binary cache keys).
+  const std::string epilogue = epilogue_defines(problem);
+  std::string extra =
+      epilogue.empty() ? profile_build_options : epilogue + " " + profile_build_options;
+  if (const std::string cap = spec.register_cap_option(config, limits); !cap.empty()) {
+    extra += " " + cap;
+  }
+  return build_options(config, problem.precision, view.trans_a, view.trans_b, extra,
+                       batch_layout_define(problem));
 }
 
 std::string trim_build_log(const std::string& log, size_t max_lines, size_t max_chars) {

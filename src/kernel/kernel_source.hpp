@@ -8,6 +8,7 @@
 
 #include "src/core/configuration.hpp"
 #include "src/core/problem.hpp"
+#include "src/kernel/kernel_spec.hpp"
 
 namespace gemmtune {
 
@@ -45,6 +46,16 @@ std::string epilogue_defines(const Problem& problem);
 // `extra` options (the device profile's build_options, vendor flags).
 std::string build_options(const Configuration& config, Precision precision, bool trans_a,
                           bool trans_b, const std::string& extra, int batch_layout = 0);
+
+// Every option `config` of `spec` is built with for `problem` on a device with `limits`: the
+// defines of build_options (in the kernel's view: transposes after the row-major swap), the
+// problem's epilogue defines, `profile_build_options` (the device profile's build_options and any
+// vendor flags the caller adds) and the register cap the way the device applies it. The one
+// composition of a kernel's options: the evaluators and the binary cache key use it, and so can
+// a compiler outside OpenCL.
+std::string kernel_build_options(const KernelSpec& spec, const Problem& problem,
+                                 const Configuration& config, const DeviceLimits& limits,
+                                 const std::string& profile_build_options);
 
 // The build log trimmed for a Result message: blank lines dropped, at most `max_lines` lines and
 // `max_chars` characters, with a note of what was cut.

@@ -136,7 +136,7 @@ std::optional<std::string> register_cap_refusal(const KernelSpec& spec, const Co
   auto it = config.find(spec.register_cap_parameter());
   if (it == config.end() || !cap_refused(it->second, limits)) return std::nullopt;
   return it->first + "=" + std::to_string(it->second) +
-         " caps registers, and the device profile names no register-cap build option";
+         " caps registers, and the device profile declares no register-cap method (register_cap)";
 }
 
 std::string work_items_reason(size_t dimension, int64_t size, int64_t limit) {
@@ -148,6 +148,83 @@ std::string work_items_reason(size_t dimension, int64_t size, int64_t limit) {
 
 std::string to_string(Backend backend) {
   return backend == Backend::kClblast ? "clblast" : "opencl";
+}
+
+namespace {
+
+struct RoleInfo {
+  Role role;
+  std::string name;
+  bool size;
+  // The parameter names gemmtune's and CLBlast's templates give the role, most common first.
+  std::vector<std::string> conventional;
+};
+
+const std::vector<RoleInfo>& role_table() {
+  static const std::vector<RoleInfo> table = {
+      {Role::kTileM, "tile_m", true, {"MWG", "WGD"}},
+      {Role::kTileN, "tile_n", true, {"NWG", "WGD"}},
+      {Role::kTileK, "tile_k", true, {"KWG", "WGD"}},
+      {Role::kThreadsM, "threads_m", true, {"MDIMC", "MDIMCD"}},
+      {Role::kThreadsN, "threads_n", true, {"NDIMC", "NDIMCD"}},
+      {Role::kRegisterTileM, "register_tile_m", true, {"MWI"}},
+      {Role::kRegisterTileN, "register_tile_n", true, {"NWI"}},
+      {Role::kVectorM, "vector_m", true, {"VWM", "VWMD"}},
+      {Role::kVectorN, "vector_n", true, {"VWN", "VWND"}},
+      {Role::kUnrollK, "unroll_k", true, {"KWI", "KWID"}},
+      {Role::kSplitK, "split_k", true, {"SPLITK"}},
+      {Role::kLocalBufferA, "local_buffer_a", false, {"SA"}},
+      {Role::kLocalBufferB, "local_buffer_b", false, {"SB"}},
+      {Role::kStages, "stages", false, {"STAGES"}},
+      {Role::kPadA, "pad_a", false, {"PADA"}},
+      {Role::kPadB, "pad_b", false, {"PADB"}},
+      {Role::kSwizzle, "swizzle", false, {"SWZ"}},
+      {Role::kPrefetch, "prefetch", false, {"PREFETCH"}},
+      {Role::kStrideM, "stride_m", false, {"STRM"}},
+      {Role::kStrideN, "stride_n", false, {"STRN"}},
+      {Role::kGroupM, "group_m", false, {"GROUPM"}},
+  };
+  return table;
+}
+
+const RoleInfo& role_info(Role role) {
+  for (const auto& info : role_table()) {
+    if (info.role == role) return info;
+  }
+  throw Error(ErrorCode::kInternal, "a role without an entry in the role table");
+}
+
+}  // namespace
+
+const std::vector<Role>& all_roles() {
+  static const std::vector<Role> roles = [] {
+    std::vector<Role> out;
+    for (const auto& info : role_table()) out.push_back(info.role);
+    return out;
+  }();
+  return roles;
+}
+
+const std::string& role_name(Role role) {
+  return role_info(role).name;
+}
+
+std::optional<Role> parse_role(const std::string& name) {
+  for (const auto& info : role_table()) {
+    if (info.name == name) return info.role;
+  }
+  return std::nullopt;
+}
+
+bool is_size_role(Role role) {
+  return role_info(role).size;
+}
+
+std::optional<int64_t> conventional_role(Role role, const Configuration& config) {
+  for (const auto& name : role_info(role).conventional) {
+    if (auto it = config.find(name); it != config.end()) return it->second;
+  }
+  return std::nullopt;
 }
 
 KernelSpec KernelSpec::load(const std::string& path) {
@@ -234,6 +311,41 @@ LaunchDeclaration parse_launch(const json& j, const std::set<std::string>& names
   return d;
 }
 
+// "roles": role name -> an expression over the parameters and derived values (a bare name is
+// one). split_k, when the launch block splits K too, must name the same parameter.
+std::map<Role, Expression> parse_roles(const json& j, const std::set<std::string>& names,
+                                       const LaunchDeclaration& launch, const std::string& origin) {
+  if (!j.is_object()) throw invalid_file(origin, "field 'roles' must be an object");
+  std::map<Role, Expression> roles;
+  for (const auto& [key, value] : j.items()) {
+    const std::string field = "roles." + key;
+    const std::optional<Role> role = parse_role(key);
+    if (!role) {
+      std::string known;
+      for (Role r : all_roles()) known += (known.empty() ? "" : ", ") + role_name(r);
+      throw invalid_file(origin,
+                         "field '" + field + "' is not a known role (known: " + known + ")");
+    }
+    if (!value.is_string()) {
+      throw invalid_file(origin, "field '" + field + "' must be an expression string");
+    }
+    Expression expr;
+    try {
+      expr = Expression::parse(value.get<std::string>());
+    } catch (const Error& e) {
+      throw invalid_file(origin, "field '" + field + "': " + e.what());
+    }
+    check_names(expr, names, field, origin);
+    if (*role == Role::kSplitK && launch.split_k && expr.text() != launch.split_k->parameter) {
+      throw invalid_file(origin, "field '" + field + "' is '" + expr.text() +
+                                     "', but launch.split_k.parameter is '" +
+                                     launch.split_k->parameter + "'");
+    }
+    roles.emplace(*role, std::move(expr));
+  }
+  return roles;
+}
+
 SpaceDeclaration parse_space(const std::string& name, const json& j,
                              const std::set<std::string>& parameters, const std::string& origin) {
   const std::string path = "spaces." + name;
@@ -262,7 +374,7 @@ KernelSpec KernelSpec::from_json(const json& j, const std::string& origin) {
   const Fields f(j, "", origin,
                  {"kernel", "source", "entry", "description", "backend", "clblast_kernel",
                   "parameters", "derived", "constraints", "local_memory_bytes", "work_group_size",
-                  "registers", "launch", "spaces", "epilogue", "register_cap", "report"});
+                  "registers", "launch", "spaces", "epilogue", "register_cap", "roles"});
   KernelSpec s;
   s.raw_ = j;
   s.name_ = f.string("kernel", true);
@@ -336,6 +448,11 @@ KernelSpec KernelSpec::from_json(const json& j, const std::string& origin) {
   } else if (ours) {
     throw f.error("launch", "is missing (an OpenCL template needs its launch geometry)");
   }
+  if (f.has("roles")) s.roles_ = parse_roles(f.at("roles"), names, s.launch_, origin);
+  // The launch block's split factor is the split_k role where "roles" does not name it.
+  if (s.launch_.split_k && !s.roles_.count(Role::kSplitK)) {
+    s.roles_.emplace(Role::kSplitK, Expression::parse(s.launch_.split_k->parameter));
+  }
   for (const auto& item : f.array("epilogue", false)) {
     if (!item.is_string()) throw f.error("epilogue", "must hold strings");
     const std::string name = item.get<std::string>();
@@ -356,9 +473,6 @@ KernelSpec KernelSpec::from_json(const json& j, const std::string& origin) {
           origin, "register cap " + cap->name + " needs values >= 0 and the default 0 (no cap)");
     }
   }
-  if (f.has("report") && !f.at("report").is_object()) {
-    throw f.error("report", "must be an object of expressions");
-  }
   if (f.has("spaces")) {
     if (!f.at("spaces").is_object()) throw f.error("spaces", "must be an object");
     for (const auto& [space_name, sj] : f.at("spaces").items()) {
@@ -370,6 +484,16 @@ KernelSpec KernelSpec::from_json(const json& j, const std::string& origin) {
   if (auto why = s.check(s.defaults(), DeviceLimits{}, ctx)) {
     throw invalid_file(origin, "the default configuration is invalid: " + *why);
   }
+  // And every declared role must have a value there (a size a positive one).
+  for (const auto& [role, expr] : s.roles_) {
+    const auto v = s.evaluate(expr, s.defaults(), ctx);
+    if (!v || (is_size_role(role) && *v <= 0)) {
+      throw invalid_file(origin, "field 'roles." + role_name(role) + "' is " +
+                                     (v ? std::to_string(*v) : std::string("undefined")) +
+                                     " for the default configuration" +
+                                     (is_size_role(role) ? " (a size must be positive)" : ""));
+    }
+  }
   return s;
 }
 
@@ -378,6 +502,17 @@ const Parameter* KernelSpec::find_parameter(const std::string& name) const {
     if (p.name == name) return &p;
   }
   return nullptr;
+}
+
+const Expression* KernelSpec::role_expression(Role role) const {
+  if (auto it = roles_.find(role); it != roles_.end()) return &it->second;
+  return nullptr;
+}
+
+std::optional<int64_t> KernelSpec::role(Role role, const Configuration& config,
+                                        const Context& context) const {
+  if (const Expression* expr = role_expression(role)) return evaluate(*expr, config, context);
+  return std::nullopt;
 }
 
 Configuration KernelSpec::defaults() const {
@@ -488,10 +623,14 @@ std::optional<std::string> KernelSpec::check(const Configuration& config,
 
 std::string KernelSpec::register_cap_option(const Configuration& config,
                                             const DeviceLimits& limits) const {
-  if (register_cap_parameter_.empty() || limits.register_cap_option.empty()) return "";
+  if (register_cap_parameter_.empty()) return "";
   auto it = config.find(register_cap_parameter_);
   if (it == config.end() || it->second <= 0) return "";
-  return limits.register_cap_option + std::to_string(it->second);
+  // The option names the cap itself; with the attribute the value is already among the defines.
+  if (!limits.register_cap_option.empty()) {
+    return limits.register_cap_option + std::to_string(it->second);
+  }
+  return limits.register_cap_attribute ? kRegisterCapAttributeDefine : "";
 }
 
 }  // namespace gemmtune

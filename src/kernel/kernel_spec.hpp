@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -42,12 +43,18 @@ struct DeviceLimits {
   int64_t local_mem_bytes = 0;
   int64_t max_registers_per_thread = 0;
   std::vector<int64_t> max_work_item_sizes;
-  // The compiler option that caps registers per work-item (the value is appended to it), from
-  // the device profile. With `register_cap_known` and no option, a kernel's register-cap
-  // parameter must stay 0; without it (no device) nothing is refused on that ground.
+  // How the device applies a kernel's register cap (registers per work-item), from the device
+  // profile: a compiler option the value is appended to (`register_cap_option`, NVIDIA), or a
+  // source attribute the template declares when built with -DREGCAP_ATTRIBUTE=1
+  // (`register_cap_attribute`, AMD). With `register_cap_known` and neither, a kernel's
+  // register-cap parameter must stay 0; without it (no device) nothing is refused on that ground.
   std::string register_cap_option;
+  bool register_cap_attribute = false;
   bool register_cap_known = false;
 };
+
+// The define that asks a template to declare its register cap as a source attribute.
+constexpr const char* kRegisterCapAttributeDefine = "-DREGCAP_ATTRIBUTE=1";
 
 // Values that are not parameters but enter the formulas (e.g. ELEM_BYTES of the precision).
 using Context = std::map<std::string, int64_t>;
@@ -85,6 +92,43 @@ struct LaunchDeclaration {
 enum class Backend { kOpenCl, kClblast };
 std::string to_string(Backend backend);
 
+// What a value of a configuration means to the code that reasons about its structure (the
+// selection model, the static prior, the bottleneck report, the A/B protocol's "simpler"). Each
+// template declares its roles (`"roles"` in its json: role name -> expression over its parameters
+// and derived values), so that such code asks the declaration instead of reading parameter names.
+// Sizes are in the kernel's column-major view.
+enum class Role {
+  kTileM,          // tile_m: work-group tile in M
+  kTileN,          // tile_n: work-group tile in N
+  kTileK,          // tile_k: K slice per iteration of the work-group
+  kThreadsM,       // threads_m: work-items of a work-group along M
+  kThreadsN,       // threads_n: work-items of a work-group along N
+  kRegisterTileM,  // register_tile_m: outputs of a work-item along M
+  kRegisterTileN,  // register_tile_n: outputs of a work-item along N
+  kVectorM,        // vector_m: vector width along M
+  kVectorN,        // vector_n: vector width along N
+  kUnrollK,        // unroll_k: unroll of the inner K loop
+  kSplitK,         // split_k: split-K factor (default: launch.split_k's parameter)
+  kLocalBufferA,   // local_buffer_a: A staged in local memory (0/1)
+  kLocalBufferB,   // local_buffer_b: B staged in local memory (0/1)
+  kStages,         // stages: local-memory buffers per operand (pipeline depth)
+  kPadA,           // pad_a: padding of A's local-memory rows
+  kPadB,           // pad_b: padding of B's local-memory rows
+  kSwizzle,        // swizzle: XOR swizzle of local memory
+  kPrefetch,       // prefetch: register prefetch of the next K slice
+  kStrideM,        // stride_m: strided (interleaved) accesses along M
+  kStrideN,        // stride_n: strided (interleaved) accesses along N
+  kGroupM,         // group_m: grouped rasterization of the work-groups
+};
+// Every role, in the order above.
+const std::vector<Role>& all_roles();
+// The role's name in a declaration ("tile_m").
+const std::string& role_name(Role role);
+// The role of a declared name; nullopt for a name that is no role.
+std::optional<Role> parse_role(const std::string& name);
+// Whether the role is a size (declared values must be positive), not a switch or an amount.
+bool is_size_role(Role role);
+
 class KernelSpec {
  public:
   // Reads and validates a declaration; errors name the file and the field.
@@ -115,10 +159,20 @@ class KernelSpec {
   const nlohmann::json& raw() const { return raw_; }
   const Parameter* find_parameter(const std::string& name) const;
   // The parameter whose value (registers per work-item, 0 = the compiler's choice) is handed to
-  // the compiler through the device's register-cap option; empty when the kernel has none.
+  // the compiler the way the device applies register caps; empty when the kernel has none.
   const std::string& register_cap_parameter() const { return register_cap_parameter_; }
-  // The build option that applies `config`'s register cap on a device with `limits`, or "".
+  // The build option that applies `config`'s register cap on a device with `limits`: the
+  // device's option with the value appended, kRegisterCapAttributeDefine where the device takes
+  // the cap as an attribute, or "" (no cap, or no way known).
   std::string register_cap_option(const Configuration& config, const DeviceLimits& limits) const;
+
+  // The expression a role is declared as; null when the template does not declare it.
+  const Expression* role_expression(Role role) const;
+  bool declares(Role role) const { return role_expression(role) != nullptr; }
+  // The role's value for `config` (missing parameters take their defaults); nullopt when the
+  // template does not declare the role or its expression faults. `context` must hold what the
+  // expressions may read besides the configuration (ELEM_BYTES).
+  std::optional<int64_t> role(Role role, const Configuration& config, const Context& context) const;
 
   Configuration defaults() const;
   // Fills parameters missing from `partial` with defaults; unknown names are an error.
@@ -152,7 +206,32 @@ class KernelSpec {
   std::map<std::string, SpaceDeclaration> spaces_;
   LaunchDeclaration launch_;
   std::vector<std::string> epilogue_;
+  std::map<Role, Expression> roles_;
   nlohmann::json raw_;
+};
+
+// A role's value where the template's declaration is not at hand (a database entry of a kernel
+// this build has no template for): the parameter of the name gemmtune's and CLBlast's templates
+// give the role (tile_m: MWG, else WGD; ...), the first one `config` holds; nullopt for none.
+// Code that has the declaration asks it instead.
+std::optional<int64_t> conventional_role(Role role, const Configuration& config);
+
+// The roles of one configuration: from its template's declaration, or without one (`spec` null)
+// by conventional_role. `spec` and `config` must outlive it.
+class RoleValues {
+ public:
+  RoleValues(const KernelSpec* spec, const Configuration& config, Context context)
+      : spec_(spec), config_(config), context_(std::move(context)) {}
+  std::optional<int64_t> get(Role role) const {
+    return spec_ ? spec_->role(role, config_, context_) : conventional_role(role, config_);
+  }
+  // Whether the values come from a declaration (false: by the conventional names).
+  bool declared() const { return spec_ != nullptr; }
+
+ private:
+  const KernelSpec* spec_;
+  const Configuration& config_;
+  Context context_;
 };
 
 // The most combinations (before constraints) a space may have to be enumerated: a minute or two

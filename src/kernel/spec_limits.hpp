@@ -6,9 +6,10 @@
 
 namespace gemmtune {
 
-// A register cap of `value` cannot be applied: the device is known to have no cap option.
+// A register cap of `value` cannot be applied: the device is known to have no way to apply one.
 inline bool cap_refused(int64_t value, const DeviceLimits& limits) {
-  return value != 0 && limits.register_cap_known && limits.register_cap_option.empty();
+  return value != 0 && limits.register_cap_known && limits.register_cap_option.empty() &&
+         !limits.register_cap_attribute;
 }
 
 // Whether a launch expression reads the problem's sizes (it cannot be checked without one).

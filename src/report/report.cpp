@@ -67,8 +67,11 @@ EntryReport analyze_entry(const DatabaseEntry& entry, const KernelSpec* spec,
       spec = nullptr;
     }
   }
-  if (!had_spec)
-    r.notes.push_back("no kernel spec for " + entry.key.kernel + ": estimates skipped");
+  if (!had_spec) {
+    r.notes.push_back("no kernel spec for " + entry.key.kernel +
+                      ": estimates skipped; tile, work-item and vector sizes read by the "
+                      "conventional parameter names");
+  }
   if (!profile) r.notes.push_back("no device profile: device figures unknown");
   if (entry.status != Status::kOk) {
     r.notes.push_back("entry status is " + to_string(entry.status) + ": " + entry.message);

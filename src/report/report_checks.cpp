@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include "src/core/error.hpp"
-#include "src/core/expression.hpp"
 #include "src/kernel/gemm_view.hpp"
 
 namespace gemmtune::report_checks {
@@ -47,30 +46,8 @@ std::string measured_basis(const DatabaseEntry& entry) {
          ")";
 }
 
-std::optional<int64_t> Values::get(const std::string& name) const {
-  if (spec_ && spec_->raw().contains("report") && spec_->raw()["report"].is_object()) {
-    const auto& r = spec_->raw()["report"];
-    if (r.contains(name) && r[name].is_string()) {
-      try {
-        return spec_->evaluate(Expression::parse(r[name].get<std::string>()), config_, context_);
-      } catch (const Error&) {
-        return std::nullopt;
-      }
-    }
-  }
-  if (auto it = config_.find(name); it != config_.end()) return it->second;
-  if (auto it = context_.find(name); it != context_.end()) return it->second;
-  if (!spec_) return std::nullopt;
-  try {
-    return spec_->value_of(name, config_, context_);
-  } catch (const Error&) {
-    return std::nullopt;  // not a name this template knows
-  }
-}
-
-std::optional<int64_t> Values::per_thread(const std::string& derived, const std::string& tile,
-                                          const std::string& threads) const {
-  if (auto v = get(derived)) return v;
+std::optional<int64_t> Values::per_thread(Role register_tile, Role tile, Role threads) const {
+  if (auto v = get(register_tile)) return v;
   auto t = get(tile), d = get(threads);
   if (t && d && *d > 0) return *t / *d;
   return std::nullopt;
@@ -104,7 +81,7 @@ EntryFacts::EntryFacts(const DatabaseEntry& entry_, const KernelSpec* spec_,
   }
   if (spec) wg = spec->work_group_size(params, ctx);
   if (!wg) {
-    auto mc = values.get("MDIMC"), nc = values.get("NDIMC");
+    auto mc = values.get(Role::kThreadsM), nc = values.get(Role::kThreadsN);
     if (mc && nc) wg = *mc * *nc;
   }
   if (profile && !profile->wavefront_sizes.empty()) wave = profile->wavefront_sizes.front();
@@ -214,10 +191,10 @@ ReportItem wave_utilization_check(const EntryFacts& f) {
 // Register tiling amortizes each load over this many FMAs.
 ReportItem work_per_thread_check(const EntryFacts& f) {
   const std::string id = "work_per_thread", title = "Outputs per work-item (MWI x NWI)";
-  const auto mwi = f.values.per_thread("MWI", "MWG", "MDIMC");
-  const auto nwi = f.values.per_thread("NWI", "NWG", "NDIMC");
+  const auto mwi = f.values.per_thread(Role::kRegisterTileM, Role::kTileM, Role::kThreadsM);
+  const auto nwi = f.values.per_thread(Role::kRegisterTileN, Role::kTileN, Role::kThreadsN);
   if (!mwi || !nwi) {
-    return unknown_item(id, title, "the template declares no MWI/NWI-like values");
+    return unknown_item(id, title, "the template declares no register_tile_m/n roles");
   }
   const int64_t outputs = *mwi * *nwi;
   ReportItem item = known_item(id, title, static_cast<double>(outputs));
@@ -230,9 +207,9 @@ ReportItem work_per_thread_check(const EntryFacts& f) {
 
 ReportItem vector_width_check(const EntryFacts& f) {
   const std::string id = "vector_width", title = "Vector width (VWM x VWN)";
-  const auto vwm = f.values.get("VWM"), vwn = f.values.get("VWN");
+  const auto vwm = f.values.get(Role::kVectorM), vwn = f.values.get(Role::kVectorN);
   if (!vwm || !vwn) {
-    return unknown_item(id, title, "the template declares no VWM/VWN-like values");
+    return unknown_item(id, title, "the template declares no vector_m/n roles");
   }
   const int64_t width = *vwm * *vwn;
   ReportItem item = known_item(id, title, static_cast<double>(width));
@@ -248,9 +225,10 @@ ReportItem vector_width_check(const EntryFacts& f) {
 // 2*MWG*NWG*KWG / (ELEM_BYTES*KWG*(MWG+NWG)), against the profile's ridge point.
 ReportItem bound_check(const EntryFacts& f) {
   const std::string id = "bound", title = "Arithmetic intensity of the tile";
-  const auto mwg = f.values.get("MWG"), nwg = f.values.get("NWG"), kwg = f.values.get("KWG");
+  const auto mwg = f.values.get(Role::kTileM), nwg = f.values.get(Role::kTileN),
+             kwg = f.values.get(Role::kTileK);
   if (!mwg || !nwg || *mwg + *nwg <= 0) {
-    return unknown_item(id, title, "the template declares no MWG/NWG-like values");
+    return unknown_item(id, title, "the template declares no tile_m/n roles");
   }
   const double k = kwg ? static_cast<double>(*kwg) : 1.0;
   const double ai = 2.0 * *mwg * *nwg * k / (static_cast<double>(f.elem) * k * (*mwg + *nwg));
@@ -286,9 +264,9 @@ std::optional<int64_t> work_groups(const EntryFacts& f) {
       // No usable launch block (CLBlast's templates declare none): count from the tile below.
     }
   }
-  const auto mwg = f.values.get("MWG"), nwg = f.values.get("NWG");
+  const auto mwg = f.values.get(Role::kTileM), nwg = f.values.get(Role::kTileN);
   if (!mwg || !nwg) return std::nullopt;
-  const int64_t split_k = std::max<int64_t>(1, f.values.get("SPLITK").value_or(1));
+  const int64_t split_k = std::max<int64_t>(1, f.values.get(Role::kSplitK).value_or(1));
   return ceil_div(view.m, *mwg) * ceil_div(view.n, *nwg) * view.batch * split_k;
 }
 
@@ -300,7 +278,7 @@ ReportItem parallelism_check(const EntryFacts& f) {
                          : (f.profile ? f.profile->figure_if("compute_units").value_or(0) : 0);
   const auto groups = work_groups(f);
   if (!groups || cus <= 0) {
-    return unknown_item(id, title, "needs MWG/NWG-like values and compute units");
+    return unknown_item(id, title, "needs the tile_m/n roles and compute units");
   }
   const double per_cu = static_cast<double>(*groups) / cus;
   ReportItem item = known_item(id, title, per_cu);

@@ -15,23 +15,19 @@ inline int64_t ceil_div(int64_t a, int64_t b) {
   return b > 0 ? (a + b - 1) / b : 0;
 }
 
-// Reads values of a configuration the same way for every template: an optional "report" block
-// in the template json maps a name to an expression; otherwise the spec's parameters and derived
-// values; without a spec, the entry's parameters.
+// Reads the roles of a configuration the same way for every template: from the template's
+// declaration (its "roles"); without one, by the conventional parameter names.
 class Values {
  public:
   Values(const KernelSpec* spec, const Configuration& config, Context context)
-      : spec_(spec), config_(config), context_(std::move(context)) {}
+      : roles_(spec, config, std::move(context)) {}
 
-  std::optional<int64_t> get(const std::string& name) const;
-  // Work per work-item along one dimension: the derived value, else tile / threads.
-  std::optional<int64_t> per_thread(const std::string& derived, const std::string& tile,
-                                    const std::string& threads) const;
+  std::optional<int64_t> get(Role role) const { return roles_.get(role); }
+  // Work per work-item along one dimension: the register tile, else tile / threads.
+  std::optional<int64_t> per_thread(Role register_tile, Role tile, Role threads) const;
 
  private:
-  const KernelSpec* spec_;
-  const Configuration& config_;
-  Context context_;
+  RoleValues roles_;
 };
 
 // What the checks read: the entry with its template, device and profile, and the figures that

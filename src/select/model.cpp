@@ -4,9 +4,12 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <mutex>
+#include <set>
 #include <tuple>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "src/core/error.hpp"
 #include "src/device/device_profile.hpp"
@@ -96,6 +99,23 @@ double efficiency(const Terms& t) {
   return std::max(t.padding * t.waves * t.depth, 1e-9);
 }
 
+// A configuration whose template is not at hand and that has none of the conventional tile names
+// either is modelled as a 1x1 tile: said once per set of parameter names, not per prediction.
+void warn_untiled(const Configuration& config) {
+  std::string names;
+  for (const auto& [name, value] : config) names += (names.empty() ? "" : ",") + name;
+  static std::mutex mutex;
+  static std::set<std::string> warned;
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (!warned.insert(names).second) return;
+  }
+  spdlog::warn(
+      "no kernel declaration for a configuration of {{{}}} and no conventional tile parameter in "
+      "it: the model takes it as a 1x1 tile",
+      names);
+}
+
 }  // namespace
 
 ModelConstants calibrated_constants() {
@@ -132,36 +152,21 @@ TileGeometry TileGeometry::of(const KernelSpec* spec, const Configuration& confi
                               Precision precision, const ResourceUsage& usage,
                               const DeviceModel& device) {
   const Context ctx{{"ELEM_BYTES", element_bytes(precision)}};
-  auto value = [&](const std::string& name) -> std::optional<int64_t> {
-    if (spec) {
-      try {
-        return spec->value_of(name, config, ctx);
-      } catch (const Error&) {
-        return std::nullopt;  // a name this kernel does not declare
-      }
-    }
-    auto it = config.find(name);
-    return it == config.end() ? std::nullopt : std::make_optional(it->second);
-  };
-  auto positive = [&](const std::string& name, const std::string& alias) -> int64_t {
-    std::optional<int64_t> v = value(name);
-    if (!v && !alias.empty()) v = value(alias);
+  const RoleValues roles(spec, config, ctx);
+  auto positive = [&](Role role) -> int64_t {
+    const std::optional<int64_t> v = roles.get(role);
     return v && *v > 0 ? *v : 1;
   };
   TileGeometry g;
-  g.tiled = value("MWG") || value("WGD");
-  g.mwg = positive("MWG", "WGD");
-  g.nwg = positive("NWG", "WGD");
-  g.kwg = positive("KWG", "WGD");
-  std::string split_parameter = "SPLITK";
-  if (spec) {
-    const auto& launch = spec->launch();
-    g.host_padded = launch.padded;
-    split_parameter = launch.split_k ? launch.split_k->parameter : "";
-  }
-  if (!split_parameter.empty()) g.split_k = positive(split_parameter, "");
+  g.tiled = roles.get(Role::kTileM).has_value();
+  if (!spec && !g.tiled) warn_untiled(config);
+  g.mwg = positive(Role::kTileM);
+  g.nwg = positive(Role::kTileN);
+  g.kwg = positive(Role::kTileK);
+  g.split_k = positive(Role::kSplitK);
+  if (spec) g.host_padded = spec->launch().padded;
   std::optional<int64_t> wg = spec ? spec->work_group_size(config, ctx) : std::nullopt;
-  if (!wg) wg = positive("MDIMC", "MDIMCD") * positive("NDIMC", "NDIMCD");
+  if (!wg) wg = positive(Role::kThreadsM) * positive(Role::kThreadsN);
   g.work_group_size = std::max<int64_t>(*wg, 1);
   if (device.profile && device.profile->match_type != "cpu") {
     std::optional<int64_t> regs = usage.registers;

@@ -73,13 +73,15 @@ struct TileGeometry {
   bool host_padded = false;   // the host pads the operands to the tile (copies, full waste)
   int64_t slots = 1;          // work-groups resident per compute unit at once
   std::string slots_limiter;  // "registers", "LDS", "hardware" or "" (no profile)
-  // Whether the kernel declares a work-group tile (MWG or WGD). One that does not (xgemm_skinny:
-  // all of the small side in one group) transfers to other shapes only within its kind.
+  // Whether the kernel declares a work-group tile (the tile_m role). One that does not
+  // (xgemm_skinny: all of the small side in one group) transfers to other shapes only within its
+  // kind.
   bool tiled = true;
 
-  // From the kernel's declaration (derived MWG/NWG/KWG of xgemm_direct included); without one,
-  // from the parameters of those names. `usage` (measured registers and local memory) is
-  // preferred to the declaration's estimates for the occupancy.
+  // From the roles of the kernel's declaration (tile_m, tile_n, tile_k, split_k, threads_m,
+  // threads_n; an undeclared one is 1); without a declaration, from the conventional parameter
+  // names (conventional_role), with a warning where they give no tile. `usage` (measured
+  // registers and local memory) is preferred to the declaration's estimates for the occupancy.
   static TileGeometry of(const KernelSpec* spec, const Configuration& config, Precision precision,
                          const ResourceUsage& usage, const DeviceModel& device);
 };

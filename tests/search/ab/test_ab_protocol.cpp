@@ -414,3 +414,44 @@ TEST_CASE("A/B logs: Markdown changelog and JSON lines", "[ab]") {
   CHECK(back[1].reason == DecisionReason::kChangeFailed);
   CHECK(back[1].changed.status == Status::kWrongResult);
 }
+
+TEST_CASE("simplicity: a template's roles decide, whatever its parameters are called", "[ab]") {
+  const KernelSpec spec = KernelSpec::from_json(nlohmann::json::parse(R"({
+    "kernel": "other_names", "source": "other_names.cl", "entry": "other_names",
+    "parameters": [
+      {"name": "TM", "values": [32, 64], "default": 64},
+      {"name": "TN", "values": [32, 64], "default": 64},
+      {"name": "UNR", "values": [1, 2, 4], "default": 2},
+      {"name": "WX", "values": [8, 16], "default": 8}
+    ],
+    "launch": {"local": ["WX"], "global": ["ceil_div(M, TM) * WX"]},
+    "roles": {"tile_m": "TM", "tile_n": "TN", "unroll_k": "UNR", "threads_m": "WX"}
+  })"),
+                                                "other_names.json");
+  const Configuration base = spec.defaults();
+  const Context ctx{{"ELEM_BYTES", 4}};
+  auto c = compare_simplicity(with(base, "TM", 32), base, &spec, ctx);
+  CHECK(c.order < 0);
+  CHECK(c.rank == "tile");
+  CHECK(c.first_value == 32 * 64);
+  // Unroll ranks before the tile.
+  c = compare_simplicity(with(with(base, "TM", 32), "UNR", 4), base, &spec, ctx);
+  CHECK(c.order > 0);
+  CHECK(c.rank == "unroll");
+  // A work-group shape stays out of it; by the conventional names nothing here is known.
+  CHECK(compare_simplicity(with(base, "WX", 16), base, &spec, ctx).order == 0);
+  CHECK(compare_simplicity(with(base, "TM", 32), base).order == 0);
+
+  // run_ab judges a tie by the template's roles.
+  FakeEvaluator ev;
+  const Configuration smaller = with(base, "TM", 32);
+  ev.set(base, {1.0, 0.0});
+  ev.set(smaller, {1.0, 0.0});
+  const AbRecord r = run_ab(ev, &spec, small_problem(), base, smaller, AbSettings{});
+  CHECK(r.decision == Decision::kKeep);
+  CHECK(r.reason == DecisionReason::kTieSimpler);
+  CHECK(r.simplicity.rank == "tile");
+  // Without it, the same tie is not simpler.
+  const AbRecord blind = run_ab(ev, small_problem(), base, smaller, AbSettings{});
+  CHECK(blind.reason == DecisionReason::kTieNotSimpler);
+}

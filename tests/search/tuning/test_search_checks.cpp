@@ -36,6 +36,12 @@ TEST_CASE("a resume names the problems its journal does not hold", "[search][res
   auto spelled = settings("xgemm", {"256x256x256"});
   spelled["precision"] = "fp32";
   CHECK(problems_not_in_journal(j, spelled).empty());
+  // So are "row" and "row-major" (a journal keeps the spelling its search was given), but not
+  // "row" and "col".
+  spelled["order"] = "row-major";
+  CHECK(problems_not_in_journal(j, spelled).empty());
+  spelled["order"] = "col";
+  CHECK(problems_not_in_journal(j, spelled).size() == 1);
   CHECK_THROWS_WITH(check_resume_problems("j.jsonl", j, settings("xgemm_fast", {"256x256x256"})),
                     Catch::Contains("--new-problems"));
   // A journal whose header predates settings cannot tell: nothing is refused.

@@ -594,3 +594,35 @@ TEST_CASE("api: WarmUp builds the programs of a list of problems", "[api][device
   GemmProblem zero;
   CHECK(WarmUp(cl->queue, {zero}) == StatusCode::kInvalidDimension);
 }
+
+TEST_CASE("an untuned device runs its profile's configuration chosen offline and says so",
+          "[api][explain][offline]") {
+  const Cl* cl = api_test::device_or_skip();
+  if (!cl) return;
+  // The profile the user names for a card the matching does not know (the test device is PoCL):
+  // gfx1012 carries starting configurations chosen offline, and no database of this build is of
+  // this device.
+  REQUIRE(::setenv("GEMMTUNE_DEVICE_PROFILE", "gfx1012", 1) == 0);
+  ::unsetenv("GEMMTUNE_DB");
+  ClearCache();
+  REQUIRE(SetDatabase("") == StatusCode::kSuccess);
+  GemmProblem p;
+  p.m = 96;
+  p.n = 80;
+  p.k = 64;
+  Explanation e;
+  REQUIRE(Explain(p, cl->queue, &e) == StatusCode::kSuccess);
+  CHECK(e.profile == "gfx1012");
+  CHECK(e.source == "offline choice");
+  CHECK(e.kernel == "xgemm_fast");
+  CHECK(e.reason.find("chosen offline for gfx1012, not measured") != std::string::npos);
+  CHECK(e.origin.find("gfx1012") != std::string::npos);
+  // ... and it computes correctly here too.
+  Case c;
+  c.m = 96;
+  c.n = 80;
+  c.k = 64;
+  CHECK(run_and_check<float>(*cl, cl->queue, c, 300) == StatusCode::kSuccess);
+  ::unsetenv("GEMMTUNE_DEVICE_PROFILE");
+  ClearCache();
+}

@@ -380,8 +380,14 @@ TEST_CASE("c-header and csv carry the register cap an entry was tuned with", "[e
   CHECK(nvidia(capped) == "-cl-nv-maxrregcount=96");
   CHECK(nvidia(uncapped).empty());
   CHECK(nvidia(entry_of(db, "xgemm", 4096)).empty());  // xgemm declares no cap
-  // A profile without an option, or no profile, gives no options at all.
-  CHECK_FALSE(register_cap_options(source_path("kernel_templates"), profiles.find("gfx1012")));
+  // AMD applies a cap as a source attribute: a capped entry exports the define that selects it.
+  const CompilerOptions amd =
+      register_cap_options(source_path("kernel_templates"), profiles.find("gfx1012"));
+  REQUIRE(amd);
+  CHECK(amd(capped) == "-DREGCAP_ATTRIBUTE=1");
+  CHECK(amd(uncapped).empty());
+  // A profile without a cap method, or no profile, gives no options at all.
+  CHECK_FALSE(register_cap_options(source_path("kernel_templates"), profiles.find("cpu-generic")));
   CHECK_FALSE(register_cap_options(source_path("kernel_templates"), nullptr));
 
   Database only;

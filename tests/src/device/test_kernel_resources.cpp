@@ -250,3 +250,57 @@ TEST_CASE("ptxas figures of the main kernel when the reduce kernel is listed fir
   REQUIRE(f);
   CHECK(f->registers == 12);
 }
+
+TEST_CASE("ptxas figures stay with their function when a callee's block or a warning follows",
+          "[resources]") {
+  // The layout ptxas -v prints (checked against nvcc 13 for sm_90) with what trips a parser that
+  // reads on until the next entry: spill warnings naming their function ahead of the blocks, the
+  // reduce kernel first, and a called (not inlined) function's own "Function properties" block
+  // right after the GEMM kernel's, whose zero stack and spill figures are not the kernel's.
+  const std::string log =
+      "ptxas info    : Overriding maximum register limit 256 for 'XgemmFast' with  128 of "
+      "maxrregcount option\n"
+      "ptxas warning : Registers are spilled to local memory in function 'XgemmFast', 80 bytes "
+      "spill stores, 56 bytes spill loads\n"
+      "ptxas warning : Registers are spilled to local memory in function 'XgemmFastReduce', 8 "
+      "bytes spill stores, 8 bytes spill loads\n"
+      "ptxas info    : 0 bytes gmem\n"
+      "ptxas info    : Compiling entry function 'XgemmFastReduce' for 'sm_90'\n"
+      "ptxas info    : Function properties for XgemmFastReduce\n"
+      "ptxas         .     8 bytes stack frame, 8 bytes spill stores, 8 bytes spill loads\n"
+      "ptxas info    : Used 12 registers, used 0 barriers, 8 bytes cumulative stack size\n"
+      "ptxas info    : Compile time = 6.043 ms\n"
+      "ptxas info    : Compiling entry function 'XgemmFast' for 'sm_90'\n"
+      "ptxas info    : Function properties for XgemmFast\n"
+      "ptxas         .     96 bytes stack frame, 80 bytes spill stores, 56 bytes spill loads\n"
+      "ptxas info    : Used 128 registers, used 1 barriers, 96 bytes cumulative stack size, "
+      "12352 bytes smem\n"
+      "ptxas info    : Compile time = 372.672 ms\n"
+      "ptxas info    : Function properties for gemm_epilogue_store\n"
+      "ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+      "ptxas info    : Compile time = 2.101 ms\n";
+  auto f = parse_ptxas_log(log, "XgemmFast");
+  REQUIRE(f);
+  CHECK(f->registers == 128);
+  CHECK(f->shared_bytes == 12352);
+  CHECK(f->stack_bytes == 96);
+  CHECK(f->spill_store_bytes == 80);
+  CHECK(f->spill_load_bytes == 56);
+  f = parse_ptxas_log(log, "XgemmFastReduce");
+  REQUIRE(f);
+  CHECK(f->registers == 12);
+  CHECK(f->spill_store_bytes == 8);
+  // A callee has properties but no register report of its own.
+  CHECK_FALSE(parse_ptxas_log(log, "gemm_epilogue_store"));
+  // A log holding the program's build twice (two devices) gives the first report.
+  const auto twice = parse_ptxas_log(
+      log +
+          "ptxas info    : Compiling entry function 'XgemmFast' for 'sm_90'\n"
+          "ptxas info    : Function properties for XgemmFast\n"
+          "ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+          "ptxas info    : Used 200 registers, used 1 barriers, 12352 bytes smem\n",
+      "XgemmFast");
+  REQUIRE(twice);
+  CHECK(twice->registers == 128);
+  CHECK(twice->spill_store_bytes == 80);
+}

@@ -266,24 +266,3 @@ TEST_CASE("a template without batching refuses a batch clearly", "[device][batch
   CHECK(r.status == Status::kUnsupported);
   CHECK_THAT(r.message, Catch::Contains("does not support batched problems"));
 }
-
-TEST_CASE("gemmtune run takes --batch, --batch-layout and --precision 16acc32",
-          "[device][batched][cli]") {
-  if (!bench().device) return test::unavailable("no OpenCL device");
-  const std::string common =
-      "run --kernel xgemm_direct -m 7 -n 13 -k 5 --params WGD=16,MDIMCD=8,NDIMCD=8,MDIMAD=8,"
-      "NDIMBD=8 --min-runs 1 --min-time-ms 0 --warmup 0 --beta 0.5 --json";
-  auto r = test::run_gemmtune(common + " --batch 5 --batch-layout offsets --precision 16acc32");
-  INFO(r.out << r.err);
-  REQUIRE(r.exit_code == 0);
-  const auto j = nlohmann::json::parse(r.out);
-  CHECK(j.at("status") == "ok");
-  CHECK(j.at("problem").at("batch") == 5);
-  CHECK(j.at("problem").at("batch_layout") == "offsets");
-  CHECK(j.at("problem").at("precision") == "16acc32");
-  r = test::run_gemmtune(common + " --batch 0");
-  CHECK(r.exit_code == 2);
-  r = test::run_gemmtune(common + " --batch 2 --batch-layout pointers");
-  CHECK(r.exit_code == 2);
-  CHECK_THAT(r.err, Catch::Contains("strided or offsets"));
-}

@@ -114,16 +114,6 @@ TEST_CASE("xgemm_fast DOT2 is refused for float and double storage with its reas
   CHECK_THAT(*no_lds, Catch::Contains("local memory"));
 }
 
-TEST_CASE("gemmtune run refuses DOT2=1 in precision 32 with the constraint's reason",
-          "[device][dot2]") {
-  if (!test::test_device().device) return test::unavailable("no OpenCL device");
-  const auto r =
-      test::run_gemmtune("run --kernel xgemm_fast --params DOT2=1 -m 8 -n 8 -k 8 --precision 32");
-  INFO(r.out << r.err);
-  CHECK(r.exit_code == 2);
-  CHECK_THAT(r.out + r.err, Catch::Contains("needs half storage (precision 16 or 16acc32)"));
-}
-
 TEST_CASE("xgemm_fast DOT2 in pure FP16 is refused clearly without cl_khr_fp16",
           "[device][precision][dot2]") {
   auto ev = make_evaluator();

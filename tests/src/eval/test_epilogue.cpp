@@ -1,8 +1,7 @@
 // The fused epilogue C = act(alpha·op(A)·op(B) + beta·C + bias): parsing, the reference, the
-// OpenCL evaluator with xgemm_fast on every order and layout, the CLI and the database key.
+// OpenCL evaluator with xgemm_fast on every order and layout, and the database key (the commands'
+// --epilogue: tests/tools).
 #include <catch2/catch.hpp>
-
-#include <fstream>
 
 #include <nlohmann/json.hpp>
 
@@ -194,32 +193,6 @@ TEST_CASE("a kernel without epilogue support reports it unsupported", "[epilogue
   CHECK_THAT(r.message, Catch::Contains("epilogue"));
 }
 
-TEST_CASE("run --epilogue measures, refuses bad specs and unsupported kernels",
-          "[epilogue][cli][device]") {
-  const auto devices = test::run_gemmtune("devices --json");
-  if (devices.exit_code != 0 || nlohmann::json::parse(devices.out).empty())
-    return test::unavailable("no OpenCL device");
-  const std::string common =
-      " -m 33 -n 17 -k 65 --min-runs 1 --min-time-ms 0 --warmup 0 --cache-dir " + bench().cache_dir;
-  auto r = test::run_gemmtune("run --kernel xgemm_fast --epilogue bias,gelu --json" + common);
-  INFO(r.out << r.err);
-  REQUIRE(r.exit_code == 0);
-  auto j = nlohmann::json::parse(r.out);
-  CHECK(j.at("status") == "ok");
-  CHECK(j.at("problem").at("epilogue") == "bias,gelu");
-
-  r = test::run_gemmtune("run --kernel xgemm_fast --epilogue bias,swish" + common);
-  CHECK(r.exit_code == 2);
-  CHECK_THAT(r.err, Catch::Contains("swish"));
-  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-
-  r = test::run_gemmtune("run --kernel xgemm --epilogue relu,bias --json" + common);
-  CHECK(r.exit_code == 3);
-  j = nlohmann::json::parse(r.out);
-  CHECK(j.at("status") == "unsupported");
-  CHECK(j.at("problem").at("epilogue") == "bias,relu");
-}
-
 TEST_CASE("the database key distinguishes epilogues and old files load as none",
           "[epilogue][database]") {
   Problem p = fast_problem({33, 17, 65}, Order::kRowMajor, "NT", "relu,bias");
@@ -271,33 +244,4 @@ TEST_CASE("database files keep an entry per epilogue", "[epilogue][database]") {
   REQUIRE(back.find(fused.key));
   CHECK(back.find(plain.key)->gflops == 100);
   CHECK(back.find(fused.key)->gflops == 90);
-}
-
-TEST_CASE("search --epilogue is journalled and taken back on --resume",
-          "[epilogue][cli][search][device]") {
-  const auto devices = test::run_gemmtune("devices --json");
-  if (devices.exit_code != 0 || nlohmann::json::parse(devices.out).empty())
-    return test::unavailable("no OpenCL device");
-  const std::string dir = test::temp_dir("epilogue-search");
-  const std::string out = dir + "/out.json", journal = dir + "/out.journal.jsonl";
-  auto r = test::run_gemmtune(
-      "search --kernel xgemm_fast --space ci --strategy random --max-evals 2 -s 9x7x5 "
-      "--epilogue relu,bias --no-db --in-process --compile-threads 1 --cache-dir " +
-      bench().cache_dir + " -o " + out);
-  INFO(r.out << r.err);
-  REQUIRE(r.exit_code == 0);
-  std::ifstream in(journal);
-  std::string header;
-  REQUIRE(std::getline(in, header));
-  CHECK(nlohmann::json::parse(header).at("settings").at("epilogue") == "bias,relu");
-
-  // Resumed without --epilogue: the journal's applies, and its evaluations count as done.
-  r = test::run_gemmtune("search --resume " + journal + " --max-evals 3 --json");
-  INFO(r.out << r.err);
-  REQUIRE(r.exit_code == 0);
-  std::ifstream written(out);
-  const auto result = nlohmann::json::parse(written).at("results").at(0);
-  CHECK(result.at("problem").at("epilogue") == "bias,relu");
-  CHECK(result.at("resumed") == 2);
-  CHECK(result.at("evaluations") == 3);
 }

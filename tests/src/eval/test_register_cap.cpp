@@ -1,14 +1,18 @@
-// The register cap: a template parameter handed to the compiler through the device profile's
-// option, refused where the profile names none, and xgemm_fast's capped variant (built without
-// reqd_work_group_size) verified on the test device over awkward shapes in every layout.
+// The register cap: a template parameter handed to the compiler the way the device profile says
+// (its build option, or a source attribute), refused where the profile declares no way, and
+// xgemm_fast's capped variants (without reqd_work_group_size for the option, with it for the
+// attribute) verified on the test device over awkward shapes in every layout.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 
 #include <nlohmann/json.hpp>
 
 #include "src/core/error.hpp"
+#include "src/core/json_util.hpp"
 #include "src/device/device_profile.hpp"
 #include "src/eval/opencl_evaluator.hpp"
 #include "src/kernel/kernel_spec.hpp"
@@ -44,17 +48,38 @@ nlohmann::json tiny_spec(const nlohmann::json& cap) {
           {"register_cap", cap["name"]}};
 }
 
-// An evaluator on the test device whose profile names `option` as its register-cap option;
-// null where OpenCL lists no device.
-std::unique_ptr<test::TemplateEvaluators> evaluator_with_cap_option(const std::string& option) {
+// An evaluator on the test device whose profile applies register caps by `method` (with
+// `option` for the build option); null where OpenCL lists no device.
+std::unique_ptr<test::TemplateEvaluators> evaluator_with_cap(RegisterCapMethod method,
+                                                             const std::string& option = "") {
   const test::TestDevice& d = test::test_device();
   if (!d.device) return nullptr;
   DeviceProfile profile;
   if (const DeviceProfile* found = d.profiles.find(d.device->info.profile)) profile = *found;
+  profile.register_cap_method = method;
   profile.register_cap_option = option;
   test::EvaluatorSettings o = test::quick_evaluator_options();
   o.cache_dir = d.cache_dir;
   return test::make_test_evaluator(o, &profile);
+}
+
+std::unique_ptr<test::TemplateEvaluators> evaluator_with_cap_option(const std::string& option) {
+  return evaluator_with_cap(RegisterCapMethod::kBuildOption, option);
+}
+
+// A small xgemm_fast configuration with a register cap, and its split-K variant.
+std::vector<Configuration> capped_configs(const KernelSpec& spec) {
+  const Configuration capped = spec.complete({{"MWG", 16},
+                                              {"NWG", 32},
+                                              {"KWG", 8},
+                                              {"MDIMC", 4},
+                                              {"NDIMC", 8},
+                                              {"VWM", 2},
+                                              {"VWN", 2},
+                                              {"REGCAP", kCap}});
+  Configuration split = capped;
+  split["SPLITK"] = 3;
+  return {capped, split};
 }
 
 }  // namespace
@@ -164,20 +189,10 @@ TEST_CASE("xgemm_fast with a register cap is verified in every order and layout"
   auto ev = evaluator_with_cap_option("-DGT_REGCAP_PROBE=");
   if (!ev) return test::unavailable("no OpenCL device");
   const KernelSpec spec = xgemm_fast();
-  const Configuration capped = spec.complete({{"MWG", 16},
-                                              {"NWG", 32},
-                                              {"KWG", 8},
-                                              {"MDIMC", 4},
-                                              {"NDIMC", 8},
-                                              {"VWM", 2},
-                                              {"VWN", 2},
-                                              {"REGCAP", kCap}});
-  Configuration split = capped;
-  split["SPLITK"] = 3;
   for (Order order : {Order::kRowMajor, Order::kColMajor}) {
     for (const std::string layout : {"NN", "NT", "TN", "TT"}) {
       for (Shape shape : {Shape{33, 17, 65}, Shape{1, 1, 1}, Shape{65, 3, 7}}) {
-        for (const Configuration& config : {capped, split}) {
+        for (const Configuration& config : capped_configs(spec)) {
           Problem p = test::problem_of("xgemm_fast", shape, order, layout);
           p.beta = 0.5;
           const Result r = ev->evaluate(p, config);
@@ -205,4 +220,57 @@ TEST_CASE("the evaluator passes the cap to the compiler", "[regcap][device]") {
   const Result refused = ev->evaluate(p, capped);
   INFO(test::describe(p, refused));
   CHECK(refused.status == Status::kCompileFailed);
+}
+
+TEST_CASE("xgemm_fast with an attribute cap keeps its work-group size and is verified",
+          "[regcap][device]") {
+  // The AMD method: -DREGCAP_ATTRIBUTE=1 makes the kernel declare the cap as amdgpu_num_vgpr
+  // beside reqd_work_group_size. Other compilers ignore that attribute, so the test device builds
+  // and runs this variant as it is.
+  auto ev = evaluator_with_cap(RegisterCapMethod::kAttribute);
+  if (!ev) return test::unavailable("no OpenCL device");
+  const KernelSpec spec = xgemm_fast();
+  for (Order order : {Order::kRowMajor, Order::kColMajor}) {
+    for (const std::string layout : {"NN", "TT"}) {
+      for (Shape shape : {Shape{33, 17, 65}, Shape{1, 1, 1}}) {
+        for (const Configuration& config : capped_configs(spec)) {
+          Problem p = test::problem_of("xgemm_fast", shape, order, layout);
+          p.beta = 0.5;
+          const Result r = ev->evaluate(p, config);
+          INFO(test::describe(p, r));
+          CHECK(r.status == Status::kOk);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("gemmtune run applies a register cap by the profile's method", "[regcap][device][cli]") {
+  if (!test::test_device().device) return test::unavailable("no OpenCL device");
+  namespace fs = std::filesystem;
+  // Two copies of the profiles: every profile declaring the attribute method, and none declaring
+  // any method. The test device matches one of them whichever it is.
+  const std::string dir = test::temp_dir("regcap-run");
+  const fs::path attribute = fs::path(dir) / "attribute", none = fs::path(dir) / "none";
+  fs::create_directories(attribute);
+  fs::create_directories(none);
+  for (const auto& e : fs::directory_iterator(test::source_path("devices"))) {
+    auto j = read_json_file(e.path().string());
+    j.erase("register_cap");
+    j.erase("register_cap_option");
+    std::ofstream(none / e.path().filename()) << j.dump(2);
+    j["register_cap"] = {{"method", "attribute"}, {"source", "test"}};
+    std::ofstream(attribute / e.path().filename()) << j.dump(2);
+  }
+  const std::string run =
+      " run --kernel xgemm_fast --params MWG=16,NWG=32,KWG=8,MDIMC=4,NDIMC=8,VWM=2,VWN=2,REGCAP=" +
+      std::to_string(kCap) + " -m 33 -n 17 -k 65 --cache-dir none";
+  auto r = test::run_gemmtune("--devices " + attribute.string() + run);
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  r = test::run_gemmtune("--devices " + none.string() + run);
+  INFO(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("REGCAP=128") && Catch::Contains("register_cap"));
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
 }

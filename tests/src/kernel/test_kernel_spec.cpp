@@ -1,9 +1,14 @@
 // The kernel template declarations, source assembly and launch geometry (no device needed).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
 
 #include "src/core/error.hpp"
 #include "src/kernel/gemm_view.hpp"
@@ -251,4 +256,178 @@ TEST_CASE("a space too large to enumerate is refused naming the named spaces", "
   const ParamSpace gpu(spec, "gpu", DeviceLimits{}, kFp32);
   CHECK(gpu.cartesian_size() <= kMaxEnumeratedCombinations);
   CHECK(gpu.count() > ParamSpace(spec, "large", DeviceLimits{}, kFp32).count() / 10);
+}
+
+namespace {
+
+// The defaults a template's source gives its macros: `#ifndef NAME` directly followed by
+// `#define NAME value` (the value up to a comment), name -> value text.
+std::map<std::string, std::string> source_defaults(const std::string& source) {
+  static const std::regex ifndef(R"(^\s*#\s*ifndef\s+(\w+)\s*$)");
+  static const std::regex define(R"(^\s*#\s*define\s+(\w+)\s+([^/\s]+)\s*(//.*)?$)");
+  std::map<std::string, std::string> out;
+  std::istringstream in(source);
+  std::string line, guarded;
+  while (std::getline(in, line)) {
+    std::smatch m;
+    if (!guarded.empty() && std::regex_match(line, m, define) && m[1] == guarded) {
+      out[guarded] = m[2];
+    }
+    guarded = std::regex_match(line, m, ifndef) ? m[1].str() : "";
+  }
+  return out;
+}
+
+// Every name the launch block and the register cap read: the host's own parameters.
+std::set<std::string> host_names(const KernelSpec& spec) {
+  std::set<std::string> names;
+  auto add = [&](const Expression& e) {
+    names.insert(e.identifiers().begin(), e.identifiers().end());
+  };
+  const LaunchDeclaration& l = spec.launch();
+  for (const auto& e : l.local) add(e);
+  for (const auto& e : l.global) add(e);
+  for (const Expression* e : {&l.pad_m, &l.pad_n, &l.pad_k, &l.align_ld}) add(*e);
+  if (l.split_k) {
+    names.insert(l.split_k->parameter);
+    add(l.split_k->workspace_elements);
+  }
+  if (!spec.register_cap_parameter().empty()) names.insert(spec.register_cap_parameter());
+  return names;
+}
+
+std::vector<std::string> template_names() {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(test::source_path("kernel_templates"))) {
+    if (e.path().extension() == ".json") names.push_back(e.path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("the default reader finds guarded defines and nothing else", "[kernel_spec][roles]") {
+  const auto d = source_defaults(
+      "#ifndef MWG\n#define MWG 64  // tile\n#endif\n#define NWG 32\n#ifndef KWG\n#endif\n"
+      "#define KWG 8\n  #  ifndef VWM\n  #define VWM 4\n#endif\n");
+  CHECK(d == std::map<std::string, std::string>{{"MWG", "64"}, {"VWM", "4"}});
+}
+
+TEST_CASE("every template's json defaults equal the defaults of its source",
+          "[kernel_spec][roles]") {
+  const std::string dir = test::source_path("kernel_templates");
+  size_t sources = 0;
+  for (const auto& name : template_names()) {
+    const KernelSpec spec = load_template(name);
+    if (spec.backend() != Backend::kOpenCl) continue;  // CLBlast compiles its own source
+    INFO(name);
+    ++sources;
+    const std::string source = load_kernel_source(dir, spec.source_file());
+    const auto defaults = source_defaults(source);
+    const std::set<std::string> host = host_names(spec);
+    for (const auto& p : spec.parameters()) {
+      INFO(p.name);
+      if (!std::regex_search(source, std::regex("\\b" + p.name + "\\b"))) {
+        // A parameter the kernel never reads must be the host's (a launch or build setting).
+        CHECK(host.count(p.name));
+        continue;
+      }
+      REQUIRE(defaults.count(p.name));
+      CHECK(defaults.at(p.name) == std::to_string(p.default_value));
+    }
+  }
+  CHECK(sources >= 4);  // xgemm, xgemm_direct, xgemm_fast, xgemm_skinny
+}
+
+TEST_CASE("every template declares roles that resolve for its defaults", "[kernel_spec][roles]") {
+  const auto names = template_names();
+  CHECK(names.size() >= 6);
+  for (const auto& name : names) {
+    INFO(name);
+    const KernelSpec spec = load_template(name);
+    // Every template has a work-group tile in N (xgemm_skinny's columns per work-group) and an
+    // unroll of K; the tiled ones declare their whole geometry.
+    CHECK(spec.declares(Role::kTileN));
+    CHECK(spec.declares(Role::kUnrollK));
+    if (spec.declares(Role::kTileM)) {
+      for (Role r : {Role::kTileK, Role::kThreadsM, Role::kThreadsN, Role::kRegisterTileM,
+                     Role::kRegisterTileN, Role::kVectorM, Role::kVectorN}) {
+        INFO(role_name(r));
+        CHECK(spec.declares(r));
+      }
+    }
+    for (const int64_t elem : {2, 4, 8}) {
+      const Context ctx{{"ELEM_BYTES", elem}};
+      for (Role r : all_roles()) {
+        INFO(role_name(r));
+        const auto v = spec.role(r, spec.defaults(), ctx);
+        CHECK(v.has_value() == spec.declares(r));
+        if (v && is_size_role(r)) CHECK(*v > 0);
+      }
+    }
+  }
+  // What the roles say of xgemm_direct: its square tile WGD is the tile in M, N and K.
+  const KernelSpec direct = load_template("xgemm_direct");
+  Configuration c = direct.defaults();
+  c["WGD"] = 16;
+  for (Role r : {Role::kTileM, Role::kTileN, Role::kTileK}) CHECK(direct.role(r, c, kFp32) == 16);
+  CHECK(direct.role(Role::kRegisterTileM, c, kFp32) == 16 / c.at("MDIMCD"));
+  // xgemm_fast's split factor is its launch block's.
+  const KernelSpec fast = load_template("xgemm_fast");
+  CHECK(fast.role(Role::kSplitK, fast.complete({{"SPLITK", 4}}), kFp32) == 4);
+}
+
+TEST_CASE("role declarations are refused naming file and field", "[kernel_spec][roles]") {
+  const nlohmann::json good = load_template("xgemm").raw();
+  auto refused = [&](const nlohmann::json& roles, const std::string& field,
+                     const std::string& what) {
+    nlohmann::json j = good;
+    j["roles"] = roles;
+    INFO(roles.dump());
+    CHECK_THROWS_WITH(KernelSpec::from_json(j, "t.json"), Catch::StartsWith("t.json: ") &&
+                                                              Catch::Contains("'" + field + "'") &&
+                                                              Catch::Contains(what));
+  };
+  refused({{"tile_x", "MWG"}}, "roles.tile_x", "not a known role");
+  refused({{"tile_m", "WGD"}}, "roles.tile_m", "unknown name 'WGD'");
+  refused({{"tile_m", 64}}, "roles.tile_m", "must be an expression string");
+  refused({{"tile_m", "MWG +"}}, "roles.tile_m", "");
+  refused({{"tile_m", "MWG - 64"}}, "roles.tile_m", "must be positive");
+  refused("MWG", "roles", "must be an object");
+  nlohmann::json fast = load_template("xgemm_fast").raw();
+  fast["roles"]["split_k"] = "KWI";
+  CHECK_THROWS_WITH(KernelSpec::from_json(fast, "f.json"),
+                    Catch::StartsWith("f.json: ") && Catch::Contains("'roles.split_k'") &&
+                        Catch::Contains("launch.split_k.parameter is 'SPLITK'"));
+  // Expressions and derived values are roles too; an undeclared role is unknown.
+  nlohmann::json j = good;
+  j["roles"] = {{"tile_m", "MWG / 2"}, {"register_tile_m", "MWI"}};
+  const KernelSpec spec = KernelSpec::from_json(j, "t.json");
+  CHECK(spec.role(Role::kTileM, spec.defaults(), kFp32) == 32);
+  CHECK(spec.role(Role::kRegisterTileM, spec.defaults(), kFp32) == 4);
+  CHECK_FALSE(spec.role(Role::kTileN, spec.defaults(), kFp32));
+  CHECK_FALSE(spec.declares(Role::kTileN));
+}
+
+TEST_CASE("without a declaration roles are read by the conventional names",
+          "[kernel_spec][roles]") {
+  const Configuration direct = {{"WGD", 32}, {"MDIMCD", 8}, {"VWMD", 2}};
+  CHECK(conventional_role(Role::kTileM, direct) == 32);
+  CHECK(conventional_role(Role::kTileK, direct) == 32);
+  CHECK(conventional_role(Role::kThreadsM, direct) == 8);
+  CHECK(conventional_role(Role::kVectorM, direct) == 2);
+  CHECK_FALSE(conventional_role(Role::kSplitK, direct));
+  const RoleValues undeclared(nullptr, direct, kFp32);
+  CHECK_FALSE(undeclared.declared());
+  CHECK(undeclared.get(Role::kTileN) == 32);
+  // With the declaration, the declaration alone counts: xgemm_skinny declares no tile in M.
+  const KernelSpec skinny = load_template("xgemm_skinny");
+  const Configuration s = skinny.defaults();
+  const RoleValues declared(&skinny, s, kFp32);
+  CHECK(declared.declared());
+  CHECK_FALSE(declared.get(Role::kTileM));
+  CHECK(declared.get(Role::kTileN) == s.at("WGJ") * s.at("NWI"));
+  for (Role r : all_roles()) CHECK(parse_role(role_name(r)) == r);
+  CHECK_FALSE(parse_role("MWG"));
 }

@@ -260,3 +260,47 @@ TEST_CASE("work-groups per compute unit count split-K and batches", "[report]") 
   item = parallelism(nullptr);
   CHECK(*item.value == Approx(768.0 / 22));
 }
+
+TEST_CASE("the report reads a template's tile by its roles, whatever the names", "[report]") {
+  nlohmann::json j = nlohmann::json::parse(R"({
+    "kernel": "other_names", "source": "other_names.cl", "entry": "other_names",
+    "parameters": [
+      {"name": "TM", "values": [64], "default": 64},
+      {"name": "TN", "values": [32], "default": 32},
+      {"name": "TK", "values": [8], "default": 8},
+      {"name": "WX", "values": [8], "default": 8},
+      {"name": "WY", "values": [4], "default": 4},
+      {"name": "V", "values": [2], "default": 2}
+    ],
+    "work_group_size": "WX * WY",
+    "launch": {"local": ["WX", "WY"], "global": ["ceil_div(M, TM) * WX", "ceil_div(N, TN) * WY"]},
+    "roles": {"tile_m": "TM", "tile_n": "TN", "tile_k": "TK", "threads_m": "WX",
+              "threads_n": "WY", "vector_m": "V", "vector_n": "V"}
+  })");
+  const KernelSpec s = KernelSpec::from_json(j, "other_names.json");
+  DatabaseEntry e;
+  e.key.kernel = "other_names";
+  e.key.shape = Shape{1024, 1024, 1024};
+  e.parameters = s.defaults();
+  e.gflops = 100;
+  const auto p = profile("gfx1012");
+  auto r = analyze_entry(e, &s, &p, gfx1012_device());
+  // No register tile declared: tile / threads, (64 / 8) x (32 / 4).
+  CHECK(*r.item("work_per_thread")->value == 64);
+  CHECK(*r.item("vector_width")->value == 4);
+  // 2*64*32 / (4*(64+32)) FLOP/byte.
+  CHECK(*r.item("bound")->value == Approx(2.0 * 64 * 32 / (4.0 * 96)));
+  j.erase("roles");
+  const KernelSpec bare = KernelSpec::from_json(j, "other_names.json");
+  r = analyze_entry(e, &bare, &p, gfx1012_device());
+  CHECK(r.item("work_per_thread")->verdict == Verdict::kUnknown);
+  CHECK(r.item("vector_width")->verdict == Verdict::kUnknown);
+  CHECK(r.item("bound")->verdict == Verdict::kUnknown);
+  // Without the template at all: the conventional names, which these are not, and a note.
+  r = analyze_entry(e, nullptr, &p, gfx1012_device());
+  CHECK(r.item("work_per_thread")->verdict == Verdict::kUnknown);
+  bool said = false;
+  for (const auto& n : r.notes)
+    said = said || n.find("conventional parameter names") != std::string::npos;
+  CHECK(said);
+}

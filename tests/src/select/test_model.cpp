@@ -1,7 +1,10 @@
 // The selection model's terms on hand-computed cases, and its calibration.
 #include <cmath>
 
+#include <spdlog/sinks/ringbuffer_sink.h>
+#include <spdlog/spdlog.h>
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "src/core/error.hpp"
 #include "src/device/device_profile.hpp"
@@ -220,4 +223,79 @@ TEST_CASE("model: calibration recovers the constants that made the data", "[sele
   // One shape per configuration gives nothing to fit.
   obs.resize(1);
   CHECK_THROWS_AS(calibrate(obs, d, grid), Error);
+}
+
+namespace {
+
+// A template whose parameters have none of the conventional names: only its roles say which one
+// is the tile.
+nlohmann::json other_names() {
+  return nlohmann::json::parse(R"({
+    "kernel": "other_names", "source": "other_names.cl", "entry": "other_names",
+    "parameters": [
+      {"name": "TM", "values": [32, 64], "default": 64},
+      {"name": "TN", "values": [16, 32], "default": 32},
+      {"name": "TK", "values": [8], "default": 8},
+      {"name": "WX", "values": [8], "default": 8},
+      {"name": "WY", "values": [4], "default": 4},
+      {"name": "PARTS", "values": [1, 2], "default": 1}
+    ],
+    "work_group_size": "WX * WY",
+    "launch": {"local": ["WX", "WY"], "global": ["ceil_div(M, TM) * WX", "ceil_div(N, TN) * WY"]},
+    "roles": {"tile_m": "TM", "tile_n": "TN", "tile_k": "TK", "threads_m": "WX",
+              "threads_n": "WY", "split_k": "PARTS"}
+  })");
+}
+
+}  // namespace
+
+TEST_CASE("model: a template's roles name its tile, whatever its parameters are called",
+          "[select][model]") {
+  const DeviceModel d = units(8);
+  const KernelSpec spec = KernelSpec::from_json(other_names(), "other_names.json");
+  const Configuration c = spec.complete({{"PARTS", 2}});
+  const TileGeometry g = TileGeometry::of(&spec, c, Precision::kFP32, {}, d);
+  CHECK(g.tiled);
+  CHECK(g.mwg == 64);
+  CHECK(g.nwg == 32);
+  CHECK(g.kwg == 8);
+  CHECK(g.split_k == 2);
+  CHECK(g.work_group_size == 32);
+  // Without the roles the same template has no tile the model could know of.
+  nlohmann::json j = other_names();
+  j.erase("roles");
+  const KernelSpec bare = KernelSpec::from_json(j, "other_names.json");
+  const TileGeometry none = TileGeometry::of(&bare, c, Precision::kFP32, {}, d);
+  CHECK_FALSE(none.tiled);
+  CHECK(none.mwg == 1);
+  CHECK(none.split_k == 1);
+}
+
+TEST_CASE("model: a configuration without its declaration or a tile is said so, once",
+          "[select][model]") {
+  auto ring = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(16);
+  spdlog::default_logger()->sinks().push_back(ring);
+  auto warnings = [&] {
+    size_t n = 0;
+    for (const auto& line : ring->last_formatted()) {
+      if (line.find("no kernel declaration") != std::string::npos) ++n;
+    }
+    return n;
+  };
+  // The conventional names give the tile: read as before.
+  const TileGeometry named = TileGeometry::of(
+      nullptr, {{"MWG", 32}, {"NWG", 16}, {"ROLE_TEST_A", 1}}, Precision::kFP32, {}, units(4));
+  CHECK(named.mwg == 32);
+  CHECK(warnings() == 0);
+  // None of them: a 1x1 tile, said once however often it is asked.
+  for (int i = 0; i < 3; ++i) {
+    const TileGeometry unknown =
+        TileGeometry::of(nullptr, {{"ROLE_TEST_B", 64}}, Precision::kFP32, {}, units(4));
+    CHECK_FALSE(unknown.tiled);
+    CHECK(unknown.mwg == 1);
+  }
+  const auto lines = ring->last_formatted();
+  spdlog::default_logger()->sinks().pop_back();
+  REQUIRE(warnings() == 1);
+  CHECK_THAT(lines.back(), Catch::Contains("{ROLE_TEST_B}") && Catch::Contains("1x1 tile"));
 }

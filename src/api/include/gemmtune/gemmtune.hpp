@@ -141,9 +141,11 @@ struct Explanation {
   std::string kernel;              // the kernel template, e.g. "xgemm_fast"
   std::string parameters;          // "MWG=64,NWG=64,..."
   std::string source;              // "user database", "embedded database", "system database",
-                                   // "compiled-in database", "compiled-in default"
+                                   // "compiled-in database", "offline choice" (the device
+                                   // profile's starting configuration: chosen offline, never
+                                   // measured), "compiled-in default"
   std::string origin;              // the database file ("embedded/<file>" for an embedded one,
-                                   // "template defaults")
+                                   // the profile file, "template defaults")
   std::string entry;               // the database entry used ("" for defaults)
   bool exact = false;              // the entry's shape is the problem's
   double distance = 0;             // log-space distance of the shapes when not exact

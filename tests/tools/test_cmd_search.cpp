@@ -259,3 +259,32 @@ TEST_CASE("a search with a database starts from the entry of the nearest shape",
   CHECK(order.front() == tuned);
   CHECK(read_json_file(dir + "/b.json")["results"][0]["warm_started"] == 1);
 }
+
+TEST_CASE("search --epilogue is journalled and taken back on --resume",
+          "[epilogue][cli][search][device]") {
+  const auto devices = test::run_gemmtune("devices --json");
+  if (devices.exit_code != 0 || nlohmann::json::parse(devices.out).empty())
+    return test::unavailable("no OpenCL device");
+  const std::string dir = test::temp_dir("epilogue-search");
+  const std::string out = dir + "/out.json", journal = dir + "/out.journal.jsonl";
+  auto r = test::run_gemmtune(
+      "search --kernel xgemm_fast --space ci --strategy random --max-evals 2 -s 9x7x5 "
+      "--epilogue relu,bias --no-db --in-process --compile-threads 1 --cache-dir " +
+      test::test_device().cache_dir + " -o " + out);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  std::ifstream in(journal);
+  std::string header;
+  REQUIRE(std::getline(in, header));
+  CHECK(nlohmann::json::parse(header).at("settings").at("epilogue") == "bias,relu");
+
+  // Resumed without --epilogue: the journal's applies, and its evaluations count as done.
+  r = test::run_gemmtune("search --resume " + journal + " --max-evals 3 --json");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  std::ifstream written(out);
+  const auto result = nlohmann::json::parse(written).at("results").at(0);
+  CHECK(result.at("problem").at("epilogue") == "bias,relu");
+  CHECK(result.at("resumed") == 2);
+  CHECK(result.at("evaluations") == 3);
+}

@@ -1,5 +1,5 @@
-// What `gemmtune search` measures on: a recorded space, or a device through a worker process
-// (in this process with --in-process), and the problems it tunes there.
+// What a search job measures on: a recorded space, or a device through a worker process (in this
+// process with `in_process`), and the problems it tunes there.
 #include <algorithm>
 #include <filesystem>
 #include <thread>
@@ -7,38 +7,22 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "search/job/job_parts.hpp"
+#include "search/tuning/search_checks.hpp"
 #include "search/tuning/worker_evaluator.hpp"
 #include "src/core/error.hpp"
-#include "src/core/workload.hpp"
 #include "src/device/device.hpp"
 #include "src/eval/evaluator_factory.hpp"
 #include "src/kernel/gemm_view.hpp"
-#include "tools/search_command.hpp"
 
-namespace gemmtune::cli {
+namespace gemmtune {
 
 namespace {
 
-std::string self_executable() {
-  std::error_code ec;
-  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) throw Error(ErrorCode::kInternal, "cannot locate the gemmtune executable");
-  return p.string();
-}
-
-// Helper processes (the worker, compile workers) run this same binary with the global options of
-// this command line.
-std::vector<std::string> helper_argv(const GlobalOptions& global) {
-  std::vector<std::string> argv = {self_executable()};
-  for (auto& arg : global_arguments(global)) argv.push_back(std::move(arg));
-  return argv;
-}
-
-// The worker also takes the measurement settings of this command line.
-std::unique_ptr<Evaluator> make_worker_evaluator(const GlobalOptions& global, const SearchArgs& a,
-                                                 const Device& device) {
+// The worker also takes the measurement settings of the job.
+std::unique_ptr<Evaluator> make_worker_evaluator(const SearchJobOptions& a, const Device& device) {
   WorkerOptions w;
-  w.argv = helper_argv(global);
+  w.argv = a.helper_command;
   const MeasureSettings& m = a.eval.measure;
   w.argv.insert(w.argv.end(),
                 {"worker", "--fd", "3", "--device", device.info.selector(), "--kernel", a.kernel,
@@ -61,8 +45,7 @@ int default_compile_processes(const DeviceInfo& info) {
 }
 
 // Wraps the evaluator in a pool of `gemmtune compile-worker` processes building into its cache.
-void add_compile_pool(const GlobalOptions& global, SearchArgs& a, const Device& device,
-                      SearchTarget& t) {
+void add_compile_pool(SearchJobOptions& a, const Device& device, SearchTarget& t) {
   if (a.compile_processes > 0 && a.eval.cache_dir == "none") {
     throw invalid_argument(
         "--compile-processes builds into the binary cache: not with --cache-dir none");
@@ -72,7 +55,7 @@ void add_compile_pool(const GlobalOptions& global, SearchArgs& a, const Device& 
   }
   if (a.compile_processes == 0) return;
   CompilePoolOptions o;
-  o.argv = helper_argv(global);
+  o.argv = a.helper_command;
   o.argv.insert(o.argv.end(), {"compile-worker", "--device", device.info.selector()});
   if (!a.eval.cache_dir.empty()) o.argv.insert(o.argv.end(), {"--cache-dir", a.eval.cache_dir});
   o.processes = a.compile_processes;
@@ -88,13 +71,13 @@ void add_compile_pool(const GlobalOptions& global, SearchArgs& a, const Device& 
 
 }  // namespace
 
-std::string spec_path(const GlobalOptions& global, const std::string& kernel) {
-  return templates_dir(global) + "/" + kernel + ".json";
+std::string spec_path(const std::string& templates_dir, const std::string& kernel) {
+  return templates_dir + "/" + kernel + ".json";
 }
 
-KernelChoice default_kernel(const GlobalOptions& global, const std::string& device_selector) {
-  const auto profiles = load_profiles(global);
-  const Device device = select_device(device_selector, &profiles);
+KernelChoice default_kernel(const SearchJobOptions& a) {
+  const auto profiles = job_profiles(a);
+  const Device device = select_device(a.device, &profiles);
   const DeviceProfile* profile = profiles.match(device.info);
   if (profile && !profile->default_kernel.empty()) {
     return {profile->default_kernel, "the default of the " + profile->name + " profile (" +
@@ -105,11 +88,11 @@ KernelChoice default_kernel(const GlobalOptions& global, const std::string& devi
                       "budget and the fastest is kept"};
 }
 
-std::vector<std::string> auto_kernels(const GlobalOptions& global, const std::string& space,
+std::vector<std::string> auto_kernels(const std::string& templates_dir, const std::string& space,
                                       const Problem& problem) {
   std::vector<std::string> names;
   std::vector<std::filesystem::path> files;
-  for (const auto& e : std::filesystem::directory_iterator(templates_dir(global))) {
+  for (const auto& e : std::filesystem::directory_iterator(templates_dir)) {
     if (e.path().extension() == ".json") files.push_back(e.path());
   }
   std::sort(files.begin(), files.end());
@@ -126,7 +109,7 @@ std::vector<std::string> auto_kernels(const GlobalOptions& global, const std::st
   return names;
 }
 
-SearchTarget open_replay_target(SearchArgs& a, Problem& base, const GivenOptions& given) {
+SearchTarget open_replay_target(SearchJobOptions& a, Problem& base) {
   if (a.compile_processes > 0)
     throw invalid_argument("--compile-processes: a replay builds nothing");
   SearchTarget t;
@@ -137,7 +120,7 @@ SearchTarget open_replay_target(SearchArgs& a, Problem& base, const GivenOptions
   t.device_json = h.value("device", nlohmann::json::object());
   t.device_id = t.device_json.is_object() ? t.device_json.value("id", "replay") : "replay";
   const auto recorded_kernel = t.replay->problems().front().kernel;
-  if (given.at("kernel")->count() == 0 && a.resume.empty()) a.kernel = recorded_kernel;
+  if (a.given.count("kernel") == 0 && a.resume.empty()) a.kernel = recorded_kernel;
   base.kernel = a.kernel;
   if (a.kernel != recorded_kernel) {
     throw invalid_argument("replay " + a.replay + " records kernel " + recorded_kernel + ", not " +
@@ -155,15 +138,15 @@ SearchTarget open_replay_target(SearchArgs& a, Problem& base, const GivenOptions
   return t;
 }
 
-SearchTarget open_device_target(const GlobalOptions& global, SearchArgs& a) {
+SearchTarget open_device_target(SearchJobOptions& a) {
   SearchTarget t;
-  const auto profiles = load_profiles(global);
+  const auto profiles = job_profiles(a);
   const Device device = select_device(a.device, &profiles);
   const DeviceProfile* profile = profiles.match(device.info);
   t.device_json = device.info;
   t.device_json["id"] = device.info.id();
   t.device_id = device.info.id();
-  t.spec = KernelSpec::load_named(templates_dir(global), a.kernel);
+  t.spec = KernelSpec::load_named(a.eval.templates_dir, a.kernel);
   t.limits = device_limits(device.info, profile);
   t.db.device = DatabaseDevice::from(device.info);
   t.db.path = a.no_db ? "" : a.db.empty() ? Database::default_path(device.info) : a.db;
@@ -173,25 +156,27 @@ SearchTarget open_device_target(const GlobalOptions& global, SearchArgs& a) {
   }
   if (a.replay.empty()) {
     t.cache.emplace(a.eval.cache_dir, device.info,
-                    template_fingerprint(templates_dir(global), a.kernel));
+                    template_fingerprint(a.eval.templates_dir, a.kernel));
   }
   if (a.in_process) {
-    t.evaluator = make_evaluator(a.kernel, device, profile, evaluator_options(global, a.eval));
+    t.evaluator = make_evaluator(a.kernel, device, profile, a.eval);
   } else {
-    t.evaluator = make_worker_evaluator(global, a, device);
+    t.evaluator = make_worker_evaluator(a, device);
   }
-  add_compile_pool(global, a, device, t);
+  add_compile_pool(a, device, t);
   return t;
 }
 
-std::vector<Problem> search_problems(const SearchArgs& a, Problem base, ReplayEvaluator* replay) {
+std::vector<Problem> search_problems(const SearchJobOptions& a,
+                                     const std::vector<WorkloadShape>& workload_shapes,
+                                     Problem base, ReplayEvaluator* replay) {
   std::vector<Shape> shapes;
   if (!a.workload.empty()) {
-    if (!a.problem.shapes.empty() || !a.problem.shapes_file.empty())
+    if (!a.shapes.empty())
       throw invalid_argument("--workload names the shapes: not with -s/--shapes-file");
-    for (const auto& w : a.workload_shapes) shapes.push_back(w.shape);
+    for (const auto& w : workload_shapes) shapes.push_back(w.shape);
   } else {
-    shapes = a.problem.shape_list();
+    shapes = a.shapes;
   }
   if (shapes.empty()) {
     if (!replay) throw invalid_argument("no shape given (use -s/--shapes or --shapes-file)");
@@ -215,10 +200,10 @@ std::vector<Problem> search_problems(const SearchArgs& a, Problem base, ReplayEv
       }
       if (!found) replay->configurations(p);  // throws, naming the recorded shapes
     }
-    check_problem_size(p);
+    check_index_range(p);
     problems.push_back(p);
   }
   return problems;
 }
 
-}  // namespace gemmtune::cli
+}  // namespace gemmtune

@@ -1,21 +1,19 @@
-// What `gemmtune search` leaves behind: the results file with its metadata, the bottleneck report
-// (and pictures) beside the tuned database, and the summary on stdout.
+// What a search job leaves behind: the results file with its metadata, and the bottleneck report
+// (and pictures) beside the tuned database.
 #include <algorithm>
 #include <cstdlib>
-#include <ctime>
 #include <filesystem>
-#include <iostream>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "search/job/job_parts.hpp"
 #include "src/core/data_paths.hpp"
 #include "src/core/json_util.hpp"
 #include "src/core/version.hpp"
 #include "src/report/report.hpp"
-#include "tools/search_command.hpp"
 
-namespace gemmtune::cli {
+namespace gemmtune {
 
 namespace {
 
@@ -55,36 +53,20 @@ std::string draw_plots(const std::string& db_path, const std::string& journal) {
 
 // Writes <db stem>-report.md/.json beside the database (and the pictures with --plots); returns
 // the Markdown report's path.
-std::string write_report_beside(const GlobalOptions& global, const DatabaseTarget& db,
-                                const std::string& journal, bool plots) {
+std::string write_report_beside(const SearchJobOptions& a, const DatabaseTarget& db) {
   namespace fs = std::filesystem;
   const Database loaded = Database::load(db.path);
-  const auto profiles = load_profiles(global);
+  const auto profiles = job_profiles(a);
   const DeviceProfile* profile = profiles.find(loaded.device.profile, loaded.device.name);
-  const auto report = analyze_database(loaded, templates_dir(global), profile);
+  const auto report = analyze_database(loaded, a.eval.templates_dir, profile);
   const fs::path dir = fs::path(db.path).parent_path();
   const std::string stem = fs::path(db.path).stem().string();
   std::string md = to_markdown(report);
-  if (plots) md += draw_plots(db.path, journal);
+  if (a.plots) md += draw_plots(db.path, a.journal);
   const std::string md_path = (dir / (stem + "-report.md")).string();
   write_file_atomic(md_path, md);
   write_json_atomic((dir / (stem + "-report.json")).string(), nlohmann::json(report));
   return md_path;
-}
-
-void print_summary(const std::vector<ShapeOutcome>& outcomes) {
-  std::cout << fmt::format("{:<20} {:>7} {:>7} {:>7} {:>7} {:>10} {:>10} {:>9}  {}\n", "shape",
-                           "evals", "failed", "resumed", "cached", "GFLOPS", "ms", "evals/min",
-                           "best configuration");
-  for (const auto& o : outcomes) {
-    const auto& t = o.outcome;
-    std::cout << fmt::format("{:<20} {:>7} {:>7} {:>7} {:>7} {:>10} {:>10} {:>9.1f}  {}\n",
-                             o.problem.shape.to_string(), t.evaluations, t.failed, t.resumed,
-                             t.cached, t.best ? fmt::format("{:.2f}", t.best->gflops) : "-",
-                             t.best ? fmt::format("{:.4f}", t.best->time.median_ms) : "-",
-                             t.evaluations_per_minute(),
-                             t.best ? to_string(t.best->config) : "(no valid configuration)");
-  }
 }
 
 nlohmann::json shape_results(const std::vector<ShapeOutcome>& outcomes) {
@@ -121,9 +103,9 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
-void write_search_outputs(const GlobalOptions& global, const SearchArgs& a,
-                          const SearchTarget& target, const std::vector<ShapeOutcome>& outcomes,
-                          bool interrupted) {
+void write_search_outputs(const SearchJobOptions& a, const SearchTarget& target,
+                          const std::vector<ShapeOutcome>& outcomes, bool interrupted,
+                          const SearchJobReports& reports) {
   size_t measured = 0, verified = 0;
   double elapsed = 0;
   for (const auto& o : outcomes) {
@@ -169,24 +151,13 @@ void write_search_outputs(const GlobalOptions& global, const SearchArgs& a,
 
   const auto& db = target.db;
   const bool have_db = !db.path.empty() && std::filesystem::exists(db.path);
-  const std::string report_path =
-      have_db ? write_report_beside(global, db, a.journal, a.plots) : "";
-  if (a.json) {
-    std::cout << out.dump(2) << "\n";
-  } else {
-    print_summary(outcomes);
-    // Measured counts every result (a configuration the device refuses at launch too);
-    // verified only those that ran and matched the reference.
-    std::cout << fmt::format(
-        "{} configurations measured in {:.1f} s: {:.1f} per minute; {} verified: {:.1f} per "
-        "minute\n",
-        measured, elapsed, per_minute, verified, verified_per_minute);
-    std::cout << "Results written to " << a.output << " (journal " << a.journal << ")\n";
-    if (have_db) {
-      std::cout << "Tuned database: " << db.path << "\nReport: " << report_path << "\n";
-    }
+  const std::string report_path = have_db ? write_report_beside(a, db) : "";
+  if (reports.written) {
+    reports.written(SearchWritten{a.kernel, out, outcomes, a.output, a.journal,
+                                  have_db ? db.path : "", report_path, measured, verified, elapsed,
+                                  per_minute, verified_per_minute});
   }
-  // An interrupted search ends with the resume hint as its error line (cmd_search.cpp).
+  // An interrupted search ends with the resume hint as its error line (search_job.cpp).
 }
 
-}  // namespace gemmtune::cli
+}  // namespace gemmtune

@@ -1,0 +1,175 @@
+// The search of one shape within a job: its space (this shard's part of it), the configurations
+// it starts from, the tuning loop with the journal and the evaluation cache, the refinement of
+// its best, and the database update.
+#include <algorithm>
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "search/job/job_parts.hpp"
+#include "search/tuning/progress.hpp"
+#include "search/tuning/stop_signals.hpp"
+#include "src/core/error.hpp"
+
+namespace gemmtune {
+
+namespace {
+
+// The space of one problem: the recording's configurations, or the template's on this device.
+SearchSpace shape_space(const SearchRun& run, const Problem& problem) {
+  auto& t = run.target;
+  const Context context{{"ELEM_BYTES", element_bytes(problem.precision)}};
+  std::optional<SearchSpace> space;
+  if (t.replay) {
+    space.emplace(SearchSpace::from_configurations(t.replay->configurations(problem)));
+  } else {
+    space.emplace(
+        SearchSpace::from_param_space(ParamSpace(*t.spec, run.a.space, t.limits, context)));
+  }
+  if (run.shard.split() && shards_split_space(run.a.strategy)) {
+    const size_t whole = space->size();
+    space.emplace(shard_space(*space, run.shard));
+    if (space->size() == 0) {
+      throw invalid_argument(
+          fmt::format("--shard {}: space {} of kernel {} has only {} "
+                      "configurations, none for this shard",
+                      run.shard.to_string(), run.a.space, run.a.kernel, whole));
+    }
+    spdlog::info("{}: shard {} takes {} of the {} configurations", problem.shape.to_string(),
+                 run.shard.to_string(), space->size(), whole);
+  }
+  // Derived quantities (tile sizes, local memory, registers) help the model-based searchers;
+  // a replay of a kernel whose template is not here simply goes without them.
+  const std::string path = spec_path(run.a.eval.templates_dir, run.a.kernel);
+  if (!t.spec && std::filesystem::exists(path)) t.spec = KernelSpec::load(path);
+  if (t.spec) {
+    space->add_spec_features(*t.spec, context);
+    if (t.replay) t.replay->set_defaults(t.spec->defaults());
+  }
+  if (space->size() == 0) {
+    throw invalid_argument("space " + run.a.space + " of kernel " + run.a.kernel +
+                           " has no valid configuration on this device");
+  }
+  return std::move(*space);
+}
+
+// The A/B refinement after a search (--refine): single changes from the search's best, within
+// the same space; the best is replaced only when a full, verified measurement is faster.
+void refine_shape(const SearchRun& run, const Problem& problem, ShapeOutcome& so) {
+  auto& t = run.target;
+  if (!t.spec) t.spec = KernelSpec::load(spec_path(run.a.eval.templates_dir, run.a.kernel));
+  const ParamSpace space(*t.spec, run.a.space, t.limits,
+                         Context{{"ELEM_BYTES", element_bytes(problem.precision)}});
+  RefineOptions ro;
+  ro.max_evals = run.a.refine_evals;
+  ro.interrupt = stop_requested();
+  ro.on_decision = [](const AbRecord& rec) {
+    spdlog::info("refine: {} -> {} ({})", rec.change, to_string(rec.decision),
+                 to_string(rec.reason));
+  };
+  so.refined = refine(*t.evaluator, problem, space, so.outcome.best->config, ro);
+  const auto& r = *so.refined;
+  spdlog::info("{}: refine {}: {} of {} changes kept", problem.shape.to_string(), r.stop_reason,
+               r.kept, r.decisions.size());
+  if (r.best != so.outcome.best->config) {
+    // The database takes a full measurement, verified like any other.
+    const Result again = t.evaluator->evaluate(problem, r.best);
+    if (again.status == Status::kOk && again.gflops > so.outcome.best->gflops) {
+      so.outcome.best = again;
+    }
+  }
+}
+
+void update_database(const SearchRun& run, const Problem& problem, const ShapeOutcome& so) {
+  const auto& db = run.target.db;
+  if (db.path.empty() || !so.outcome.best) return;
+  Provenance found;
+  found.strategy = run.a.strategy + (so.refined ? "+refine" : "");
+  found.evaluations = int64_t(so.outcome.evaluations) + (so.refined ? so.refined->evaluations : 0);
+  found.seed = run.a.seed;
+  found.space = run.a.space;
+  const auto put =
+      Database::update(db.path, db.device,
+                       DatabaseEntry::from_result(problem, *so.outcome.best, found), run.a.replace);
+  spdlog::info("{}: database {}: {}", problem.shape.to_string(), db.path, to_string(put));
+}
+
+// How many of the database's entries of a problem's family a search measures first.
+constexpr size_t kDatabaseStarts = 3;
+
+}  // namespace
+
+// The configurations of the database's entries of `problem`'s family, the exact shape first and
+// then by distance in log space, completed with the template's defaults (an entry older than a
+// parameter lacks it): a search of a database starts from what the database knows, so that the
+// best configuration of a neighbouring shape is never missed by a short search of this one.
+std::vector<Configuration> database_starts(const SearchRun& run, const Problem& problem) {
+  const auto& db = run.target.db;
+  if (db.path.empty() || !run.target.spec || !std::filesystem::exists(db.path)) return {};
+  const Database database = Database::load(db.path);
+  std::vector<Configuration> out;
+  for (const auto& match : database.ranked(EntryKey::of(problem))) {
+    if (out.size() == kDatabaseStarts) break;
+    const Configuration c = run.target.spec->complete(match.entry->parameters);
+    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+  }
+  return out;
+}
+
+ShapeOutcome tune_shape(const SearchRun& run, const Problem& problem, const ShapePlan& plan) {
+  const auto& a = run.a;
+  const SearchSpace space = shape_space(run, problem);
+  spdlog::info("{}: searching {} configurations of {}/{} with {} (seed {})",
+               problem.shape.to_string(), space.size(), a.kernel, a.space, a.strategy, a.seed);
+  auto searcher = make_searcher(a.strategy, space, a.seed, run.strategy_options);
+
+  TuneSettings settings;
+  settings.stop = plan.stop;
+  settings.warm_start = plan.warm_start;
+  // A compile pool is kept busy only with configurations announced ahead: one in flight and one
+  // waiting per process while the device measures.
+  settings.lookahead = a.lookahead > 0           ? size_t(a.lookahead)
+                       : run.target.replay       ? 1
+                       : a.compile_processes > 0 ? 2 * size_t(a.compile_processes) + 1
+                                                 : size_t(a.eval.compile_threads) + 1;
+  settings.interrupt = stop_requested();
+  settings.journal = &run.journal;
+  if (run.resumed) {
+    const std::string key = problem_key(problem);
+    for (const auto& e : run.resumed->entries) {
+      if (problem_key(e.problem) == key) settings.known.push_back(e.result);
+    }
+  }
+  std::unique_ptr<JournalWriter> cache_writer;
+  if (run.target.cache && run.target.cache->enabled()) {
+    if (!a.fresh) {
+      settings.cached = run.target.cache->load(problem);
+      if (!settings.cached.empty()) {
+        spdlog::info(
+            "{}: {} results of earlier searches in the evaluation cache (--fresh measures "
+            "them again)",
+            problem.shape.to_string(), settings.cached.size());
+      }
+    }
+    cache_writer = run.target.cache->writer(problem);
+    if (cache_writer) {
+      settings.on_measured = [&cache_writer, &problem](const Result& r) {
+        cache_writer->append(problem, r, 0);
+      };
+    }
+  }
+  ProgressReporter progress(run.terminal, problem.shape.to_string(), problem.flops());
+  settings.on_progress = [&progress](const TuneProgress& p) { progress.update(p); };
+  ShapeOutcome so{problem, run_search(*run.target.evaluator, problem, space, *searcher, settings),
+                  space.size(), std::nullopt};
+  progress.finish();
+  spdlog::info("{}: {} ({} evaluations, {} from the cache, {} measured now at {:.1f} per minute)",
+               problem.shape.to_string(), so.outcome.stop_reason, so.outcome.evaluations,
+               so.outcome.cached, so.outcome.measured, so.outcome.evaluations_per_minute());
+  if (a.refine && so.outcome.best && !so.outcome.interrupted) refine_shape(run, problem, so);
+  update_database(run, problem, so);
+  return so;
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,362 @@
+#include "src/offline/amd_offline.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "src/core/error.hpp"
+#include "src/core/json_util.hpp"
+#include "src/device/binary_cache.hpp"
+#include "src/device/device.hpp"
+#include "src/device/kernel_resources.hpp"
+#include "src/kernel/kernel_source.hpp"
+#include "src/offline/process.hpp"
+
+namespace gemmtune {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Bump when what a cached result holds changes, so that older files are never read as new.
+constexpr int kCacheFormat = 3;
+// AMDGPU's largest work-group: the runtimes report 1024 for every ISA gemmtune targets.
+constexpr int64_t kAmdMaxWorkGroupSize = 1024;
+// The compile error shown in a one-line message: the first lines carry the cause.
+constexpr size_t kErrorLines = 6;
+
+// A private folder for one build's files, removed with it.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string pattern = (fs::temp_directory_path() / "gemmtune-amd-XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) {
+      throw Error(ErrorCode::kUnsupported, "cannot create a temporary folder under " +
+                                               fs::temp_directory_path().string());
+    }
+    path_ = pattern;
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  std::string file(const std::string& name) const { return (fs::path(path_) / name).string(); }
+
+ private:
+  std::string path_;
+};
+
+std::vector<std::string> split_options(const std::string& options) {
+  std::istringstream in(options);
+  std::vector<std::string> out;
+  for (std::string word; in >> word;) out.push_back(word);
+  return out;
+}
+
+std::string first_lines(const std::string& text, size_t n) {
+  std::istringstream in(text);
+  std::string line, out;
+  for (size_t i = 0; i < n && std::getline(in, line);) {
+    if (line.empty()) continue;
+    out += (out.empty() ? "" : " | ") + line;
+    ++i;
+  }
+  return out;
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) throw Error(ErrorCode::kUnsupported, "cannot write " + path);
+}
+
+std::vector<uint8_t> read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+int64_t int_field(const nlohmann::json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
+}
+
+// The kernel's record in the code object's metadata (".name" or ".symbol" without ".kd").
+nlohmann::json kernel_record(const nlohmann::json& metadata, const std::string& entry) {
+  const auto kernels = metadata.find("amdhsa.kernels");
+  if (kernels != metadata.end() && kernels->is_array()) {
+    for (const auto& k : *kernels) {
+      if (k.value(".name", "") == entry || k.value(".symbol", "") == entry + ".kd") return k;
+    }
+  }
+  return nlohmann::json();
+}
+
+// The occupancy that -Rpass-analysis=kernel-resource-usage reports for `entry`, 0 when none.
+int64_t remarked_waves(const std::string& log, const std::string& entry) {
+  static const std::regex kName(R"(remark: Function Name: (\S+))");
+  static const std::regex kOccupancy(R"(remark:\s+Occupancy \[waves/SIMD\]: (\d+))");
+  std::istringstream in(log);
+  std::string line, current;
+  std::smatch m;
+  while (std::getline(in, line)) {
+    if (std::regex_search(line, m, kName)) {
+      current = m[1].str();
+    } else if (current == entry && std::regex_search(line, m, kOccupancy)) {
+      return std::stoll(m[1].str());
+    }
+  }
+  return 0;
+}
+
+void from_cache_json(const nlohmann::json& j, AmdBuild& b) {
+  b.vgprs = j.at("vgprs").get<int64_t>();
+  b.sgprs = j.at("sgprs").get<int64_t>();
+  b.agprs = j.at("agprs").get<int64_t>();
+  b.vgpr_spills = j.at("vgpr_spills").get<int64_t>();
+  b.sgpr_spills = j.at("sgpr_spills").get<int64_t>();
+  b.lds_bytes = j.at("lds_bytes").get<int64_t>();
+  b.scratch_bytes = j.at("scratch_bytes").get<int64_t>();
+  b.max_work_group_size = j.at("max_work_group_size").get<int64_t>();
+  const auto& i = j.at("instructions");
+  b.instructions.total = i.at("total").get<int64_t>();
+  b.instructions.dot2_f32_f16 = i.at("dot2_f32_f16").get<int64_t>();
+  b.instructions.fma_mix = i.at("fma_mix").get<int64_t>();
+  b.instructions.lds_read_b128 = i.at("lds_read_b128").get<int64_t>();
+  b.instructions.global_load_b128 = i.at("global_load_b128").get<int64_t>();
+  b.instructions.scratch_ops = i.at("scratch_ops").get<int64_t>();
+  b.compile_s = j.at("compile_s").get<double>();
+  b.compiler_waves = j.at("compiler_waves").get<int64_t>();
+}
+
+}  // namespace
+
+InstructionFacts count_instructions(const std::string& disassembly) {
+  // An instruction line of llvm-objdump: indentation, the mnemonic, operands, "// address: bytes".
+  static const std::regex kInstruction(R"(^\s+([sv]_\w+|ds_\w+|global_\w+|flat_\w+|buffer_\w+|scratch_\w+|image_\w+|exp\b\w*))");
+  InstructionFacts f;
+  std::istringstream in(disassembly);
+  std::string line;
+  std::smatch m;
+  auto starts = [](const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; };
+  while (std::getline(in, line)) {
+    if (!std::regex_search(line, m, kInstruction)) continue;
+    const std::string op = m[1].str();
+    ++f.total;
+    // gfx9 spells it v_dot2_f32_f16, gfx10 also v_dot2c_f32_f16 (accumulating into its
+    // destination), gfx11 v_dot2acc_f32_f16: one instruction, two half products into a float.
+    if (starts(op, "v_dot2") && op.find("f32_f16") != std::string::npos) ++f.dot2_f32_f16;
+    if (starts(op, "v_fma_mix")) ++f.fma_mix;
+    if (op == "ds_read_b128" || op == "ds_load_b128") ++f.lds_read_b128;
+    if (op == "global_load_dwordx4" || op == "global_load_b128" || op == "flat_load_dwordx4" ||
+        op == "flat_load_b128") {
+      ++f.global_load_b128;
+    }
+    // OpenCL kernels reach global memory through global_/flat_ instructions; buffer_ and
+    // scratch_ instructions touch only private memory (scratch) in them.
+    if (starts(op, "scratch_") || starts(op, "buffer_load") || starts(op, "buffer_store")) {
+      ++f.scratch_ops;
+    }
+  }
+  return f;
+}
+
+std::string AmdBuild::summary() const {
+  std::string s = fmt::format("{} VGPRs, {} SGPRs, LDS {} B, ", vgprs, sgprs, lds_bytes);
+  s += spills() ? fmt::format("SPILLS ({} VGPRs, {} B scratch per lane)", vgpr_spills, scratch_bytes)
+                : "no spill";
+  s += fmt::format(", {} waves/SIMD ({}; the compiler says {}), wave{}, work-group {} of {}",
+                   occupancy.waves, occupancy.limiter, compiler_waves, wavefront, work_group_size,
+                   max_work_group_size);
+  if (launch_refused()) s += " (REFUSED at launch)";
+  return s;
+}
+
+std::string AmdBuild::report() const {
+  return fmt::format(
+      "{} on {}: {}\n  {}\n  instructions: {} in all, v_dot2_f32_f16 {}, v_fma_mix {}, 128-bit "
+      "LDS reads {}, 128-bit global loads {}, scratch {}{}\n",
+      kernel, isa, to_string(config), summary(), instructions.total, instructions.dot2_f32_f16,
+      instructions.fma_mix, instructions.lds_read_b128, instructions.global_load_b128,
+      instructions.scratch_ops, cached ? " (cached)" : fmt::format(" ({:.1f} s)", compile_s));
+}
+
+void to_json(nlohmann::json& j, const AmdBuild& b) {
+  j = nlohmann::json{{"kernel", b.kernel},
+                     {"isa", b.isa},
+                     {"wavefront", b.wavefront},
+                     {"config", configuration_to_json(b.config)},
+                     {"work_group_size", b.work_group_size},
+                     {"vgprs", b.vgprs},
+                     {"sgprs", b.sgprs},
+                     {"agprs", b.agprs},
+                     {"vgpr_spills", b.vgpr_spills},
+                     {"sgpr_spills", b.sgpr_spills},
+                     {"lds_bytes", b.lds_bytes},
+                     {"scratch_bytes", b.scratch_bytes},
+                     {"spills", b.spills()},
+                     {"max_work_group_size", b.max_work_group_size},
+                     {"launch_refused", b.launch_refused()},
+                     {"waves_per_simd", b.occupancy.waves},
+                     {"waves_by_registers", b.occupancy.waves_by_registers},
+                     {"waves_by_lds", b.occupancy.waves_by_lds},
+                     {"occupancy_limiter", b.occupancy.limiter},
+                     {"compiler_waves", b.compiler_waves},
+                     {"instructions",
+                      {{"total", b.instructions.total},
+                       {"dot2_f32_f16", b.instructions.dot2_f32_f16},
+                       {"fma_mix", b.instructions.fma_mix},
+                       {"lds_read_b128", b.instructions.lds_read_b128},
+                       {"global_load_b128", b.instructions.global_load_b128},
+                       {"scratch_ops", b.instructions.scratch_ops}}},
+                     {"compile_s", b.compile_s},
+                     {"cached", b.cached}};
+}
+
+DeviceLimits offline_limits(const DeviceProfile& profile) {
+  DeviceInfo info;
+  info.max_work_group_size = kAmdMaxWorkGroupSize;
+  info.max_work_item_sizes = {kAmdMaxWorkGroupSize, kAmdMaxWorkGroupSize, kAmdMaxWorkGroupSize};
+  info.local_mem_bytes = static_cast<uint64_t>(profile.figure_if("lds_per_workgroup_bytes").value_or(0));
+  return device_limits(info, &profile);
+}
+
+AmdOfflineCompiler::AmdOfflineCompiler(AmdToolchain toolchain, std::string templates_dir,
+                                       const std::string& cache_dir)
+    : toolchain_(std::move(toolchain)), templates_dir_(std::move(templates_dir)) {
+  if (cache_dir != "none") {
+    cache_dir_ = ((cache_dir.empty() ? fs::path(BinaryCache::default_dir()) : fs::path(cache_dir)) /
+                  "offline-amd")
+                     .string();
+  }
+}
+
+AmdBuild AmdOfflineCompiler::build(const KernelSpec& spec, const Problem& problem,
+                                   const Configuration& partial, const AmdTarget& target) const {
+  if (!target.profile || !is_amdgpu_isa(target.profile->name)) {
+    throw invalid_argument("an offline target must be an AMD profile named by its ISA (gfx1012, ...)");
+  }
+  const DeviceProfile& profile = *target.profile;
+  AmdBuild b;
+  b.kernel = spec.name();
+  b.entry = spec.entry_point();
+  b.isa = profile.name;
+  b.wavefront = target.wavefront > 0 ? target.wavefront
+                                     : (profile.wavefront_sizes.empty() ? 64 : profile.wavefront_sizes[0]);
+  const auto& sizes = profile.wavefront_sizes;
+  if (!sizes.empty() && std::find(sizes.begin(), sizes.end(), b.wavefront) == sizes.end()) {
+    throw invalid_argument(fmt::format("{} runs no wave{} (profile {})", profile.name, b.wavefront,
+                                       profile.file));
+  }
+  b.config = spec.complete(partial);
+  const DeviceLimits limits = offline_limits(profile);
+  if (const auto why = spec.check(b.config, limits, {{"ELEM_BYTES", element_bytes(problem.precision)}})) {
+    throw invalid_argument("configuration " + to_string(b.config) + " is not valid on " +
+                           profile.name + ": " + *why);
+  }
+  const Context ctx{{"ELEM_BYTES", element_bytes(problem.precision)}};
+  b.work_group_size = spec.work_group_size(b.config, ctx).value_or(0);
+
+  const std::string source = load_kernel_source(templates_dir_, spec.source_file());
+  const std::string options =
+      kernel_build_options(spec, problem, b.config, limits, profile.build_options);
+  std::vector<std::string> compile = {toolchain_.clang, "-x", "cl", "-cl-std=CL1.2",
+                                      "-target", "amdgcn-amd-amdhsa", "-mcpu=" + b.isa, "-O3"};
+  if (b.wavefront == 64 && sizes.size() > 1 && sizes[0] != 64) compile.push_back("-mwavefrontsize64");
+  for (auto& o : split_options(options)) compile.push_back(o);
+
+  const std::string identity = fmt::format("offline-amd {}\n{}\n{} wave{}\n{}\n{}", kCacheFormat,
+                                           toolchain_.version, b.isa, b.wavefront, options, source);
+  const std::string key = hash_hex128(identity);
+  const std::string cached_file = cache_dir_.empty() ? "" : cache_dir_ + "/" + key + ".json";
+  if (!cached_file.empty() && fs::exists(cached_file)) {
+    try {
+      const auto j = nlohmann::json::parse(read_text_file(cached_file));
+      if (j.at("identity").get<std::string>() == identity) {
+        from_cache_json(j.at("build"), b);
+        b.cached = true;
+        b.occupancy = estimate_occupancy(profile, b.vgprs, b.lds_bytes, b.work_group_size, b.wavefront);
+        return b;
+      }
+    } catch (const std::exception& e) {
+      spdlog::debug("ignoring the offline cache file {}: {}", cached_file, e.what());
+    }
+  }
+
+  const ScratchDir scratch;
+  const std::string cl = scratch.file("kernel.cl"), obj = scratch.file("kernel.o"),
+                    hsaco = scratch.file("kernel.hsaco");
+  write_text(cl, source);
+  const std::string work = cache_dir_.empty() ? scratch.file("bitcode") : cache_dir_;
+  fs::create_directories(work);
+  compile.push_back("--rocm-device-lib-path=" + toolchain_.bitcode_dir_for(b.isa, work));
+  compile.insert(compile.end(), {"-Rpass-analysis=kernel-resource-usage", "-c", "-o", obj, cl});
+  const auto start = std::chrono::steady_clock::now();
+  const ProcessResult c = run_process(compile);
+  b.compile_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (c.exit_code != 0) {
+    throw Error(ErrorCode::kCheckFailed, fmt::format("{} {} does not build for {}: {}", spec.name(),
+                                                     to_string(b.config), b.isa,
+                                                     first_lines(c.output, kErrorLines)));
+  }
+  const ProcessResult l = run_process({toolchain_.lld, "-shared", "-o", hsaco, obj});
+  if (l.exit_code != 0) {
+    throw Error(ErrorCode::kCheckFailed,
+                fmt::format("{} for {} does not link: {}", spec.name(), b.isa, first_lines(l.output, kErrorLines)));
+  }
+  const auto metadata = amdgpu_metadata(read_bytes(hsaco), hsaco);
+  const nlohmann::json record = metadata ? kernel_record(*metadata, b.entry) : nlohmann::json();
+  if (record.is_null()) {
+    throw Error(ErrorCode::kInternal, "the code object of " + spec.name() + " for " + b.isa +
+                                          " has no metadata for " + b.entry);
+  }
+  b.compiler_waves = remarked_waves(c.output, b.entry);
+  b.vgprs = int_field(record, ".vgpr_count");
+  b.sgprs = int_field(record, ".sgpr_count");
+  b.agprs = int_field(record, ".agpr_count");
+  b.vgpr_spills = int_field(record, ".vgpr_spill_count");
+  b.sgpr_spills = int_field(record, ".sgpr_spill_count");
+  b.lds_bytes = int_field(record, ".group_segment_fixed_size");
+  b.scratch_bytes = int_field(record, ".private_segment_fixed_size");
+  b.max_work_group_size = int_field(record, ".max_flat_workgroup_size");
+  const ProcessResult d = run_process({toolchain_.objdump, "-d", "--mcpu=" + b.isa, obj});
+  if (d.exit_code != 0) {
+    throw Error(ErrorCode::kUnsupported, "llvm-objdump cannot read the code for " + b.isa + ": " +
+                                             first_lines(d.output, kErrorLines));
+  }
+  b.instructions = count_instructions(d.output);
+  b.occupancy = estimate_occupancy(profile, b.vgprs, b.lds_bytes, b.work_group_size, b.wavefront);
+  if (!cached_file.empty()) {
+    try {
+      write_json_atomic(cached_file, nlohmann::json{{"identity", identity}, {"build", b}});
+    } catch (const std::exception& e) {
+      spdlog::debug("offline cache not written: {}", e.what());
+    }
+  }
+  return b;
+}
+
+}  // namespace gemmtune
+
+namespace gemmtune {
+
+const DeviceProfile& find_offline_target(const ProfileSet& profiles, const std::string& name) {
+  std::string known;
+  for (const auto& p : profiles.profiles()) {
+    if (!is_amdgpu_isa(p.name)) continue;
+    if (p.name == name) return p;
+    known += (known.empty() ? "" : ", ") + p.name;
+  }
+  throw invalid_argument("--target " + name + " is no AMD profile (known: " +
+                         (known.empty() ? "none" : known) + ")");
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,118 @@
+// kernel_build_options: the one composition of a kernel's build options (defines, precision,
+// transposes, batch layout, epilogue, the profile's options and the register cap by the device's
+// method), pinned where binary cache keys depend on it.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "src/kernel/kernel_source.hpp"
+#include "src/kernel/kernel_spec.hpp"
+
+using namespace gemmtune;
+
+namespace {
+
+constexpr int64_t kCap = 128;
+const std::string kProfileOptions = "-cl-mad-enable";
+
+// One tunable and a register cap: short enough to spell the whole option string.
+KernelSpec tiny_spec() {
+  const nlohmann::json j = {{"kernel", "tiny"},
+                            {"source", "tiny.cl"},
+                            {"entry", "Tiny"},
+                            {"parameters",
+                             {{{"name", "WG"}, {"values", {8, 16}}, {"default", 8}},
+                              {{"name", "REGCAP"}, {"values", {0, kCap}}, {"default", 0}}}},
+                            {"launch", {{"local", {"WG"}}, {"global", {"WG"}}}},
+                            {"register_cap", "REGCAP"}};
+  return KernelSpec::from_json(j, "tiny.json");
+}
+
+// A column-major single-precision GEMM with op(A) transposed: the view keeps the transposes.
+Problem col_major_tn() {
+  Problem p;
+  p.kernel = "tiny";
+  p.shape = {64, 32, 16};
+  p.order = Order::kColMajor;
+  p.trans_a = true;
+  return p;
+}
+
+DeviceLimits build_option_limits() {
+  DeviceLimits limits;
+  limits.register_cap_known = true;
+  limits.register_cap_option = "-cl-nv-maxrregcount=";
+  return limits;
+}
+
+DeviceLimits attribute_limits() {
+  DeviceLimits limits;
+  limits.register_cap_known = true;
+  limits.register_cap_attribute = true;
+  return limits;
+}
+
+}  // namespace
+
+TEST_CASE("kernel build options apply a register cap by the device's method",
+          "[kernel_spec][regcap]") {
+  const KernelSpec spec = tiny_spec();
+  const Problem p = col_major_tn();
+  Configuration capped = spec.defaults();
+  capped["REGCAP"] = kCap;
+  const std::string defines = "-DREGCAP=128 -DWG=8 -DPRECISION=32 -DTRANSA=1 -DTRANSB=0";
+
+  // NVIDIA: the option with the value appended, after the profile's options.
+  CHECK(kernel_build_options(spec, p, capped, build_option_limits(), kProfileOptions) ==
+        defines + " -cl-mad-enable -cl-nv-maxrregcount=128");
+  // AMD: the define that makes the template declare the cap as an attribute.
+  CHECK(kernel_build_options(spec, p, capped, attribute_limits(), kProfileOptions) ==
+        defines + " -cl-mad-enable -DREGCAP_ATTRIBUTE=1");
+  // No way known to apply it, or nothing known of the device: no cap option at all (the check
+  // refuses such a configuration before it is built where the device is known).
+  DeviceLimits none;
+  none.register_cap_known = true;
+  CHECK(kernel_build_options(spec, p, capped, none, kProfileOptions) ==
+        defines + " -cl-mad-enable");
+  CHECK(kernel_build_options(spec, p, capped, DeviceLimits{}, kProfileOptions) ==
+        defines + " -cl-mad-enable");
+}
+
+TEST_CASE("an uncapped kernel builds with the same options whatever the cap method",
+          "[kernel_spec][regcap]") {
+  // The binary cache key hashes this string: REGCAP=0 must not change it on any device.
+  const KernelSpec spec = tiny_spec();
+  const Problem p = col_major_tn();
+  const Configuration plain = spec.defaults();
+  const std::string expected =
+      "-DREGCAP=0 -DWG=8 -DPRECISION=32 -DTRANSA=1 -DTRANSB=0 -cl-mad-enable";
+  CHECK(kernel_build_options(spec, p, plain, build_option_limits(), kProfileOptions) == expected);
+  CHECK(kernel_build_options(spec, p, plain, attribute_limits(), kProfileOptions) == expected);
+  CHECK(kernel_build_options(spec, p, plain, DeviceLimits{}, kProfileOptions) == expected);
+}
+
+TEST_CASE("kernel build options carry the problem's view, batch and epilogue",
+          "[kernel_spec][regcap]") {
+  const KernelSpec spec = tiny_spec();
+  Configuration capped = spec.defaults();
+  capped["REGCAP"] = kCap;
+
+  // Row-major swaps A and B: op(A)^T of the user is the view's TRANSB.
+  Problem row = col_major_tn();
+  row.order = Order::kRowMajor;
+  row.precision = Precision::kFP16Acc32;
+  row.batch = 4;
+  row.batch_layout = BatchLayout::kOffsets;
+  row.epilogue = "bias,relu";
+  // Defines first, then the epilogue, the profile's options and the cap, in that order.
+  CHECK(kernel_build_options(spec, row, capped, attribute_limits(), kProfileOptions) ==
+        "-DREGCAP=128 -DWG=8 -DPRECISION=1632 -DTRANSA=0 -DTRANSB=1 -DBATCH_LAYOUT=2 "
+        "-DBIAS=1 -DACTIVATION=1 -cl-mad-enable -DREGCAP_ATTRIBUTE=1");
+  // A vendor flag the caller adds to the profile's options stays before the cap.
+  CHECK(kernel_build_options(spec, row, capped, build_option_limits(),
+                             kProfileOptions + " -cl-nv-verbose") ==
+        "-DREGCAP=128 -DWG=8 -DPRECISION=1632 -DTRANSA=0 -DTRANSB=1 -DBATCH_LAYOUT=2 "
+        "-DBIAS=1 -DACTIVATION=1 -cl-mad-enable -cl-nv-verbose -cl-nv-maxrregcount=128");
+}

@@ -1,0 +1,206 @@
+// The offline AMD target through the command line: kernels built for AMD ISAs by the LLVM AMDGPU
+// backend (which scripts/install-deps.sh installs), their real resources, the instructions chosen
+// and the pruned space. Nothing here needs an AMD card; nothing here may be skipped either: a
+// missing compiler fails these tests, as a missing OpenCL device fails the device tests.
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "src/core/json_util.hpp"
+#include "tests/test_support.hpp"
+
+using gemmtune::test::run_gemmtune;
+using gemmtune::test::run_gemmtune_in;
+using gemmtune::test::temp_dir;
+
+namespace {
+
+// The ISAs gemmtune targets, one device profile each (devices/gfx*.json).
+const std::vector<std::string> kTargets = {"gfx803", "gfx906", "gfx1010", "gfx1012", "gfx1030",
+                                           "gfx1100"};
+// The templates gemmtune builds itself (clblast-* run CLBlast's own kernels).
+const std::vector<std::string> kTemplates = {"xgemm", "xgemm_direct", "xgemm_fast", "xgemm_skinny"};
+
+// The H100's fastest FP32 configuration at 8192^3 (results/nvidia-h100-80gb-hbm3.json).
+const std::string kH100Best =
+    "ALDCOPY=1,DOT2=0,GLV=4,GROUPM=1,KWG=8,KWI=8,LDS=1,MDIMC=16,MWG=128,NDIMC=16,NWG=128,PADA=0,"
+    "PADB=0,PREFETCH=1,REGCAP=0,SPLITK=1,STAGES=1,STRM=1,STRN=1,SWZ=0,VWM=2,VWN=8";
+// A half-precision configuration with dot2 pairs.
+const std::string kDot2 = "MWG=64,NWG=64,KWG=16,MDIMC=16,NDIMC=16,VWM=4,VWN=4,DOT2=1";
+// 512 threads with a register cap: the cap must not cost the work-group size.
+const std::string kCapped512 = "MWG=128,NWG=64,KWG=16,MDIMC=32,NDIMC=16,VWM=4,VWN=4,REGCAP=128";
+
+// The first build of `args` (a compile --target ... --json), its process result checked.
+nlohmann::json build(const std::string& args) {
+  const auto r = run_gemmtune("compile " + args + " --json");
+  INFO(args << "\n" << r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j.is_array());
+  REQUIRE(j.size() >= 1);
+  return j[0];
+}
+
+}  // namespace
+
+TEST_CASE("every template's defaults build for every AMD target without a spill", "[cli][offline]") {
+  for (const auto& target : kTargets) {
+    for (const auto& kernel : kTemplates) {
+      const auto r = run_gemmtune("compile --kernel " + kernel + " --target " + target +
+                                  " --require-fit --json");
+      INFO(kernel << " on " << target << ": " << r.err);
+      REQUIRE(r.exit_code == 0);
+      const auto b = nlohmann::json::parse(r.out).at(0);
+      CHECK(b.at("isa") == target);
+      CHECK(b.at("vgprs").get<int>() > 0);
+      CHECK_FALSE(b.at("spills").get<bool>());
+      CHECK(b.at("waves_per_simd").get<int>() >= 1);
+    }
+  }
+}
+
+TEST_CASE("the H100's best configuration takes four times the registers of the default on gfx906",
+          "[cli][offline]") {
+  const auto best = build("--kernel xgemm_fast --target gfx906 --params " + kH100Best);
+  const auto deflt = build("--kernel xgemm_fast --target gfx906");
+  // LLVM 16 allocates 222 and 63; a backend of another version may differ by a few registers.
+  CHECK(best.at("vgprs").get<int>() >= 200);
+  CHECK(best.at("vgprs").get<int>() <= 256);
+  CHECK(best.at("waves_per_simd").get<int>() == 1);
+  CHECK(deflt.at("vgprs").get<int>() >= 56);
+  CHECK(deflt.at("vgprs").get<int>() <= 64);
+  CHECK(deflt.at("waves_per_simd").get<int>() == 4);
+  CHECK(deflt.at("lds_bytes").get<int>() == 16384);  // the template's formula, exactly
+
+  // The plain text names the figures, too.
+  const auto r = run_gemmtune("compile --kernel xgemm_fast --target gfx1012");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("VGPRs") && Catch::Contains("waves/SIMD"));
+}
+
+TEST_CASE("dot2 becomes v_dot2_f32_f16 where the ISA has it", "[cli][offline][dot2]") {
+  for (const std::string precision : {"16acc32", "16"}) {
+    for (const std::string target : {"gfx906", "gfx1012", "gfx1030", "gfx1100"}) {
+      const auto b = build("--kernel xgemm_fast --target " + target + " --precision " + precision +
+                           " --params " + kDot2);
+      INFO(target << " " << precision);
+      CHECK(b.at("instructions").at("dot2_f32_f16").get<int>() > 0);
+    }
+    // gfx803 and gfx1010 lack the instruction: the kernel still builds, without it.
+    for (const std::string target : {"gfx803", "gfx1010"}) {
+      const auto b = build("--kernel xgemm_fast --target " + target + " --precision " + precision +
+                           " --params " + kDot2);
+      INFO(target << " " << precision);
+      CHECK(b.at("instructions").at("dot2_f32_f16").get<int>() == 0);
+    }
+  }
+}
+
+TEST_CASE("a register cap keeps the work-group size on AMD", "[cli][offline][regcap]") {
+  const auto capped = build("--kernel xgemm_fast --target gfx906 --params " + kCapped512);
+  CHECK(capped.at("work_group_size").get<int>() == 512);
+  CHECK(capped.at("max_work_group_size").get<int>() >= 512);
+  CHECK_FALSE(capped.at("launch_refused").get<bool>());
+  CHECK(capped.at("vgprs").get<int>() <= 128);
+}
+
+TEST_CASE("wave64 on RDNA halves the waves of wave32", "[cli][offline]") {
+  const auto w32 = build("--kernel xgemm_fast --target gfx1012");
+  const auto w64 = build("--kernel xgemm_fast --target gfx1012 --wavefront 64");
+  CHECK(w32.at("wavefront") == 32);
+  CHECK(w64.at("wavefront") == 64);
+  CHECK(w64.at("waves_per_simd").get<int>() * 2 == w32.at("waves_per_simd").get<int>());
+}
+
+TEST_CASE("offline builds refuse bad input with one line", "[cli][offline]") {
+  SECTION("a profile that is no AMD ISA") {
+    const auto r = run_gemmtune("compile --kernel xgemm_fast --target sm_90");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("no AMD profile") && Catch::Contains("gfx906"));
+  }
+  SECTION("a configuration the template forbids") {
+    const auto r = run_gemmtune("compile --kernel xgemm_fast --target gfx906 --params MWG=7");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("MWG"));
+  }
+  SECTION("a compiler that is not there") {
+    const auto r = run_gemmtune_in(temp_dir("offline-nocc"), "GEMMTUNE_AMD_CLANG=/nonexistent/clang",
+                                   "compile --kernel xgemm_fast --target gfx906");
+    CHECK(r.exit_code == 3);
+    CHECK_THAT(r.err, Catch::Contains("GEMMTUNE_AMD_CLANG"));
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+  SECTION("--params without --target") {
+    const auto r = run_gemmtune("compile --kernel xgemm_fast --params MWG=64");
+    CHECK(r.exit_code == 2);
+  }
+}
+
+TEST_CASE("space --target prunes the gpu space by real resources", "[cli][offline][space]") {
+  const auto r = run_gemmtune(
+      "space --kernel xgemm_fast --space gpu --target gfx906 --min-waves 2 "
+      "--calibration-builds 4 --shortlist 3 --max-builds 8 --json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const auto valid = j.at("valid").get<uint64_t>();
+  const auto fit = j.at("predicted_fit").get<uint64_t>();
+  CHECK(valid > 100000);  // the gpu space is large
+  CHECK(fit > 0);
+  CHECK(fit < valid);     // the prune removes something
+  CHECK(j.at("calibration").at("samples").get<int>() >= 2);
+  const auto& list = j.at("shortlist");
+  REQUIRE(list.size() >= 1);
+  for (const auto& e : list) {
+    CHECK_FALSE(e.at("spills").get<bool>());
+    CHECK(e.at("waves_per_simd").get<int>() >= 2);
+    CHECK(e.at("predicted_gflops").get<double>() > 0);
+  }
+}
+
+TEST_CASE("each AMD profile's starting configurations build offline without a spill",
+          "[cli][offline][starts]") {
+  for (const auto& target : kTargets) {
+    const auto profile = nlohmann::json::parse(
+        gemmtune::read_text_file(gemmtune::test::source_path("devices/" + target + ".json")));
+    REQUIRE(profile.contains("starting_configurations"));
+    const auto& entries = profile.at("starting_configurations").at("entries");
+    REQUIRE(entries.size() >= 2);
+    for (const auto& e : entries) {
+      std::string params;
+      for (const auto& [name, value] : e.at("parameters").items()) {
+        params += (params.empty() ? "" : ",") + name + "=" + std::to_string(value.get<int>());
+      }
+      const auto r = run_gemmtune("compile --kernel " + e.at("kernel").get<std::string>() +
+                                  " --target " + target + " --precision " +
+                                  e.at("precision").get<std::string>() + " --params " + params +
+                                  " --require-fit --json");
+      INFO(target << " " << params << ": " << r.err);
+      REQUIRE(r.exit_code == 0);
+      const auto b = nlohmann::json::parse(r.out).at(0);
+      CHECK_FALSE(b.at("spills").get<bool>());
+      // What the profile states is what the build gives.
+      CHECK(b.at("vgprs") == e.at("vgprs"));
+      CHECK(b.at("lds_bytes") == e.at("lds_bytes"));
+    }
+  }
+}
+
+TEST_CASE("db lookup names a profile's offline choice where the database has no entry",
+          "[cli][offline][starts]") {
+  const std::string db = gemmtune::test::source_path("tests/data/db_gfx1012.json");
+  // The database holds FP32 entries only: a half-precision problem has none.
+  const auto r = run_gemmtune("db lookup " + db +
+                              " -m 1024 -n 1024 -k 1024 --precision 16acc32 --explain");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("chosen offline for gfx1012, not measured"));
+  CHECK_THAT(r.out, Catch::Contains("offline choice"));
+  const auto j = run_gemmtune("db lookup " + db +
+                              " -m 1024 -n 1024 -k 1024 --precision 16acc32 --json");
+  REQUIRE(j.exit_code == 0);
+  CHECK(nlohmann::json::parse(j.out).at("match") == "offline choice");
+}

@@ -1,0 +1,71 @@
+// The problem options of `gemmtune run` end to end on the OpenCL device (PoCL in CI): a batch and
+// its layout, precision 16acc32, the fused epilogue, and a parameter the precision refuses, each
+// measured or refused with one line.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/test_support.hpp"
+
+using namespace gemmtune;
+
+TEST_CASE("gemmtune run takes --batch, --batch-layout and --precision 16acc32",
+          "[device][batched][cli]") {
+  if (!test::test_device().device) return test::unavailable("no OpenCL device");
+  const std::string common =
+      "run --kernel xgemm_direct -m 7 -n 13 -k 5 --params WGD=16,MDIMCD=8,NDIMCD=8,MDIMAD=8,"
+      "NDIMBD=8 --min-runs 1 --min-time-ms 0 --warmup 0 --beta 0.5 --json";
+  auto r = test::run_gemmtune(common + " --batch 5 --batch-layout offsets --precision 16acc32");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j.at("status") == "ok");
+  CHECK(j.at("problem").at("batch") == 5);
+  CHECK(j.at("problem").at("batch_layout") == "offsets");
+  CHECK(j.at("problem").at("precision") == "16acc32");
+  r = test::run_gemmtune(common + " --batch 0");
+  CHECK(r.exit_code == 2);
+  r = test::run_gemmtune(common + " --batch 2 --batch-layout pointers");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("strided or offsets"));
+}
+
+TEST_CASE("gemmtune run refuses DOT2=1 in precision 32 with the constraint's reason",
+          "[device][dot2]") {
+  if (!test::test_device().device) return test::unavailable("no OpenCL device");
+  const auto r =
+      test::run_gemmtune("run --kernel xgemm_fast --params DOT2=1 -m 8 -n 8 -k 8 --precision 32");
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.out + r.err, Catch::Contains("needs half storage (precision 16 or 16acc32)"));
+}
+
+TEST_CASE("run --epilogue measures, refuses bad specs and unsupported kernels",
+          "[epilogue][cli][device]") {
+  const auto devices = test::run_gemmtune("devices --json");
+  if (devices.exit_code != 0 || nlohmann::json::parse(devices.out).empty())
+    return test::unavailable("no OpenCL device");
+  const std::string common =
+      " -m 33 -n 17 -k 65 --min-runs 1 --min-time-ms 0 --warmup 0 --cache-dir " +
+      test::test_device().cache_dir;
+  auto r = test::run_gemmtune("run --kernel xgemm_fast --epilogue bias,gelu --json" + common);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j.at("status") == "ok");
+  CHECK(j.at("problem").at("epilogue") == "bias,gelu");
+
+  r = test::run_gemmtune("run --kernel xgemm_fast --epilogue bias,swish" + common);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("swish"));
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+
+  r = test::run_gemmtune("run --kernel xgemm --epilogue relu,bias --json" + common);
+  CHECK(r.exit_code == 3);
+  j = nlohmann::json::parse(r.out);
+  CHECK(j.at("status") == "unsupported");
+  CHECK(j.at("problem").at("epilogue") == "bias,relu");
+}
