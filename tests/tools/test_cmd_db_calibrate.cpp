@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "src/db/journal.hpp"
+#include "src/kernel/kernel_spec.hpp"
 #include "src/select/model.hpp"
 #include "tests/test_support.hpp"
 
@@ -35,19 +36,19 @@ std::string h100_journals() {
   return args;
 }
 
-// A journal of `device` holding one configuration measured at each of `shapes`, of a kernel
-// without a declaration here (its parameters give the tiles).
+// A journal of `device` holding xgemm's default configuration measured at each of `shapes`.
 std::string write_journal(const std::string& path, const nlohmann::json& device,
                           const std::vector<Shape>& shapes) {
+  static const KernelSpec spec = KernelSpec::load(source_path("kernel_templates/xgemm.json"));
   JournalWriter w(path);
-  w.write_header({{"device", device}, {"kernel", "user_kernel"}});
+  w.write_header({{"device", device}, {"kernel", "xgemm"}});
   double gflops = 100;
   for (const auto& s : shapes) {
     Problem p;
-    p.kernel = "user_kernel";
+    p.kernel = "xgemm";
     p.shape = s;
     Result r;
-    r.config = {{"MWG", 64}, {"NWG", 64}, {"KWG", 16}, {"MDIMC", 8}, {"NDIMC", 8}};
+    r.config = spec.defaults();
     r.status = Status::kOk;
     r.gflops = gflops;
     gflops *= 2;
