@@ -112,7 +112,8 @@ struct ShapePlan {
   std::vector<Configuration> warm_start;
 };
 
-// The configurations of the database's entries of `problem`'s family to measure first.
+// The configurations to measure first: the database's entries of `problem`'s family, then the
+// device profile's starting configurations of the template and precision.
 std::vector<Configuration> database_starts(const SearchRun& run, const Problem& problem);
 // Searches one problem's space, refines its best when asked, and updates the database.
 ShapeOutcome tune_shape(const SearchRun& run, const Problem& problem, const ShapePlan& plan);

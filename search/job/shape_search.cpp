@@ -106,12 +106,27 @@ constexpr size_t kDatabaseStarts = 3;
 // best configuration of a neighbouring shape is never missed by a short search of this one.
 std::vector<Configuration> database_starts(const SearchRun& run, const Problem& problem) {
   const auto& db = run.target.db;
-  if (db.path.empty() || !run.target.spec || !std::filesystem::exists(db.path)) return {};
-  const Database database = Database::load(db.path);
+  if (!run.target.spec) return {};
   std::vector<Configuration> out;
-  for (const auto& match : database.ranked(EntryKey::of(problem))) {
-    if (out.size() == kDatabaseStarts) break;
-    const Configuration c = run.target.spec->complete(match.entry->parameters);
+  if (!db.path.empty() && std::filesystem::exists(db.path)) {
+    const Database database = Database::load(db.path);
+    for (const auto& match : database.ranked(EntryKey::of(problem))) {
+      if (out.size() == kDatabaseStarts) break;
+      const Configuration c = run.target.spec->complete(match.entry->parameters);
+      if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+    }
+  }
+  // Then the device profile's starting configurations of this template and precision (the AMD
+  // profiles': chosen offline, never measured), so that a card nobody tuned is measured where the
+  // offline analysis points first.
+  const std::string profile_name = run.target.device_json.value("profile", std::string());
+  if (run.target.replay || profile_name.empty()) return out;
+  const ProfileSet profiles = job_profiles(run.a);
+  const DeviceProfile* profile = profiles.find(profile_name);
+  if (!profile) return out;
+  for (const auto& start : profile->starting_configurations) {
+    if (start.kernel != run.target.spec->name() || start.precision != problem.precision) continue;
+    const Configuration c = run.target.spec->complete(start.parameters);
     if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
   }
   return out;
