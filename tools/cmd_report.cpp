@@ -6,10 +6,43 @@
 
 #include "src/core/error.hpp"
 #include "src/core/json_util.hpp"
+#include "src/offline/amd_offline.hpp"
 #include "src/report/report.hpp"
 #include "tools/commands.hpp"
 
 namespace gemmtune::cli {
+
+namespace {
+
+// An AMD database's entries without real counts (tuned where the driver gave none) take them from
+// the offline AMD build, where the compiler is installed: the report then judges real VGPRs,
+// spills and occupancy instead of the template's estimates.
+Database with_offline_resources(const Database& db, const DeviceProfile& profile,
+                                const std::string& templates) {
+  if (!is_amdgpu_isa(profile.name)) return db;
+  std::optional<AmdOfflineCompiler> compiler;
+  try {
+    compiler.emplace(AmdToolchain::find(), templates, "");
+  } catch (const Error& e) {
+    spdlog::warn("registers are estimates: {}", e.what());
+    return db;
+  }
+  Database out = db;
+  for (DatabaseEntry entry : db.entries()) {
+    if (entry.usage.registers) continue;  // the driver's own figures stay
+    try {
+      const auto spec = KernelSpec::load_named(templates, entry.key.kernel);
+      if (spec.source_file().empty()) continue;  // another library's kernel (CLBlast)
+      entry.usage = compiler->build(spec, entry.key.problem(), entry.parameters, {&profile, 0}).usage();
+      out.put(entry, true);
+    } catch (const Error& e) {
+      spdlog::warn("{}: no offline build ({})", entry.key.to_string(), e.what());
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 void set_report_command(CLI::App& app, GlobalOptions& options) {
   auto* cmd = app.add_subcommand(
@@ -36,7 +69,9 @@ void set_report_command(CLI::App& app, GlobalOptions& options) {
       throw invalid_argument("no device profile named '" + a->profile + "'");
     }
     if (!profile) spdlog::warn("no device profile '{}': device figures are unknown", name);
-    const auto report = analyze_database(db, templates_dir(options), profile);
+    const auto report = analyze_database(
+        profile ? with_offline_resources(db, *profile, templates_dir(options)) : db,
+        templates_dir(options), profile);
     if (a->out.empty()) {
       if (a->json) {
         std::cout << nlohmann::json(report).dump(2) << "\n";

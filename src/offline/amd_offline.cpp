@@ -189,6 +189,16 @@ std::string AmdBuild::report() const {
       instructions.scratch_ops, cached ? " (cached)" : fmt::format(" ({:.1f} s)", compile_s));
 }
 
+ResourceUsage AmdBuild::usage() const {
+  ResourceUsage u;
+  u.registers = vgprs;
+  u.local_mem_bytes = lds_bytes;
+  u.private_mem_bytes = scratch_bytes;
+  u.spills = vgpr_spills + sgpr_spills;
+  u.source = "offline AMDGPU build for " + isa;
+  return u;
+}
+
 void to_json(nlohmann::json& j, const AmdBuild& b) {
   j = nlohmann::json{{"kernel", b.kernel},
                      {"isa", b.isa},

@@ -13,6 +13,7 @@
 
 #include "src/core/configuration.hpp"
 #include "src/core/problem.hpp"
+#include "src/core/result.hpp"
 #include "src/device/device_profile.hpp"
 #include "src/kernel/kernel_spec.hpp"
 #include "src/offline/amd_toolchain.hpp"
@@ -57,6 +58,8 @@ struct AmdBuild {
   std::string summary() const;
   // Three lines: kernel, ISA and configuration; summary(); the instruction counts.
   std::string report() const;
+  // The figures as a measured entry carries them (registers, LDS, scratch, spilled VGPRs).
+  ResourceUsage usage() const;
 };
 
 void to_json(nlohmann::json& j, const AmdBuild& b);

@@ -228,3 +228,22 @@ TEST_CASE("a search on a card of an AMD profile measures its starting configurat
   CHECK(results.dump().find("\"warm_started\":" + std::to_string(fp32_starts)) !=
         std::string::npos);
 }
+
+TEST_CASE("report on an AMD database shows the offline build's real counts", "[cli][offline][report]") {
+  const auto r = run_gemmtune("report " +
+                              gemmtune::test::source_path("tests/data/db_gfx1012.json") + " --json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  size_t compiled = 0;
+  for (const auto& entry : j.at("entries")) {
+    for (const auto& item : entry.at("items")) {
+      if (item.at("id") == "registers" &&
+          item.at("basis").get<std::string>().find("offline AMDGPU build for gfx1012") !=
+              std::string::npos) {
+        ++compiled;
+      }
+    }
+  }
+  CHECK(compiled > 0);
+}
