@@ -81,7 +81,12 @@ TEST_CASE("db lookup gives the exact entry, else the selection model's choice", 
   CHECK_THAT(r.out, Catch::Contains("no entry for 100x100x100; the model picks"));
   r = run_gemmtune("db lookup " + kDb + " -m 128 -n 128 -k 128 --kernel xgemm_direct");
   CHECK_THAT(r.out, Catch::Contains("exact match"));
+  // No TT entry: the gfx1012 profile's configuration chosen offline, as the library would run.
   r = run_gemmtune("db lookup " + kDb + " -m 64 -n 64 -k 64 --layout TT");
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("chosen offline for gfx1012, not measured"));
+  // ... and none for a kernel the profile chose nothing of.
+  r = run_gemmtune("db lookup " + kDb + " -m 64 -n 64 -k 64 --layout TT --kernel xgemm_direct");
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("no entry"));
   CHECK(run_gemmtune("db lookup " + kDb + " -m 64 -n 64 -k 64 --layout XY").exit_code == 2);
