@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "search/tuning/search_checks.hpp"
 #include "src/core/error.hpp"
 #include "src/db/database.hpp"
 #include "src/db/journal.hpp"
@@ -212,7 +213,7 @@ AbSession open_ab_session(const GlobalOptions& global, const AbCommandOptions& o
     }
     s.problem = *only;
   }
-  check_problem_size(s.problem);
+  check_index_range(s.problem);
 
   // The evaluator.
   std::string problem_words =

@@ -97,7 +97,7 @@ void print_summary(const Problem& p, const Result& r, const std::string& device)
 void run(const GlobalOptions& global, const RunOptions& o) {
   Problem problem = o.problem.problem(o.kernel);
   problem.shape = *o.problem.one_shape();
-  check_problem_size(problem);
+  check_index_range(problem);
   if (!o.target.empty()) return dry_run(global, o, problem);
 
   const auto profiles = load_profiles(global);

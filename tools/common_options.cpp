@@ -222,22 +222,6 @@ std::optional<Shape> ProblemOptions::one_shape() const {
   return std::nullopt;
 }
 
-void check_problem_size(const Problem& p) {
-  const Shape& s = p.shape;
-  // A batch lies in one buffer per operand, one matrix apart plus the gaps between them.
-  const int64_t entries = p.batch == 1 ? 1 : p.batch + 1;
-  for (const auto& [rows, cols] : {std::pair{s.m, s.k}, std::pair{s.k, s.n}, std::pair{s.m, s.n}}) {
-    int64_t elements = 0;
-    if (__builtin_mul_overflow(rows, cols, &elements) ||
-        __builtin_mul_overflow(elements, entries, &elements) || elements > INT32_MAX) {
-      throw invalid_argument(fmt::format(
-          "problem {}{} has matrices of more than 2^31 elements, beyond the kernels' 32-bit "
-          "indices",
-          s.to_string(), p.batch == 1 ? std::string() : fmt::format(" (batch {})", p.batch)));
-    }
-  }
-}
-
 // ---- the measurement group ----
 
 void add_measure_options(CLI::App& cmd, EvaluatorOptions& o, unsigned fields,

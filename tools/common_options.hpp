@@ -96,10 +96,6 @@ struct ProblemOptions {
 
 void add_problem_options(CLI::App& cmd, ProblemOptions& o, unsigned fields);
 
-// Refuses (as bad input) a problem whose matrices hold more elements than the kernels' 32-bit
-// indices address: m·k, k·n and m·n, each times the batch (plus one for the stride gaps).
-void check_problem_size(const Problem& p);
-
 // ---- the measurement group: how a command times and builds ----
 enum MeasureFields : unsigned {
   kWarmup = 1u << 0,          // --warmup

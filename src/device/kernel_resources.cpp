@@ -314,6 +314,7 @@ std::optional<AmdgpuKernelFigures> parse_amdgpu_code_object(const std::vector<ui
     f.group_segment_fixed_size = int_field(k, ".group_segment_fixed_size");
     f.private_segment_fixed_size = int_field(k, ".private_segment_fixed_size");
     f.wavefront_size = int_field(k, ".wavefront_size");
+    f.max_flat_workgroup_size = int_field(k, ".max_flat_workgroup_size");
     return f;
   }
   return std::nullopt;

@@ -40,6 +40,7 @@ struct AmdgpuKernelFigures {
   int64_t group_segment_fixed_size = 0;    // LDS bytes
   int64_t private_segment_fixed_size = 0;  // scratch bytes per work-item
   int64_t wavefront_size = 0;
+  int64_t max_flat_workgroup_size = 0;  // the largest work-group the code object accepts
 };
 
 // Decodes a MessagePack document into JSON (map keys that are not strings become their JSON

@@ -84,22 +84,6 @@ std::vector<uint8_t> read_bytes(const std::string& path) {
   return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
 }
 
-int64_t int_field(const nlohmann::json& j, const char* key) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
-}
-
-// The kernel's record in the code object's metadata (".name" or ".symbol" without ".kd").
-nlohmann::json kernel_record(const nlohmann::json& metadata, const std::string& entry) {
-  const auto kernels = metadata.find("amdhsa.kernels");
-  if (kernels != metadata.end() && kernels->is_array()) {
-    for (const auto& k : *kernels) {
-      if (k.value(".name", "") == entry || k.value(".symbol", "") == entry + ".kd") return k;
-    }
-  }
-  return nlohmann::json();
-}
-
 // The occupancy that -Rpass-analysis=kernel-resource-usage reports for `entry`, 0 when none.
 int64_t remarked_waves(const std::string& log, const std::string& entry) {
   static const std::regex kName(R"(remark: Function Name: (\S+))");
@@ -322,21 +306,20 @@ AmdBuild AmdOfflineCompiler::build(const KernelSpec& spec, const Problem& proble
     throw Error(ErrorCode::kCheckFailed,
                 fmt::format("{} for {} does not link: {}", spec.name(), b.isa, first_lines(l.output, kErrorLines)));
   }
-  const auto metadata = amdgpu_metadata(read_bytes(hsaco), hsaco);
-  const nlohmann::json record = metadata ? kernel_record(*metadata, b.entry) : nlohmann::json();
-  if (record.is_null()) {
+  const auto figures = parse_amdgpu_code_object(read_bytes(hsaco), b.entry, hsaco);
+  if (!figures) {
     throw Error(ErrorCode::kInternal, "the code object of " + spec.name() + " for " + b.isa +
                                           " has no metadata for " + b.entry);
   }
   b.compiler_waves = remarked_waves(c.output, b.entry);
-  b.vgprs = int_field(record, ".vgpr_count");
-  b.sgprs = int_field(record, ".sgpr_count");
-  b.agprs = int_field(record, ".agpr_count");
-  b.vgpr_spills = int_field(record, ".vgpr_spill_count");
-  b.sgpr_spills = int_field(record, ".sgpr_spill_count");
-  b.lds_bytes = int_field(record, ".group_segment_fixed_size");
-  b.scratch_bytes = int_field(record, ".private_segment_fixed_size");
-  b.max_work_group_size = int_field(record, ".max_flat_workgroup_size");
+  b.vgprs = figures->vgpr_count;
+  b.sgprs = figures->sgpr_count;
+  b.agprs = figures->agpr_count;
+  b.vgpr_spills = figures->vgpr_spill_count;
+  b.sgpr_spills = figures->sgpr_spill_count;
+  b.lds_bytes = figures->group_segment_fixed_size;
+  b.scratch_bytes = figures->private_segment_fixed_size;
+  b.max_work_group_size = figures->max_flat_workgroup_size;
   const ProcessResult d = run_process({toolchain_.objdump, "-d", "--mcpu=" + b.isa, obj});
   if (d.exit_code != 0) {
     throw Error(ErrorCode::kUnsupported, "llvm-objdump cannot read the code for " + b.isa + ": " +
