@@ -38,8 +38,8 @@ class ScratchDir {
   ScratchDir() {
     std::string pattern = (fs::temp_directory_path() / "gemmtune-amd-XXXXXX").string();
     if (!::mkdtemp(pattern.data())) {
-      throw Error(ErrorCode::kUnsupported, "cannot create a temporary folder under " +
-                                               fs::temp_directory_path().string());
+      throw Error(ErrorCode::kUnsupported,
+                  "cannot create a temporary folder under " + fs::temp_directory_path().string());
     }
     path_ = pattern;
   }
@@ -125,7 +125,8 @@ void from_cache_json(const nlohmann::json& j, AmdBuild& b) {
 
 InstructionFacts count_instructions(const std::string& disassembly) {
   // An instruction line of llvm-objdump: indentation, the mnemonic, operands, "// address: bytes".
-  static const std::regex kInstruction(R"(^\s+([sv]_\w+|ds_\w+|global_\w+|flat_\w+|buffer_\w+|scratch_\w+|image_\w+|exp\b\w*))");
+  static const std::regex kInstruction(
+      R"(^\s+([sv]_\w+|ds_\w+|global_\w+|flat_\w+|buffer_\w+|scratch_\w+|image_\w+|exp\b\w*))");
   InstructionFacts f;
   std::istringstream in(disassembly);
   std::string line;
@@ -155,8 +156,9 @@ InstructionFacts count_instructions(const std::string& disassembly) {
 
 std::string AmdBuild::summary() const {
   std::string s = fmt::format("{} VGPRs, {} SGPRs, LDS {} B, ", vgprs, sgprs, lds_bytes);
-  s += spills() ? fmt::format("SPILLS ({} VGPRs, {} B scratch per lane)", vgpr_spills, scratch_bytes)
-                : "no spill";
+  s += spills()
+           ? fmt::format("SPILLS ({} VGPRs, {} B scratch per lane)", vgpr_spills, scratch_bytes)
+           : "no spill";
   s += fmt::format(", {} waves/SIMD ({}; the compiler says {}), wave{}, work-group {} of {}",
                    occupancy.waves, occupancy.limiter, compiler_waves, wavefront, work_group_size,
                    max_work_group_size);
@@ -219,7 +221,8 @@ DeviceLimits offline_limits(const DeviceProfile& profile) {
   DeviceInfo info;
   info.max_work_group_size = kAmdMaxWorkGroupSize;
   info.max_work_item_sizes = {kAmdMaxWorkGroupSize, kAmdMaxWorkGroupSize, kAmdMaxWorkGroupSize};
-  info.local_mem_bytes = static_cast<uint64_t>(profile.figure_if("lds_per_workgroup_bytes").value_or(0));
+  info.local_mem_bytes =
+      static_cast<uint64_t>(profile.figure_if("lds_per_workgroup_bytes").value_or(0));
   return device_limits(info, &profile);
 }
 
@@ -236,23 +239,26 @@ AmdOfflineCompiler::AmdOfflineCompiler(AmdToolchain toolchain, std::string templ
 AmdBuild AmdOfflineCompiler::build(const KernelSpec& spec, const Problem& problem,
                                    const Configuration& partial, const AmdTarget& target) const {
   if (!target.profile || !is_amdgpu_isa(target.profile->name)) {
-    throw invalid_argument("an offline target must be an AMD profile named by its ISA (gfx1012, ...)");
+    throw invalid_argument(
+        "an offline target must be an AMD profile named by its ISA (gfx1012, ...)");
   }
   const DeviceProfile& profile = *target.profile;
   AmdBuild b;
   b.kernel = spec.name();
   b.entry = spec.entry_point();
   b.isa = profile.name;
-  b.wavefront = target.wavefront > 0 ? target.wavefront
-                                     : (profile.wavefront_sizes.empty() ? 64 : profile.wavefront_sizes[0]);
+  b.wavefront = target.wavefront > 0
+                    ? target.wavefront
+                    : (profile.wavefront_sizes.empty() ? 64 : profile.wavefront_sizes[0]);
   const auto& sizes = profile.wavefront_sizes;
   if (!sizes.empty() && std::find(sizes.begin(), sizes.end(), b.wavefront) == sizes.end()) {
-    throw invalid_argument(fmt::format("{} runs no wave{} (profile {})", profile.name, b.wavefront,
-                                       profile.file));
+    throw invalid_argument(
+        fmt::format("{} runs no wave{} (profile {})", profile.name, b.wavefront, profile.file));
   }
   b.config = spec.complete(partial);
   const DeviceLimits limits = offline_limits(profile);
-  if (const auto why = spec.check(b.config, limits, {{"ELEM_BYTES", element_bytes(problem.precision)}})) {
+  if (const auto why =
+          spec.check(b.config, limits, {{"ELEM_BYTES", element_bytes(problem.precision)}})) {
     throw invalid_argument("configuration " + to_string(b.config) + " is not valid on " +
                            profile.name + ": " + *why);
   }
@@ -262,9 +268,11 @@ AmdBuild AmdOfflineCompiler::build(const KernelSpec& spec, const Problem& proble
   const std::string source = load_kernel_source(templates_dir_, spec.source_file());
   const std::string options =
       kernel_build_options(spec, problem, b.config, limits, profile.build_options);
-  std::vector<std::string> compile = {toolchain_.clang, "-x", "cl", "-cl-std=CL1.2",
-                                      "-target", "amdgcn-amd-amdhsa", "-mcpu=" + b.isa, "-O3"};
-  if (b.wavefront == 64 && sizes.size() > 1 && sizes[0] != 64) compile.push_back("-mwavefrontsize64");
+  std::vector<std::string> compile = {toolchain_.clang, "-x",      "cl",
+                                      "-cl-std=CL1.2",  "-target", "amdgcn-amd-amdhsa",
+                                      "-mcpu=" + b.isa, "-O3"};
+  if (b.wavefront == 64 && sizes.size() > 1 && sizes[0] != 64)
+    compile.push_back("-mwavefrontsize64");
   for (auto& o : split_options(options)) compile.push_back(o);
 
   const std::string identity = fmt::format("offline-amd {}\n{}\n{} wave{}\n{}\n{}", kCacheFormat,
@@ -277,7 +285,8 @@ AmdBuild AmdOfflineCompiler::build(const KernelSpec& spec, const Problem& proble
       if (j.at("identity").get<std::string>() == identity) {
         from_cache_json(j.at("build"), b);
         b.cached = true;
-        b.occupancy = estimate_occupancy(profile, b.vgprs, b.lds_bytes, b.work_group_size, b.wavefront);
+        b.occupancy =
+            estimate_occupancy(profile, b.vgprs, b.lds_bytes, b.work_group_size, b.wavefront);
         return b;
       }
     } catch (const std::exception& e) {
@@ -297,14 +306,14 @@ AmdBuild AmdOfflineCompiler::build(const KernelSpec& spec, const Problem& proble
   const ProcessResult c = run_process(compile);
   b.compile_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (c.exit_code != 0) {
-    throw Error(ErrorCode::kCheckFailed, fmt::format("{} {} does not build for {}: {}", spec.name(),
-                                                     to_string(b.config), b.isa,
-                                                     first_lines(c.output, kErrorLines)));
+    throw Error(ErrorCode::kCheckFailed,
+                fmt::format("{} {} does not build for {}: {}", spec.name(), to_string(b.config),
+                            b.isa, first_lines(c.output, kErrorLines)));
   }
   const ProcessResult l = run_process({toolchain_.lld, "-shared", "-o", hsaco, obj});
   if (l.exit_code != 0) {
-    throw Error(ErrorCode::kCheckFailed,
-                fmt::format("{} for {} does not link: {}", spec.name(), b.isa, first_lines(l.output, kErrorLines)));
+    throw Error(ErrorCode::kCheckFailed, fmt::format("{} for {} does not link: {}", spec.name(),
+                                                     b.isa, first_lines(l.output, kErrorLines)));
   }
   const auto figures = parse_amdgpu_code_object(read_bytes(hsaco), b.entry, hsaco);
   if (!figures) {
@@ -348,8 +357,8 @@ const DeviceProfile& find_offline_target(const ProfileSet& profiles, const std::
     if (p.name == name) return p;
     known += (known.empty() ? "" : ", ") + p.name;
   }
-  throw invalid_argument("--target " + name + " is no AMD profile (known: " +
-                         (known.empty() ? "none" : known) + ")");
+  throw invalid_argument("--target " + name +
+                         " is no AMD profile (known: " + (known.empty() ? "none" : known) + ")");
 }
 
 }  // namespace gemmtune

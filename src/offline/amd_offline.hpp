@@ -24,25 +24,25 @@ namespace gemmtune {
 // (each ISA generation spells them its way: ds_read_b128 / ds_load_b128 ...).
 struct InstructionFacts {
   int64_t total = 0;
-  int64_t dot2_f32_f16 = 0;       // v_dot2(c/acc)_f32_f16: two half products into a float
-  int64_t fma_mix = 0;            // v_fma_mix*: one half product at a time, where dot2 is not used
-  int64_t lds_read_b128 = 0;      // 128-bit local-memory reads
-  int64_t global_load_b128 = 0;   // 128-bit global (or flat) loads
-  int64_t scratch_ops = 0;        // scratch (private memory) loads and stores: spills
+  int64_t dot2_f32_f16 = 0;      // v_dot2(c/acc)_f32_f16: two half products into a float
+  int64_t fma_mix = 0;           // v_fma_mix*: one half product at a time, where dot2 is not used
+  int64_t lds_read_b128 = 0;     // 128-bit local-memory reads
+  int64_t global_load_b128 = 0;  // 128-bit global (or flat) loads
+  int64_t scratch_ops = 0;       // scratch (private memory) loads and stores: spills
 };
 
 struct AmdBuild {
   std::string kernel, entry, isa;
   Configuration config;
   int64_t wavefront = 0;
-  int64_t work_group_size = 0;       // of the configuration
+  int64_t work_group_size = 0;  // of the configuration
   int64_t vgprs = 0, sgprs = 0, agprs = 0;
   int64_t vgpr_spills = 0, sgpr_spills = 0;
-  int64_t lds_bytes = 0;             // per work-group
-  int64_t scratch_bytes = 0;         // per work-item
-  int64_t max_work_group_size = 0;   // what the code object accepts (.max_flat_workgroup_size)
+  int64_t lds_bytes = 0;            // per work-group
+  int64_t scratch_bytes = 0;        // per work-item
+  int64_t max_work_group_size = 0;  // what the code object accepts (.max_flat_workgroup_size)
   InstructionFacts instructions;
-  Occupancy occupancy;               // from the profile: registers, LDS, hardware
+  Occupancy occupancy;  // from the profile: registers, LDS, hardware
   // The compiler's own waves per SIMD (its kernel-resource-usage remark; 0 when it printed none).
   // It differs from `occupancy` where it counts LDS otherwise (per RDNA work-group processor).
   int64_t compiler_waves = 0;
@@ -73,7 +73,8 @@ struct AmdTarget {
 class AmdOfflineCompiler {
  public:
   // `cache_dir`: "" = beside the binary cache (BinaryCache::default_dir()), "none" = no cache.
-  AmdOfflineCompiler(AmdToolchain toolchain, std::string templates_dir, const std::string& cache_dir);
+  AmdOfflineCompiler(AmdToolchain toolchain, std::string templates_dir,
+                     const std::string& cache_dir);
 
   const AmdToolchain& toolchain() const { return toolchain_; }
 

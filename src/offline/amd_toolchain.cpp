@@ -64,7 +64,8 @@ std::optional<std::string> sibling(const std::string& clang, const std::string& 
 }
 
 std::string find_bitcode_dir() {
-  for (const std::string& d : {env("GEMMTUNE_AMD_BITCODE"), std::string(GEMMTUNE_CONFIGURED_AMD_BITCODE)}) {
+  for (const std::string& d :
+       {env("GEMMTUNE_AMD_BITCODE"), std::string(GEMMTUNE_CONFIGURED_AMD_BITCODE)}) {
     if (is_dir(d)) return d;
   }
   std::vector<std::string> candidates = {"/opt/rocm/amdgcn/bitcode", "/opt/rocm/lib/amdgcn/bitcode",
@@ -101,7 +102,8 @@ AmdToolchain AmdToolchain::find() {
   // A compiler the user names is the one used: never silently another.
   if (const std::string o = env("GEMMTUNE_AMD_CLANG"); !o.empty()) {
     const auto path = find_program({o});
-    if (!path) throw Error(ErrorCode::kUnsupported, "GEMMTUNE_AMD_CLANG=" + o + " is no executable");
+    if (!path)
+      throw Error(ErrorCode::kUnsupported, "GEMMTUNE_AMD_CLANG=" + o + " is no executable");
     t.clang = *path;
     t.clang_major = clang_major_of(*path, &t.version);
     if (t.clang_major < kMinimumClangMajor) {
@@ -109,7 +111,8 @@ AmdToolchain AmdToolchain::find() {
                                                std::to_string(kMinimumClangMajor));
     }
   }
-  if (std::string(GEMMTUNE_CONFIGURED_AMD_CLANG).size() > 0) names.push_back(GEMMTUNE_CONFIGURED_AMD_CLANG);
+  if (std::string(GEMMTUNE_CONFIGURED_AMD_CLANG).size() > 0)
+    names.push_back(GEMMTUNE_CONFIGURED_AMD_CLANG);
   for (int major = kNewestClangMajor; major >= kMinimumClangMajor; --major) {
     names.push_back("clang-" + std::to_string(major));
   }
@@ -128,14 +131,15 @@ AmdToolchain AmdToolchain::find() {
     rejected = *path + (major > 0 ? " is clang " + std::to_string(major) : " does not run");
   }
   if (t.clang.empty()) {
-    throw Error(ErrorCode::kUnsupported,
-                "no AMDGPU compiler (clang >= 16)" + (rejected.empty() ? "" : ": " + rejected) +
-                    "; " + kInstallHint);
+    throw Error(ErrorCode::kUnsupported, "no AMDGPU compiler (clang >= 16)" +
+                                             (rejected.empty() ? "" : ": " + rejected) + "; " +
+                                             kInstallHint);
   }
   const auto lld = sibling(t.clang, "ld.lld", t.clang_major, "GEMMTUNE_AMD_LLD");
   const auto objdump = sibling(t.clang, "llvm-objdump", t.clang_major, "GEMMTUNE_AMD_OBJDUMP");
   const auto llvm_as = sibling(t.clang, "llvm-as", t.clang_major, "GEMMTUNE_AMD_LLVM_AS");
-  if (!lld) throw Error(ErrorCode::kUnsupported, "no ld.lld beside " + t.clang + "; " + kInstallHint);
+  if (!lld)
+    throw Error(ErrorCode::kUnsupported, "no ld.lld beside " + t.clang + "; " + kInstallHint);
   if (!objdump) {
     throw Error(ErrorCode::kUnsupported, "no llvm-objdump beside " + t.clang + "; " + kInstallHint);
   }
@@ -144,13 +148,14 @@ AmdToolchain AmdToolchain::find() {
   t.llvm_as = llvm_as.value_or("");
   t.bitcode_dir = find_bitcode_dir();
   if (t.bitcode_dir.empty()) {
-    throw Error(ErrorCode::kUnsupported,
-                "no ROCm device libraries (ockl.bc, oclc_*.bc) found; " + std::string(kInstallHint));
+    throw Error(ErrorCode::kUnsupported, "no ROCm device libraries (ockl.bc, oclc_*.bc) found; " +
+                                             std::string(kInstallHint));
   }
   return t;
 }
 
-std::string AmdToolchain::bitcode_dir_for(const std::string& isa, const std::string& work_dir) const {
+std::string AmdToolchain::bitcode_dir_for(const std::string& isa,
+                                          const std::string& work_dir) const {
   const std::string digits = isa.substr(3);
   const std::string file = "oclc_isa_version_" + digits + ".bc";
   std::error_code ec;
@@ -162,22 +167,26 @@ std::string AmdToolchain::bitcode_dir_for(const std::string& isa, const std::str
   }
   // One folder per library folder and ISA, made once and reused; made under a temporary name and
   // renamed, so that two processes never see half of it.
-  const fs::path dir = fs::path(work_dir) / ("bitcode-" + hash_hex128(bitcode_dir + "\n" + version).substr(0, 12) + "-" + digits);
+  const fs::path dir =
+      fs::path(work_dir) /
+      ("bitcode-" + hash_hex128(bitcode_dir + "\n" + version).substr(0, 12) + "-" + digits);
   if (fs::exists(dir / file, ec)) return dir.string();
   const fs::path tmp = dir.string() + ".tmp." + std::to_string(::getpid());
   fs::remove_all(tmp, ec);
   fs::create_directories(tmp, ec);
-  if (ec) throw Error(ErrorCode::kUnsupported, "cannot create " + tmp.string() + ": " + ec.message());
+  if (ec)
+    throw Error(ErrorCode::kUnsupported, "cannot create " + tmp.string() + ": " + ec.message());
   for (const auto& entry : fs::directory_iterator(bitcode_dir, ec)) {
-    if (entry.path().extension() == ".bc") fs::create_symlink(entry.path(), tmp / entry.path().filename(), ec);
+    if (entry.path().extension() == ".bc")
+      fs::create_symlink(entry.path(), tmp / entry.path().filename(), ec);
   }
   // The module's data layout is the compiler's own for the target (it differs between LLVM
   // versions); an empty OpenCL file compiled to IR names it.
   const fs::path empty = tmp / "empty.cl";
   std::ofstream(empty) << "\n";
-  const ProcessResult ir = run_process({clang, "-x", "cl", "-target", "amdgcn-amd-amdhsa",
-                                        "-mcpu=" + isa, "-nogpulib", "-S", "-emit-llvm", "-o", "-",
-                                        empty.string()});
+  const ProcessResult ir =
+      run_process({clang, "-x", "cl", "-target", "amdgcn-amd-amdhsa", "-mcpu=" + isa, "-nogpulib",
+                   "-S", "-emit-llvm", "-o", "-", empty.string()});
   static const std::regex kLayout(R"(target datalayout = "[^"]*")");
   std::smatch layout;
   std::regex_search(ir.output, layout, kLayout);
@@ -194,7 +203,8 @@ std::string AmdToolchain::bitcode_dir_for(const std::string& isa, const std::str
   fs::remove(ll, ec);
   if (r.exit_code != 0) {
     fs::remove_all(tmp, ec);
-    throw Error(ErrorCode::kUnsupported, "cannot make " + file + " with " + llvm_as + ": " + r.output);
+    throw Error(ErrorCode::kUnsupported,
+                "cannot make " + file + " with " + llvm_as + ": " + r.output);
   }
   fs::rename(tmp, dir, ec);
   if (ec) fs::remove_all(tmp, ec);  // another process made it first: use theirs

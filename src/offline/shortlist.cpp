@@ -176,11 +176,13 @@ Shortlist make_shortlist(const AmdOfflineCompiler& compiler, const KernelSpec& s
   std::reverse(ranked.begin(), ranked.end());  // best first
 
   // 3. The best compiled for real, in rounds, until the list is full or the compiles are spent.
-  const size_t round = static_cast<size_t>(std::max(
-      1, criteria.threads > 0 ? criteria.threads : static_cast<int>(std::thread::hardware_concurrency())));
+  const size_t round = static_cast<size_t>(
+      std::max(1, criteria.threads > 0 ? criteria.threads
+                                       : static_cast<int>(std::thread::hardware_concurrency())));
   for (size_t next = 0; next < ranked.size() && list.entries.size() < criteria.length;) {
     std::vector<Configuration> batch;
-    for (; next < ranked.size() && batch.size() < round; ++next) batch.push_back(ranked[next].config);
+    for (; next < ranked.size() && batch.size() < round; ++next)
+      batch.push_back(ranked[next].config);
     list.compiled += batch.size();
     for (auto& b : build_all(compiler, spec, problem, target, batch, criteria.threads)) {
       if (!meets(b, criteria)) continue;

@@ -23,14 +23,14 @@
 namespace gemmtune {
 
 struct ShortlistCriteria {
-  int64_t min_waves = 2;        // waves per SIMD by the profile's register file and LDS
+  int64_t min_waves = 2;  // waves per SIMD by the profile's register file and LDS
   bool allow_spill = false;
   size_t calibration_samples = 12;  // configurations compiled to calibrate the register estimate
-  size_t length = 20;           // configurations listed, each compiled and meeting the criteria
-  size_t max_compiles = 60;     // compiles spent on the list before it is given up short
+  size_t length = 20;               // configurations listed, each compiled and meeting the criteria
+  size_t max_compiles = 60;         // compiles spent on the list before it is given up short
   uint64_t seed = 1;
-  int threads = 0;              // parallel compiles (0: the machine's cores)
-  Configuration fixed;          // only configurations with these values (e.g. DOT2=1)
+  int threads = 0;      // parallel compiles (0: the machine's cores)
+  Configuration fixed;  // only configurations with these values (e.g. DOT2=1)
 };
 
 // real VGPRs ~ slope x estimate + intercept, fitted by least squares on `samples` compiles.
@@ -54,8 +54,8 @@ struct Shortlist {
   uint64_t valid = 0;          // configurations the template and the profile's limits allow
   uint64_t predicted_fit = 0;  // of those, meeting the criteria by the calibrated estimate
   RegisterCalibration calibration;
-  size_t compiled = 0;                 // builds spent on the list (calibration excluded)
-  std::vector<ShortlistEntry> entries; // best first, every one meeting the criteria for real
+  size_t compiled = 0;                  // builds spent on the list (calibration excluded)
+  std::vector<ShortlistEntry> entries;  // best first, every one meeting the criteria for real
 };
 
 // Whether a build meets the criteria.

@@ -18,11 +18,11 @@ namespace gemmtune {
 
 struct OfflineStart {
   const KernelSpec* spec = nullptr;
-  Configuration config;      // complete
+  Configuration config;         // complete
   double predicted_gflops = 0;  // by the static prior, at the problem
-  std::string source;        // "offline choice"
-  std::string origin;        // the profile file
-  std::string reason;        // "chosen offline for gfx1012, not measured: ..."
+  std::string source;           // "offline choice"
+  std::string origin;           // the profile file
+  std::string reason;           // "chosen offline for gfx1012, not measured: ..."
 };
 
 // The profile's starting configuration for `problem`: of those of the problem's precision whose

@@ -18,8 +18,8 @@ using gemmtune::test::temp_dir;
 namespace {
 
 // The ISAs gemmtune targets, one device profile each (devices/gfx*.json).
-const std::vector<std::string> kTargets = {"gfx803", "gfx906", "gfx1010", "gfx1012", "gfx1030",
-                                           "gfx1100"};
+const std::vector<std::string> kTargets = {"gfx803",  "gfx906",  "gfx1010",
+                                           "gfx1012", "gfx1030", "gfx1100"};
 // The templates gemmtune builds itself (clblast-* run CLBlast's own kernels).
 const std::vector<std::string> kTemplates = {"xgemm", "xgemm_direct", "xgemm_fast", "xgemm_skinny"};
 
@@ -45,7 +45,8 @@ nlohmann::json build(const std::string& args) {
 
 }  // namespace
 
-TEST_CASE("every template's defaults build for every AMD target without a spill", "[cli][offline]") {
+TEST_CASE("every template's defaults build for every AMD target without a spill",
+          "[cli][offline]") {
   for (const auto& target : kTargets) {
     for (const auto& kernel : kTemplates) {
       const auto r = run_gemmtune("compile --kernel " + kernel + " --target " + target +
@@ -127,8 +128,9 @@ TEST_CASE("offline builds refuse bad input with one line", "[cli][offline]") {
     CHECK_THAT(r.err, Catch::Contains("MWG"));
   }
   SECTION("a compiler that is not there") {
-    const auto r = run_gemmtune_in(temp_dir("offline-nocc"), "GEMMTUNE_AMD_CLANG=/nonexistent/clang",
-                                   "compile --kernel xgemm_fast --target gfx906");
+    const auto r =
+        run_gemmtune_in(temp_dir("offline-nocc"), "GEMMTUNE_AMD_CLANG=/nonexistent/clang",
+                        "compile --kernel xgemm_fast --target gfx906");
     CHECK(r.exit_code == 3);
     CHECK_THAT(r.err, Catch::Contains("GEMMTUNE_AMD_CLANG"));
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
@@ -150,7 +152,7 @@ TEST_CASE("space --target prunes the gpu space by real resources", "[cli][offlin
   const auto fit = j.at("predicted_fit").get<uint64_t>();
   CHECK(valid > 100000);  // the gpu space is large
   CHECK(fit > 0);
-  CHECK(fit < valid);     // the prune removes something
+  CHECK(fit < valid);  // the prune removes something
   CHECK(j.at("calibration").at("samples").get<int>() >= 2);
   const auto& list = j.at("shortlist");
   REQUIRE(list.size() >= 1);
@@ -174,10 +176,10 @@ TEST_CASE("each AMD profile's starting configurations build offline without a sp
       for (const auto& [name, value] : e.at("parameters").items()) {
         params += (params.empty() ? "" : ",") + name + "=" + std::to_string(value.get<int>());
       }
-      const auto r = run_gemmtune("compile --kernel " + e.at("kernel").get<std::string>() +
-                                  " --target " + target + " --precision " +
-                                  e.at("precision").get<std::string>() + " --params " + params +
-                                  " --require-fit --json");
+      const auto r =
+          run_gemmtune("compile --kernel " + e.at("kernel").get<std::string>() + " --target " +
+                       target + " --precision " + e.at("precision").get<std::string>() +
+                       " --params " + params + " --require-fit --json");
       INFO(target << " " << params << ": " << r.err);
       REQUIRE(r.exit_code == 0);
       const auto b = nlohmann::json::parse(r.out).at(0);
@@ -193,14 +195,14 @@ TEST_CASE("db lookup names a profile's offline choice where the database has no 
           "[cli][offline][starts]") {
   const std::string db = gemmtune::test::source_path("tests/data/db_gfx1012.json");
   // The database holds FP32 entries only: a half-precision problem has none.
-  const auto r = run_gemmtune("db lookup " + db +
-                              " -m 1024 -n 1024 -k 1024 --precision 16acc32 --explain");
+  const auto r =
+      run_gemmtune("db lookup " + db + " -m 1024 -n 1024 -k 1024 --precision 16acc32 --explain");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("chosen offline for gfx1012, not measured"));
   CHECK_THAT(r.out, Catch::Contains("offline choice"));
-  const auto j = run_gemmtune("db lookup " + db +
-                              " -m 1024 -n 1024 -k 1024 --precision 16acc32 --json");
+  const auto j =
+      run_gemmtune("db lookup " + db + " -m 1024 -n 1024 -k 1024 --precision 16acc32 --json");
   REQUIRE(j.exit_code == 0);
   CHECK(nlohmann::json::parse(j.out).at("match") == "offline choice");
 }
@@ -216,8 +218,8 @@ TEST_CASE("a search on a card of an AMD profile measures its starting configurat
       "--db db.json --cache-dir none");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  const auto results = nlohmann::json::parse(
-      gemmtune::read_text_file(dir + "/out/search-xgemm_fast.json"));
+  const auto results =
+      nlohmann::json::parse(gemmtune::read_text_file(dir + "/out/search-xgemm_fast.json"));
   const auto profile = nlohmann::json::parse(
       gemmtune::read_text_file(gemmtune::test::source_path("devices/gfx1012.json")));
   size_t fp32_starts = 0;
@@ -229,9 +231,10 @@ TEST_CASE("a search on a card of an AMD profile measures its starting configurat
         std::string::npos);
 }
 
-TEST_CASE("report on an AMD database shows the offline build's real counts", "[cli][offline][report]") {
-  const auto r = run_gemmtune("report " +
-                              gemmtune::test::source_path("tests/data/db_gfx1012.json") + " --json");
+TEST_CASE("report on an AMD database shows the offline build's real counts",
+          "[cli][offline][report]") {
+  const auto r = run_gemmtune(
+      "report " + gemmtune::test::source_path("tests/data/db_gfx1012.json") + " --json");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);
