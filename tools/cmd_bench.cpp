@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "src/core/error.hpp"
+#include "src/core/file_identity.hpp"
 #include "src/core/version.hpp"
 #include "src/db/database.hpp"
 #include "src/eval/evaluator_factory.hpp"
@@ -34,6 +35,8 @@ void set_bench_command(CLI::App& app, GlobalOptions& options) {
   add_measure_options(*cmd, a->eval, kTiming | kDataSeed | kCacheDir,
                       MeasureSpelling{"--cache-dir,--cache", "--seed,--data-seed"});
   cmd->callback([a, &options]() {
+    // Before any measurement: the new database never replaces the one re-measured.
+    check_output_not_input(a->out, {{a->db, "DB"}}, "-o/--output");
     const auto base = Database::load(a->db);
     const auto profiles = load_profiles(options);
     const Device device = select_device(a->device, &profiles);

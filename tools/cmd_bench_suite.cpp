@@ -11,6 +11,7 @@
 
 #include "src/bench/bench_suite.hpp"
 #include "src/core/error.hpp"
+#include "src/core/file_identity.hpp"
 #include "src/core/json_util.hpp"
 #include "src/db/database.hpp"
 #include "src/device/device_profile.hpp"
@@ -199,6 +200,11 @@ void run(const GlobalOptions& global, const BenchSuiteCliOptions& o) {
     paths.push_back(fallback);
   }
   for (const auto& p : paths) databases.push_back(NamedDatabase{p, Database::load(p)});
+  // Before any measurement: neither output replaces a file read.
+  std::vector<NamedInput> inputs = {{o.cublas, "--cublas"}};
+  for (const auto& p : paths) inputs.push_back({p, "--db"});
+  check_output_not_input(o.output, inputs, "-o/--output");
+  check_output_not_input(o.save_json, inputs, "--save-json");
 
   SuiteReport report = run_bench_suite(device, profile, databases, options);
   if (cublas) merge_cublas(report, *cublas);
@@ -263,8 +269,9 @@ void set_bench_suite_command(CLI::App& app, GlobalOptions& options) {
                   "Comma-separated layouts of a batch, one row each: strided, offsets (default: "
                   "strided; both for --suite batched)");
   cmd->add_option("--kernels", o->kernels,
-                  "Comma-separated kernels to draw configurations from (default: xgemm, "
-                  "xgemm_direct, xgemm_fast)");
+                  "Comma-separated kernels checked to exist and to compute the batch layouts "
+                  "asked (default: xgemm, xgemm_direct, xgemm_fast); the configuration run is "
+                  "the library's choice, over every kernel");
   cmd->add_flag("--epilogue", o->epilogue,
                 "Add a fused bias+ReLU row per FP32 single-GEMM shape (CLBlast: Gemm + a "
                 "bias+ReLU kernel)");

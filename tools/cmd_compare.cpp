@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "src/core/error.hpp"
+#include "src/core/file_identity.hpp"
 #include "src/core/json_util.hpp"
 #include "src/db/compare.hpp"
 #include "tools/commands.hpp"
@@ -19,6 +20,7 @@ void set_compare_command(CLI::App& app, GlobalOptions& options) {
     double sigmas = 2.0;
     bool json = false;
     bool other_device = false;
+    bool force = false;
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("BASE", a->base, "Baseline database")->required();
@@ -35,7 +37,22 @@ void set_compare_command(CLI::App& app, GlobalOptions& options) {
   cmd->add_flag("--json", a->json, "Print JSON instead of a table");
   cmd->add_flag("--allow-other-device", a->other_device,
                 "Compare databases of different devices (refused otherwise)");
+  cmd->add_flag("--force", a->force,
+                "Replace a --markdown or --junit file that is a tuned database");
   cmd->callback([a, &options]() {
+    // Neither report replaces a database compared (however spelled), the other report, or
+    // without --force another database.
+    const std::vector<NamedInput> inputs = {{a->base, "BASE"}, {a->now, "NEW"}};
+    check_output_not_input(a->markdown, inputs, "--markdown");
+    check_output_not_input(a->junit, inputs, "--junit");
+    if (!a->markdown.empty() && a->markdown == a->junit) {
+      throw invalid_argument("--markdown and --junit name one file: " + a->markdown);
+    }
+    check_output_not_input(a->junit, {{a->markdown, "--markdown"}}, "--junit");
+    if (!a->force) {
+      check_not_replacing(a->markdown, "--markdown", kDatabaseFormat, "a tuned database");
+      check_not_replacing(a->junit, "--junit", kDatabaseFormat, "a tuned database");
+    }
     CompareOptions opts;
     opts.threshold = parse_threshold(a->threshold);
     opts.noise_sigmas = a->sigmas;

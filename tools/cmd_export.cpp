@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "src/core/error.hpp"
+#include "src/core/file_identity.hpp"
 #include "src/core/json_util.hpp"
 #include "src/db/export.hpp"
 #include "tools/commands.hpp"
@@ -16,6 +17,7 @@ void set_export_command(CLI::App& app, GlobalOptions& options) {
       "export", "Export a tuned database for CLBlast, C, CSV, or to compile into libgemmtune");
   struct Args {
     std::string db, format, out, kernel;
+    bool force = false;
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("DB", a->db, "Database file")->required();
@@ -26,7 +28,14 @@ void set_export_command(CLI::App& app, GlobalOptions& options) {
   cmd->add_option("-o,--output", a->out,
                   "Output file (default: stdout); a folder for clblast-json with several entries");
   cmd->add_option("--kernel", a->kernel, "Export only the entries of this kernel");
-  cmd->callback([a, &options]() {
+  cmd->add_flag("--force", a->force, "Replace an output file that is a tuned database");
+  // An output never replaces the database read, and replaces another only with --force.
+  const auto check_output = [a](const std::string& path) {
+    check_output_not_input(path, {{a->db, "DB"}}, "-o/--output");
+    if (!a->force) check_not_replacing(path, "-o/--output", kDatabaseFormat, "a tuned database");
+  };
+  cmd->callback([a, &options, check_output]() {
+    check_output(a->out);
     const auto format = parse_export_format(a->format);
     auto db = Database::load(a->db, templates_dir(options));
     if (!a->kernel.empty()) {
@@ -64,6 +73,7 @@ void set_export_command(CLI::App& app, GlobalOptions& options) {
       return;
     }
     if (to_dir) {
+      for (const auto& f : result.files) check_output((fs::path(a->out) / f.name).string());
       fs::create_directories(a->out, ec);
       for (const auto& f : result.files) {
         const std::string path = (fs::path(a->out) / f.name).string();

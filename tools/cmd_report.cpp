@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "src/core/error.hpp"
+#include "src/core/file_identity.hpp"
 #include "src/core/json_util.hpp"
 #include "src/offline/amd_offline.hpp"
 #include "src/report/report.hpp"
@@ -60,6 +61,14 @@ void set_report_command(CLI::App& app, GlobalOptions& options) {
                   "Device profile to judge against (default: the one the database names)");
   cmd->add_flag("--json", a->json, "Print JSON instead of Markdown on stdout");
   cmd->callback([a, &options]() {
+    namespace fs = std::filesystem;
+    const std::string stem = fs::path(a->db).stem().string();
+    const std::string md = (fs::path(a->out) / (stem + "-report.md")).string();
+    const std::string js = (fs::path(a->out) / (stem + "-report.json")).string();
+    if (!a->out.empty()) {
+      check_output_not_input(md, {{a->db, "DB"}}, "-o/--output");
+      check_output_not_input(js, {{a->db, "DB"}}, "-o/--output");
+    }
     const auto db = Database::load(a->db, templates_dir(options));
     const auto profiles = load_profiles(options);
     const std::string name = a->profile.empty() ? db.device.profile : a->profile;
@@ -80,12 +89,8 @@ void set_report_command(CLI::App& app, GlobalOptions& options) {
       }
       return;
     }
-    namespace fs = std::filesystem;
     std::error_code ec;
     fs::create_directories(a->out, ec);
-    const std::string stem = fs::path(a->db).stem().string();
-    const std::string md = (fs::path(a->out) / (stem + "-report.md")).string();
-    const std::string js = (fs::path(a->out) / (stem + "-report.json")).string();
     write_file_atomic(md, to_markdown(report));
     write_json_atomic(js, nlohmann::json(report));
     std::cout << md << "\n" << js << "\n";

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "src/core/error.hpp"
+#include "src/core/file_identity.hpp"
 #include "tools/commands.hpp"
 #include "tools/search_command.hpp"
 
@@ -69,6 +70,8 @@ void print_fastest(const FastestTemplate& f) {
 
 void run_search_command(const GlobalOptions& global, const SearchArgs& a,
                         const GivenOptions& given) {
+  // The shapes file is read here, before the job: the results file must not replace it.
+  check_output_not_input(a.job.output, {{a.problem.shapes_file, "--shapes-file"}}, "-o/--output");
   SearchJobOptions job = a.job;
   job.problem = a.problem.problem("");  // the job names the kernel
   job.shapes = a.problem.shape_list();

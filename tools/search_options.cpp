@@ -87,6 +87,8 @@ void add_run_options(CLI::App& cmd, SearchArgs& a, GivenOptions& g) {
   g["output"] = cmd.add_option("-o,--output", a.job.output,
                                "Best configuration per shape with metadata (JSON; default "
                                "search-<kernel>.json in the --out folder)");
+  // Carried to the job among the options given (job.given), as it only relaxes a check there.
+  g["force"] = cmd.add_flag("--force", "With -o/--output: replace a file that is a tuned database");
   cmd.add_option("--out", a.job.out_dir,
                  "Folder for the results file and the journal (default: a new folder "
                  "results/searches/<device>-<time>)");

@@ -15,6 +15,7 @@
 #include "search/tuning/stop_signals.hpp"
 #include "src/core/data_paths.hpp"
 #include "src/core/error.hpp"
+#include "src/core/file_identity.hpp"
 #include "src/core/version.hpp"
 
 namespace gemmtune {
@@ -110,6 +111,23 @@ void name_outputs(SearchJobOptions& a, SearchTarget& target, const Shard& shard)
   }
 }
 
+// No file the search writes is one it reads (the same file, however spelled), and the results
+// file never replaces a tuned database unless --force: either would destroy hours of tuning.
+void check_outputs_not_inputs(const SearchJobOptions& a, const std::string& db) {
+  const std::vector<NamedInput> read = {
+      {a.resume, "--resume"}, {a.workload, "--workload"}, {a.replay, "--replay"}};
+  std::vector<NamedInput> read_or_written = read;
+  read_or_written.push_back({db, "--db"});
+  read_or_written.push_back({a.journal, "the journal"});
+  check_output_not_input(a.output, read_or_written, "-o/--output");
+  check_output_not_input(db, read, "--db");
+  // The journal is appended to: it may be the resumed one, never another input.
+  check_output_not_input(a.journal, {read[1], read[2], {db, "--db"}}, "the journal");
+  if (a.given.count("force") == 0) {
+    check_not_replacing(a.output, "-o/--output", kDatabaseFormat, "a tuned database");
+  }
+}
+
 // The search of one template: everything from the journal to the outputs. `reason` says why this
 // template (and is logged with the space in the first line).
 KernelSearch search_kernel(SearchJobOptions a, const std::vector<WorkloadShape>& workload_shapes,
@@ -139,6 +157,7 @@ KernelSearch search_kernel(SearchJobOptions a, const std::vector<WorkloadShape>&
   name_outputs(a, target, shard);
   const std::vector<StopCondition> stops = shape_budgets(a, workload_shapes, problems);
   check_search_outputs(a.output, target.db.path, target.db.device, a.eval.templates_dir);
+  check_outputs_not_inputs(a, target.db.path);
 
   spdlog::info("template {}, space {}: {}{}", a.kernel, a.space,
                reason.empty() ? "as given" : reason,

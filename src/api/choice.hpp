@@ -3,10 +3,11 @@
 // databases (share/gemmtune/databases/*.json beside the installed library or under the configured
 // install prefix), the databases the build embedded (GEMMTUNE_EMBED_DATABASES) and the user
 // database (SetDatabase, else $GEMMTUNE_DB). A database applies to a device of the same name or of
-// the same (non-generic) profile; within one the configuration comes from select_configuration
-// (src/select, the same choice as `gemmtune db lookup`): the entry of the problem's shape, else the
-// entry predicted fastest for it, else the safe path where an entry's baseline is predicted to beat
-// it; relaxed step by step when the exact family has no entry. An entry the current template does
+// the same (non-generic) profile; within one the configuration comes from the chooser of
+// src/select (choose_configurations, whose first choice bench-suite's direct column runs too):
+// the entry of the problem's shape, else the entry predicted fastest for it, else the safe path
+// where an entry's baseline is predicted to beat it; relaxed step by step when the exact family
+// has no entry. An entry the current template does
 // not accept (stale) is skipped with a warning, never an error: the template defaults always
 // remain.
 #pragma once
@@ -21,6 +22,7 @@
 #include "src/core/configuration.hpp"
 #include "src/core/problem.hpp"
 #include "src/device/device.hpp"
+#include "src/select/chooser.hpp"
 
 namespace gemmtune::api {
 
@@ -47,26 +49,9 @@ void set_user_database(const std::string& path);
 // databases in memory (bench-suite's library column). set_user_database("") removes it.
 void set_user_database(const Database& db, const std::string& origin);
 
-// One configuration that may run a problem, and why it was chosen.
-struct Choice {
-  const KernelSpec* spec = nullptr;
-  Configuration config;
-  std::string source;  // a layer's source, or "compiled-in default"
-  std::string origin;  // the database, or "template defaults"
-  std::string entry;   // the entry's key, "" for defaults
-  bool exact = false;
-  double distance = 0;
-  std::string relaxed;  // what of the problem the entry differs in besides the shape ("" none)
-  double gflops = 0;    // as measured for the entry
-  double predicted_gflops = 0;            // the selection's prediction for the problem (0: none)
-  std::string reason;                     // one line: why this configuration
-  std::vector<std::string> alternatives;  // rejected candidates, best first
-};
-
-struct Choices {
-  std::vector<Choice> choices;     // in order of preference; the defaults last
-  std::vector<std::string> notes;  // entries and databases passed over, and why
-};
+// One configuration that may run a problem, and why (the chooser's, src/select/chooser.hpp).
+using Choice = gemmtune::Choice;
+using Choices = gemmtune::Choices;
 
 // The configurations for `problem` on `device` (limits of its program builder), in order.
 Choices choose(const DatabaseSnapshot& snapshot, const DeviceInfo& device,

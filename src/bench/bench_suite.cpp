@@ -60,92 +60,6 @@ std::string SuiteRow::label() const {
   return epilogue ? s + " bias+ReLU" : s;
 }
 
-namespace {
-
-EntryKey suite_key(const std::string& kernel, const Problem& problem) {
-  Problem p = problem;
-  p.kernel = kernel;
-  return EntryKey::of(p);
-}
-
-Candidate candidate_of(const DatabaseEntry& e, const std::string& database,
-                       const std::string& origin, double distance) {
-  Candidate c;
-  c.kernel = e.key.kernel;
-  c.parameters = e.parameters;
-  c.origin = origin;
-  c.tuned_shape = e.key.shape;
-  c.database = database;
-  c.recorded_gflops = e.gflops;
-  c.distance = distance;
-  return c;
-}
-
-}  // namespace
-
-std::vector<Candidate> suite_candidates(const std::vector<NamedDatabase>& databases,
-                                        const std::vector<std::string>& kernels,
-                                        const Problem& problem, const DeviceModel& device,
-                                        const SpecLookup& specs) {
-  // The exact shape: one candidate, the fastest recorded entry (the first on a tie).
-  const DatabaseEntry* best = nullptr;
-  std::string best_db;
-  for (const auto& kernel : kernels) {
-    for (const auto& d : databases) {
-      const DatabaseEntry* e = d.db.find(suite_key(kernel, problem));
-      if (!e || e->status != Status::kOk) continue;
-      if (!best || e->faster_than(*best)) {
-        best = e;
-        best_db = d.name;
-      }
-    }
-  }
-  if (best) return {candidate_of(*best, best_db, "exact", 0.0)};
-
-  // No exact entry: the selection model's choice among every database's entries.
-  CandidatePool pool;
-  for (const auto& d : databases) pool.add_database(d.db, d.name);
-  std::vector<SelectionCandidate> allowed;
-  for (const auto& c : pool.candidates()) {
-    if (std::find(kernels.begin(), kernels.end(), c.kernel) != kernels.end()) allowed.push_back(c);
-  }
-  SelectOptions options;
-  options.specs = specs;
-  const KernelSpec* direct = specs ? specs("xgemm_direct") : nullptr;
-  if (direct && std::find(kernels.begin(), kernels.end(), "xgemm_direct") != kernels.end()) {
-    options.safe_kernel = direct->name();
-    options.safe_parameters = direct->defaults();
-  }
-  const Selection s =
-      select_configuration(allowed, suite_key("", problem), problem, device, options);
-  if (!s.chosen) return {};
-  const RankedCandidate& r = *s.chosen;
-  Candidate c;
-  c.kernel = r.kernel;
-  c.parameters = r.parameters;
-  c.predicted_gflops = r.estimate.gflops;
-  c.reason = s.reason;
-  if (s.kind == Selection::Kind::kSafePath) {
-    c.origin = "safe path";
-    c.tuned_shape = problem.shape;
-    return {c};
-  }
-  c.origin = "model";
-  c.tuned_shape = r.from.problem.shape;
-  c.database = r.from.origin;
-  c.recorded_gflops = r.from.gflops;
-  c.distance = r.distance;
-  return {c};
-}
-
-std::vector<Candidate> suite_candidates(const std::vector<NamedDatabase>& databases,
-                                        const std::vector<std::string>& kernels,
-                                        const Shape& shape) {
-  Problem p;
-  p.shape = shape;
-  return suite_candidates(databases, kernels, p);
-}
-
 bool SuiteReport::all_ok() const {
   for (const auto& r : rows) {
     for (const SideResult* side : {&r.gemmtune, &r.library, &r.clblast}) {
@@ -210,8 +124,6 @@ SuiteReport run_bench_suite(const Device& device, const DeviceProfile* profile,
   if (options.batch_layouts.empty()) throw invalid_argument("no batch layout to run");
   if (options.reps < 1) throw invalid_argument("--reps must be at least 1");
   if (options.warmup < 0) throw invalid_argument("--warmup must be at least 0");
-  if (options.select_reps < 1)
-    throw invalid_argument("the candidate repetitions must be at least 1");
   if (options.sample_band < 1) throw invalid_argument("the sample band must be at least 1 row");
   bool batched = false;
   for (const auto& c : cases) {

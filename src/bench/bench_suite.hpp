@@ -2,9 +2,11 @@
 // batch, gemmtune's best tuned configuration against CLBlast's stock routine (Gemm for one GEMM,
 // GemmStridedBatched or GemmBatched for a batch) on the same buffers, in the same process, with
 // calls interleaved so that both see the same clocks and temperatures. gemmtune runs twice: direct
-// (the configuration the suite chose, through src/eval's GemmCall) and through libgemmtune's public
-// calls (gemmtune::Gemm and its forms, with the suite's databases as the user database: what an
-// application gets). Every output is verified against the Eigen reference of src/verify once per
+// (through src/eval's GemmCall) and through libgemmtune's public calls (gemmtune::Gemm and its
+// forms, with the suite's databases as the user database: what an application gets). Both run the
+// configuration the library's chooser (src/select/chooser.hpp) picks from the same databases; where
+// that configuration fails in the direct column, the row says so (the library would go on to its
+// next choice). Every output is verified against the Eigen reference of src/verify once per
 // row. Optionally a fused bias+ReLU row per FP32 shape, and a cuBLAS column merged from
 // scripts/bench-cublas.py.
 //
@@ -71,7 +73,7 @@ struct RandomShapes {
 };
 std::vector<Shape> random_suite_shapes(const RandomShapes& r);
 
-// The kernels the suite draws configurations from, in order of preference on a tie.
+// The kernels the suite checks for the rows asked (batch layouts, the epilogue).
 std::vector<std::string> default_suite_kernels();
 
 // True when this build links CLBlast.
@@ -83,37 +85,22 @@ struct NamedDatabase {
   Database db;
 };
 
-// Where the configuration run for a shape comes from.
+// Where the configuration run for a shape comes from: the library chooser's first choice.
 struct Candidate {
   std::string kernel;
   Configuration parameters;
   // "exact", "model" (the selection model's pick for an untuned shape), "safe path" (the
-  // xgemm_direct defaults, a baseline being predicted to win) or "defaults" (template defaults,
-  // no entry); "nearest" in reports written before the model.
+  // xgemm_direct defaults, a baseline being predicted to win), "offline choice" (the device
+  // profile's starting configuration) or "defaults" (template defaults, no entry); "nearest" in
+  // reports written before the model.
   std::string origin;
   Shape tuned_shape;     // the shape the entry was tuned for
-  std::string database;  // the database holding the entry; "" for defaults
+  std::string database;  // the database holding the entry (the profile for an offline choice)
   double recorded_gflops = 0;
   double distance = 0;          // log-space distance of tuned_shape from the benchmarked shape
   double predicted_gflops = 0;  // the model's prediction for the benchmarked shape (0: none)
-  std::string reason;           // why, in one line ("" for exact entries and defaults)
+  std::string reason;           // why, in one line
 };
-
-// The candidate for one problem among `kernels`, looked up under the problem's key (precision,
-// order, layout, batch and batch layout; see EntryKey): when any database has an entry for the
-// exact shape, the fastest such entry (recorded GFLOPS, across databases and kernels); otherwise
-// the selection model's choice among the entries of that family in all the databases
-// (src/select, as the library chooses), with `device`'s figures and the declarations `specs`
-// gives (null: the parameters by name). Empty when no database has an entry of any of the
-// kernels in that family.
-std::vector<Candidate> suite_candidates(const std::vector<NamedDatabase>& databases,
-                                        const std::vector<std::string>& kernels,
-                                        const Problem& problem, const DeviceModel& device = {},
-                                        const SpecLookup& specs = nullptr);
-// The same for a single FP32 row-major NN GEMM of `shape`.
-std::vector<Candidate> suite_candidates(const std::vector<NamedDatabase>& databases,
-                                        const std::vector<std::string>& kernels,
-                                        const Shape& shape);
 
 // What libgemmtune ran for a row, as gemmtune::Explain says it.
 struct LibraryChoice {
@@ -143,7 +130,8 @@ struct SideResult {
   bool ok() const { return available && status == "ok"; }
 };
 
-// A candidate's short measurement when several had to be compared.
+// A candidate's short measurement when several had to be compared (reports of earlier versions,
+// which timed several default kernels; the suite now runs the library's one choice).
 struct CandidateTrial {
   Candidate candidate;
   std::string status;  // "ok", "wrong_result" or "failed"
@@ -204,7 +192,9 @@ struct BenchSuiteOptions {
   std::vector<Precision> precisions = {Precision::kFP32};  // rows of each shape, in this order
   // Layouts of the batched rows (batch > 1), one row each; single GEMMs have one row.
   std::vector<BatchLayout> batch_layouts = {BatchLayout::kStrided};
-  std::vector<std::string> kernels;  // default_suite_kernels() when empty
+  // Kernels checked to exist and to compute the batch layouts asked; default_suite_kernels() when
+  // empty. The configuration itself comes from the library's chooser, over every kernel.
+  std::vector<std::string> kernels;
   bool epilogue = false;             // adds a bias+ReLU row to each FP32 single-GEMM row
   bool clblast = true;               // false: the CLBlast column says n/a even when linked
   // A `gemmtune export -f clblast-json` file: CLBlast runs with its parameters (through
@@ -213,7 +203,6 @@ struct BenchSuiteOptions {
   std::string clblast_params;
   int reps = 20;        // interleaved timed calls of each side
   int warmup = 3;       // interleaved untimed calls of each side
-  int select_reps = 3;  // timed calls of each candidate when several are compared
   uint64_t seed = 42;   // input data
   std::string templates_dir;
   std::string cache_dir;  // binary cache ("" default folder, "none" disables)

@@ -18,6 +18,7 @@
 #include "src/eval/gemm_call.hpp"
 #include "src/eval/program_builder.hpp"
 #include "src/kernel/kernel_spec.hpp"
+#include "src/select/chooser.hpp"
 #include "src/verify/batch_placement.hpp"
 #include "src/verify/reference.hpp"
 
@@ -153,8 +154,17 @@ class LibrarySession {
   LibrarySession(const LibrarySession&) = delete;
   LibrarySession& operator=(const LibrarySession&) = delete;
 
+  // The library's choices for `problem` on the device (the limits of its program builder): its
+  // chooser over its databases, the direct column's configuration being the first. Where the
+  // databases could not be merged, the suite's databases stand as separate user databases.
+  Choices choose(const DeviceInfo& device, const DeviceLimits& limits,
+                 const Problem& problem) const;
+
   std::string database;     // what the library was given ("" none)
   std::string unavailable;  // why the library column cannot run ("" when it can)
+
+ private:
+  std::vector<NamedDatabase> databases_;
 };
 
 // Runs a call once on C filled with NaN (beta is 0, so C must not be read) and checks it: the

@@ -148,7 +148,8 @@ std::optional<LibraryChoice> library_choice(ClEnv& env, CaseData& d, bool epilog
   return LibraryCall(env, d, epilogue).explain();
 }
 
-LibrarySession::LibrarySession(const std::vector<NamedDatabase>& databases) {
+LibrarySession::LibrarySession(const std::vector<NamedDatabase>& databases)
+    : databases_(databases) {
   if (databases.empty()) return;
   std::vector<Database> dbs;
   std::vector<std::string> names;
@@ -165,6 +166,24 @@ LibrarySession::LibrarySession(const std::vector<NamedDatabase>& databases) {
     unavailable = std::string("the library takes one user database, and ") + e.what();
     database.clear();
   }
+}
+
+Choices LibrarySession::choose(const DeviceInfo& device, const DeviceLimits& limits,
+                               const Problem& problem) const {
+  const auto library = api::database_snapshot();
+  if (unavailable.empty()) return api::choose(*library, device, limits, problem);
+  // The library could not take them as one database: the same layers, with the suite's
+  // databases in place of a user database.
+  api::DatabaseSnapshot snapshot;
+  snapshot.notes = library->notes;
+  for (const auto& d : databases_) snapshot.owned.push_back({d.name, d.db});
+  api::Layer user{"user database", {}};
+  for (const auto& named : snapshot.owned) user.databases.push_back(&named);
+  snapshot.layers.push_back(std::move(user));
+  for (const api::Layer& layer : library->layers) {
+    if (layer.source != "user database") snapshot.layers.push_back(layer);
+  }
+  return api::choose(snapshot, device, limits, problem);
 }
 
 LibrarySession::~LibrarySession() {

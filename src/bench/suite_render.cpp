@@ -38,6 +38,8 @@ std::string source_of(const SuiteRow& r) {
     s = fmt::format("model: {}, predicted {:.0f}", c.tuned_shape.to_string(), c.predicted_gflops);
   } else if (c.origin == "safe path") {
     s = fmt::format("safe path, predicted {:.0f}", c.predicted_gflops);
+  } else if (c.origin == "offline choice") {
+    s = fmt::format("offline choice (untuned), predicted {:.0f}", c.predicted_gflops);
   } else {
     s = "template defaults (untuned)";
   }
@@ -249,9 +251,10 @@ std::string suite_markdown(const SuiteReport& report) {
     } else {
       const Candidate& c = *r.chosen;
       std::string from =
-          c.origin == "defaults" ? std::string("template defaults")
-          : c.origin == "safe path"
-              ? std::string("safe path: template defaults")
+          c.origin == "defaults"    ? std::string("template defaults")
+          : c.origin == "safe path" ? std::string("safe path: template defaults")
+          : c.origin == "offline choice"
+              ? "offline choice of " + c.database
               : fmt::format("{} entry {} in {}, recorded {:.1f} GFLOPS", c.origin,
                             c.tuned_shape.to_string(), c.database, c.recorded_gflops);
       md += fmt::format("- {}: {} `{}` ({})\n", label, c.kernel, to_string(c.parameters), from);

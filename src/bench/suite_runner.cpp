@@ -170,96 +170,36 @@ class SuiteRunner {
     return std::nullopt;
   }
 
-  // The kernels a row may draw from: the fused-epilogue ones for an epilogue row, else the
-  // suite's, less those whose launch block declares no batch in the row's layout.
-  std::vector<std::string> kernels_for(const Problem& p, bool epilogue) {
-    if (epilogue) return epilogue_kernels(env_);
-    std::vector<std::string> out;
-    for (const auto& k : options_.kernels) {
-      if (p.batch == 1 || supports_batch(env_.spec(k), p.batch_layout)) out.push_back(k);
-    }
-    return out;
-  }
-
-  // The configuration to run: the entry of the problem's shape, else the selection model's
-  // choice, else the template defaults, reported as untuned. (Several candidates, each verified
-  // and briefly timed here, come only from the defaults of several kernels.)
+  // The configuration to run: the library's first choice for the row's problem, from the same
+  // databases (one chooser). When it fails here, the row reports the failure: the direct column
+  // shows what the library's choice does, and takes no other configuration in its place.
   std::unique_ptr<SideCall> choose(CaseData& d, bool epilogue, SuiteRow& row) {
-    const std::vector<std::string> kernels = kernels_for(d.problem, epilogue);
-    const DeviceInfo& info = env_.device().info;
-    std::vector<Candidate> candidates =
-        suite_candidates(databases_, kernels, d.problem,
-                         DeviceModel::of(env_.profile(), info.compute_units, info.max_clock_mhz),
-                         [this](const std::string& k) -> const KernelSpec* {
-                           try {
-                             return &env_.spec(k);
-                           } catch (const Error&) {
-                             return nullptr;
-                           }
-                         });
-    if (candidates.empty()) {
-      for (const auto& kernel : kernels) {
-        Candidate c;
-        c.kernel = kernel;
-        c.parameters = env_.spec(kernel).defaults();
-        c.origin = "defaults";
-        c.tuned_shape = row.shape;
-        candidates.push_back(c);
-      }
-    }
-    if (candidates.size() == 1) {
-      row.chosen = candidates.front();
-      try {
-        return tuned_call(env_, candidates.front(), d, epilogue);
-      } catch (const std::exception& e) {
-        fail(row.gemmtune, e);
-        return nullptr;
-      }
-    }
-    std::unique_ptr<SideCall> best;
-    double best_ms = 0;
-    std::string failures;
-    for (const auto& c : candidates) {
-      CandidateTrial trial;
-      trial.candidate = c;
-      try {
-        auto call = tuned_call(env_, c, d, epilogue);
-        const Verification v = verify_call(env_, d, *call, epilogue);
-        if (!v.ok) {
-          trial.status = "wrong_result";
-          trial.message = v.message;
-        } else {
-          call->enqueue(nullptr);  // warm-up
-          env_.queue().finish();
-          std::vector<double> wall;
-          for (int i = 0; i < options_.select_reps; ++i) {
-            wall.push_back(time_call(env_, *call, false).first);
-          }
-          trial.status = "ok";
-          trial.median_ms = summarize_times(wall, wall).median_ms;
-          trial.gflops = gflops_of(d.problem, trial.median_ms);
-          if (!best || trial.median_ms < best_ms) {
-            best = std::move(call);
-            best_ms = trial.median_ms;
-            row.chosen = c;
-          }
-        }
-      } catch (const std::exception& e) {
-        SideResult scratch;
-        fail(scratch, e);
-        trial.status = "failed";
-        trial.message = scratch.message;
-      }
-      if (trial.status != "ok") {
-        failures += (failures.empty() ? "" : "; ") + c.kernel + ": " + first_line(trial.message);
-      }
-      row.trials.push_back(trial);
-    }
-    if (!best) {
+    const Choices choices =
+        library_.choose(env_.device().info, env_.builder().limits(), d.problem_for(epilogue));
+    if (choices.choices.empty()) {
       row.gemmtune.status = "failed";
-      row.gemmtune.message = "no candidate configuration ran correctly (" + failures + ")";
+      row.gemmtune.message = "the library has no configuration that runs this problem here";
+      for (const auto& n : choices.notes) row.gemmtune.message += "; " + n;
+      return nullptr;
     }
-    return best;
+    const Choice& c = choices.choices.front();
+    Candidate chosen;
+    chosen.kernel = c.spec->name();
+    chosen.parameters = c.config;
+    chosen.origin = c.kind;
+    chosen.tuned_shape = c.tuned_shape;
+    if (!c.entry.empty() || c.kind == "offline choice") chosen.database = c.origin;
+    chosen.recorded_gflops = c.gflops;
+    chosen.distance = c.distance;
+    chosen.predicted_gflops = c.predicted_gflops;
+    chosen.reason = c.reason;
+    row.chosen = chosen;
+    try {
+      return tuned_call(env_, chosen, d, epilogue);
+    } catch (const std::exception& e) {
+      fail(row.gemmtune, e);
+      return nullptr;
+    }
   }
 
   ClEnv& env_;

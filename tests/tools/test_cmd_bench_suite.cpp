@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "src/bench/bench_suite.hpp"
+#include "src/kernel/kernel_spec.hpp"
 #include "tests/test_support.hpp"
 
 using gemmtune::test::run_gemmtune;
@@ -88,10 +89,14 @@ TEST_CASE("bench-suite compares tiny shapes and writes JSON and Markdown", "[cli
     CHECK(row.gemmtune.verified);
     CHECK(row.gemmtune.gflops > 0);
     // The library runs too, but the fixture was tuned on another device: an application's
-    // library would not use it, and neither does the library column.
+    // library would not use it, and neither do the library column and the direct column (which
+    // runs the library's choice).
     CHECK(row.library.ok());
     REQUIRE(row.library_choice);
     CHECK(row.library_choice->source != "user database");
+    REQUIRE(row.chosen);
+    CHECK(row.chosen->database != fixture());
+    CHECK(row.chosen->kernel == row.library_choice->kernel);
     if (gemmtune::clblast_linked()) {
       CHECK(row.clblast.ok());
       CHECK(row.clblast.verified);
@@ -102,7 +107,6 @@ TEST_CASE("bench-suite compares tiny shapes and writes JSON and Markdown", "[cli
     }
   }
   CHECK(report.rows[1].epilogue);
-  CHECK(report.rows[2].chosen->origin == "model");
 
   const std::string md = slurp(md_path);
   CHECK_THAT(md, Catch::Contains(report.device.name) && Catch::Contains("Driver:") &&
@@ -189,6 +193,62 @@ TEST_CASE("bench-suite times the library call with the --db database as its user
   }
 }
 
+TEST_CASE("bench-suite's gemmtune column runs the library's choice on every row",
+          "[cli][bench_suite][library]") {
+  const auto& test_device = gemmtune::test::test_device();
+  if (!test_device.device) return gemmtune::test::unavailable("no OpenCL device");
+  // The fixture as if tuned on this device, plus the fastest entry of a skinny shape from
+  // xgemm_skinny: every kernel competes in the one chooser, skinny included.
+  const std::string dir = gemmtune::test::temp_dir("bench-suite-one-chooser");
+  auto db = nlohmann::json::parse(slurp(fixture()));
+  db["device"]["name"] = test_device.device->info.name;
+  auto skinny = db["entries"][0];
+  skinny["key"]["kernel"] = "xgemm_skinny";
+  skinny["key"]["m"] = 8;
+  skinny["parameters"] = gemmtune::configuration_to_json(
+      gemmtune::KernelSpec::load_named(source_path("kernel_templates"), "xgemm_skinny").defaults());
+  skinny["gflops"] = 1000.0;  // beats every other entry of the shape
+  db["entries"].push_back(skinny);
+  auto slower = db["entries"][0];
+  slower["key"]["m"] = 8;
+  db["entries"].push_back(slower);
+  const std::string db_path = dir + "/this-device.json";
+  std::ofstream(db_path) << db.dump(2);
+
+  // Exact entries, the model's pick (33x17x65), fused epilogues and FP64 (no entry: defaults).
+  auto r = run_gemmtune("bench-suite --db " + db_path + " --reps 1 --warmup 0 --no-clblast " +
+                        "--cache-dir " + cache_dir() +
+                        " --shapes 64x64x64,33x17x65,8x64x64 --epilogue --precision 32,64 --json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto report = nlohmann::json::parse(r.out).get<gemmtune::SuiteReport>();
+  REQUIRE(report.rows.size() == 9);
+  int compared = 0;
+  for (const auto& row : report.rows) {
+    INFO(row.label() << ": " << row.gemmtune.message << " / " << row.library.message);
+    if (!row.gemmtune.available) continue;  // a precision the device lacks
+    CHECK(row.gemmtune.ok());
+    CHECK(row.library.ok());
+    REQUIRE(row.chosen);
+    REQUIRE(row.library_choice);
+    CHECK(row.chosen->kernel == row.library_choice->kernel);
+    CHECK(gemmtune::to_string(row.chosen->parameters) == row.library_choice->parameters);
+    ++compared;
+  }
+  CHECK(compared >= 6);  // the FP32 rows at least
+  const auto row_of = [&](const std::string& label) {
+    auto it = std::find_if(report.rows.begin(), report.rows.end(),
+                           [&](const auto& row) { return row.label() == label; });
+    REQUIRE(it != report.rows.end());
+    return *it;
+  };
+  const auto skinny_row = row_of("8x64x64 fp32");
+  CHECK(skinny_row.chosen->kernel == "xgemm_skinny");
+  CHECK(skinny_row.chosen->origin == "exact");
+  CHECK(row_of("64x64x64 fp32").chosen->origin == "exact");
+  CHECK(row_of("33x17x65 fp32").chosen->origin == "model");
+}
+
 TEST_CASE("bench-suite without CLBlast says n/a and merges a cuBLAS column", "[cli][bench_suite]") {
   const std::string dir = gemmtune::test::temp_dir("bench-suite-cublas");
   const std::string cublas = dir + "/cublas.json";
@@ -228,7 +288,16 @@ TEST_CASE("bench-suite reports a kernel that computes wrong results and exits 1"
   text.replace(at, line.size(), "const real a = (real)alpha * (real)1.01;");
   std::ofstream(tile) << text;
 
-  auto r = run_gemmtune("--templates " + dir + "/kernel_templates " + base_args() +
+  // The fixture as if tuned on this device, so that its exact 64^3 entry (xgemm_direct, which
+  // includes the tile code) is the library's choice and so the direct column's.
+  const auto& test_device = gemmtune::test::test_device();
+  if (!test_device.device) return gemmtune::test::unavailable("no OpenCL device");
+  auto db = nlohmann::json::parse(slurp(fixture()));
+  db["device"]["name"] = test_device.device->info.name;
+  const std::string db_path = dir + "/this-device.json";
+  std::ofstream(db_path) << db.dump(2);
+  auto r = run_gemmtune("--templates " + dir + "/kernel_templates bench-suite --db " + db_path +
+                        " --reps 2 --warmup 1 --cache-dir " + cache_dir() +
                         " --shapes 64x64x64 --no-clblast --json");
   CHECK(r.exit_code == 1);
   const auto report = nlohmann::json::parse(r.out).get<gemmtune::SuiteReport>();
@@ -237,6 +306,8 @@ TEST_CASE("bench-suite reports a kernel that computes wrong results and exits 1"
   CHECK_FALSE(report.rows[0].gemmtune.verified);
   CHECK_THAT(report.rows[0].gemmtune.message, Catch::Contains("wrong"));
   CHECK(report.rows[0].gemmtune.gflops == 0);  // a wrong kernel is not timed
+  REQUIRE(report.rows[0].chosen);
+  CHECK(report.rows[0].chosen->kernel == "xgemm_direct");
 }
 
 TEST_CASE("bench-suite refuses bad input with one line and exit 2", "[cli][bench_suite]") {

@@ -1,5 +1,5 @@
-// The benchmark suite: which configuration each shape gets, the cuBLAS merge, the report formats,
-// and a tiny suite run on the OpenCL device (PoCL in CI).
+// The benchmark suite: the cuBLAS merge, the report formats, and a tiny suite run on the OpenCL
+// device (PoCL in CI) whose gemmtune columns both run the library's choice.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -14,22 +14,6 @@ using namespace gemmtune;
 using gemmtune::test::source_path;
 
 namespace {
-
-DatabaseEntry entry(const std::string& kernel, Shape shape, double gflops, int64_t mwg = 32) {
-  DatabaseEntry e;
-  e.key.kernel = kernel;
-  e.key.shape = shape;
-  e.parameters = {{"MWG", mwg}};
-  e.gflops = gflops;
-  return e;
-}
-
-NamedDatabase named(const std::string& name, const std::vector<DatabaseEntry>& entries) {
-  NamedDatabase d;
-  d.name = name;
-  for (const auto& e : entries) d.db.put(e, true);
-  return d;
-}
 
 // The cells of each Markdown table line ("| a | b |") of a document.
 std::vector<std::vector<std::string>> markdown_table(const std::string& md) {
@@ -132,74 +116,6 @@ TEST_CASE("the default suite is the ten FP32 shapes of the issue", "[bench_suite
   CHECK(std::count(shapes.begin(), shapes.end(), Shape{8192, 64, 8192}) == 1);
   CHECK(std::count(shapes.begin(), shapes.end(), Shape{128, 4096, 1024}) == 1);
   CHECK(default_suite_kernels() == std::vector<std::string>{"xgemm", "xgemm_direct", "xgemm_fast"});
-}
-
-TEST_CASE("an exact shape gets the fastest recorded entry across databases and kernels",
-          "[bench_suite]") {
-  const Shape s{64, 64, 64};
-  const auto a = named("a.json", {entry("xgemm", s, 10), entry("xgemm_direct", s, 12),
-                                  entry("xgemm_fast", {32, 32, 32}, 50)});
-  const auto b = named("b.json", {entry("xgemm", s, 20, 64)});
-  const auto all = suite_candidates({a, b}, default_suite_kernels(), s);
-  REQUIRE(all.size() == 1);
-  CHECK(all[0].kernel == "xgemm");
-  CHECK(all[0].database == "b.json");
-  CHECK(all[0].origin == "exact");
-  CHECK(all[0].parameters.at("MWG") == 64);
-  CHECK(all[0].recorded_gflops == 20);
-  CHECK(all[0].tuned_shape == s);
-
-  // Restricted to other kernels, the exact entry of xgemm_direct wins.
-  const auto direct = suite_candidates({a, b}, {"xgemm_direct", "xgemm_fast"}, s);
-  REQUIRE(direct.size() == 1);
-  CHECK(direct[0].kernel == "xgemm_direct");
-  CHECK(direct[0].database == "a.json");
-}
-
-TEST_CASE("an untuned shape gets the selection model's choice among all databases",
-          "[bench_suite]") {
-  const auto a =
-      named("a.json", {entry("xgemm", {64, 64, 64}, 10), entry("xgemm", {1024, 1024, 1024}, 90),
-                       entry("xgemm_fast", {32, 32, 32}, 5)});
-  const auto b = named("b.json", {entry("xgemm_fast", {48, 48, 48}, 4)});
-  const auto c = suite_candidates({a, b}, default_suite_kernels(), {33, 17, 65});
-  REQUIRE(c.size() == 1);  // what the library would run, nothing to measure between
-  CHECK(c[0].origin == "model");
-  CHECK(c[0].distance > 0);
-  CHECK(c[0].predicted_gflops > 0);
-  CHECK_THAT(c[0].reason, Catch::Contains("predicted"));
-  // The same choice every time.
-  const auto again = suite_candidates({a, b}, default_suite_kernels(), {33, 17, 65});
-  CHECK(again[0].kernel == c[0].kernel);
-  CHECK(again[0].tuned_shape == c[0].tuned_shape);
-  CHECK(again[0].database == c[0].database);
-
-  // Restricted to one kernel, only its entries compete; the second database's count too.
-  const auto d = suite_candidates({a, b}, {"xgemm_fast"}, {45, 45, 45});
-  REQUIRE(d.size() == 1);
-  CHECK(d[0].kernel == "xgemm_fast");
-  CHECK((d[0].database == "a.json" || d[0].database == "b.json"));
-
-  CHECK(suite_candidates({}, default_suite_kernels(), {64, 64, 64}).empty());
-  CHECK(suite_candidates({a}, {"xgemm_direct"}, {64, 64, 64}).empty());
-}
-
-TEST_CASE("failed entries and other problem families are never candidates", "[bench_suite]") {
-  const Shape s{64, 64, 64};
-  DatabaseEntry failed = entry("xgemm", s, 100);
-  failed.status = Status::kWrongResult;
-  DatabaseEntry col = entry("xgemm", s, 200);
-  col.key.order = Order::kColMajor;
-  DatabaseEntry nt = entry("xgemm", s, 300);
-  nt.key.layout = "NT";
-  DatabaseEntry fp64 = entry("xgemm", s, 400);
-  fp64.key.precision = Precision::kFP64;
-  const auto a = named("a.json", {failed, col, nt, fp64, entry("xgemm", {128, 128, 128}, 7)});
-  const auto c = suite_candidates({a}, {"xgemm"}, s);
-  REQUIRE(c.size() == 1);
-  CHECK(c[0].origin == "model");
-  CHECK(c[0].tuned_shape == Shape{128, 128, 128});
-  CHECK(c[0].recorded_gflops == 7);
 }
 
 TEST_CASE("the report round-trips through JSON and renders a regular Markdown table",
@@ -313,14 +229,16 @@ TEST_CASE("the suite runs tiny shapes on the OpenCL device, both sides verified"
           "[bench_suite][opencl][slow]") {
   const auto profiles = ProfileSet::load_dir(source_path("devices"));
   const Device device = select_device("", &profiles);
+  // The fixture as if tuned on this device: the library's chooser, which both gemmtune columns
+  // run, applies a database to its own device only.
   std::vector<NamedDatabase> dbs;
   dbs.push_back({"fixture", Database::load(source_path("tests/data/bench_suite_db.json"))});
+  dbs.back().db.device.name = device.info.name;
   BenchSuiteOptions o;
   o.shapes = {{64, 64, 64}, {33, 17, 65}};
   o.epilogue = true;
   o.reps = 3;
   o.warmup = 1;
-  o.select_reps = 1;
   o.templates_dir = source_path("kernel_templates");
   o.cache_dir = gemmtune::test::temp_dir("bench-suite-cache");
   // A tiny limit forces the sampled verification on the 64^3 shape.
@@ -347,6 +265,10 @@ TEST_CASE("the suite runs tiny shapes on the OpenCL device, both sides verified"
     CHECK(row.library.ok());
     CHECK(row.library.wall.runs == 3);
     REQUIRE(row.chosen);
+    // One chooser: the direct column runs what the library runs.
+    REQUIRE(row.library_choice);
+    CHECK(row.library_choice->kernel == row.chosen->kernel);
+    CHECK(row.library_choice->parameters == to_string(row.chosen->parameters));
     if (clblast_linked()) {
       CHECK(row.clblast.ok());
       CHECK(row.clblast.verified);
@@ -371,7 +293,7 @@ TEST_CASE("the suite runs tiny shapes on the OpenCL device, both sides verified"
   CHECK(r.rows[1].chosen->kernel == "xgemm_fast");
   CHECK(r.rows[1].chosen->origin == "model");
   // 33x17x65 has no entry: the selection model chooses among the three kernels' entries, as the
-  // library does; nothing is measured to choose.
+  // library does (its chooser); nothing is measured to choose.
   CHECK(r.rows[2].chosen->origin == "model");
   CHECK(r.rows[2].chosen->predicted_gflops > 0);
   CHECK_FALSE(r.rows[2].chosen->reason.empty());
