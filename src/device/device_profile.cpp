@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "src/core/error.hpp"
+#include "src/core/int_math.hpp"
 #include "src/core/json_util.hpp"
 #include "src/device/device.hpp"
 
@@ -22,10 +23,6 @@ std::string lower(std::string s) {
 }
 
 // a / b rounded up; 0 for a divisor that is not positive (a figure the profile lacks).
-int64_t ceil_div(int64_t a, int64_t b) {
-  return b > 0 ? (a + b - 1) / b : 0;
-}
-
 bool contains_ci(const std::string& haystack, const std::string& needle) {
   return lower(haystack).find(lower(needle)) != std::string::npos;
 }

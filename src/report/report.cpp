@@ -9,7 +9,6 @@
 
 namespace gemmtune {
 
-using report_checks::ceil_div;
 
 std::string to_string(Verdict v) {
   switch (v) {

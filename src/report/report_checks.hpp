@@ -6,14 +6,10 @@
 #include <optional>
 #include <string>
 
+#include "src/core/int_math.hpp"
 #include "src/report/report.hpp"
 
 namespace gemmtune::report_checks {
-
-// a / b rounded up; 0 for a divisor that is not positive (a figure the profile lacks).
-inline int64_t ceil_div(int64_t a, int64_t b) {
-  return b > 0 ? (a + b - 1) / b : 0;
-}
 
 // Reads the roles of a configuration the same way for every template: from the template's
 // declaration (its "roles"); without one, by the conventional parameter names.

@@ -12,6 +12,7 @@
 #include <spdlog/spdlog.h>
 
 #include "src/core/error.hpp"
+#include "src/core/int_math.hpp"
 #include "src/device/device_profile.hpp"
 #include "src/kernel/gemm_view.hpp"
 #include "src/kernel/kernel_spec.hpp"
@@ -19,10 +20,6 @@
 namespace gemmtune {
 
 namespace {
-
-int64_t ceil_div(int64_t a, int64_t b) {
-  return b > 0 ? (a + b - 1) / b : a;
-}
 
 // The kernel's view of a problem's sizes, batch and element size.
 struct Sizes {

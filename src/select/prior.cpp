@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "src/core/error.hpp"
+#include "src/core/int_math.hpp"
 #include "src/device/device_profile.hpp"
 #include "src/kernel/gemm_view.hpp"
 #include "src/kernel/kernel_spec.hpp"
@@ -22,10 +23,6 @@ constexpr double kLdsBankBytes = 4;
 constexpr int64_t kWidestLoadBytes = 16;
 // A peak taken where the profile knows none: the prediction is then on a relative scale.
 constexpr double kUnknownPeakGflops = 1;
-
-int64_t ceil_div(int64_t a, int64_t b) {
-  return b > 0 ? (a + b - 1) / b : a;
-}
 
 }  // namespace
 
