@@ -22,6 +22,8 @@ void set_compare_command(CLI::App& app, GlobalOptions& options) {
     bool other_device = false;
     bool force = false;
   };
+  // More standard deviations than this call any slowdown noise.
+  constexpr double kMaxNoiseSigmas = 10;
   auto a = std::make_shared<Args>();
   cmd->add_option("BASE", a->base, "Baseline database")->required();
   cmd->add_option("NEW", a->now, "Database to check (e.g. written by gemmtune bench)")->required();
@@ -31,7 +33,7 @@ void set_compare_command(CLI::App& app, GlobalOptions& options) {
   cmd->add_option("--noise-sigmas", a->sigmas,
                   "Combined standard deviations of the two measurements counted as noise")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(finite_number(0, kMaxNoiseSigmas));
   cmd->add_option("--markdown", a->markdown, "Also write the table as Markdown to this file");
   cmd->add_option("--junit", a->junit, "Also write JUnit XML (one test case per entry)");
   cmd->add_flag("--json", a->json, "Print JSON instead of a table");

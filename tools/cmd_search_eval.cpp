@@ -22,6 +22,10 @@ namespace gemmtune::cli {
 
 namespace {
 
+// Bounds of the counts: far beyond any useful run, and within an int.
+constexpr int64_t kMaxCount = 1000000;
+constexpr int64_t kMaxThreads = 4096;
+
 struct EvalArgs {
   std::string replay;
   std::string strategies = "bayes,random,anneal";
@@ -189,13 +193,21 @@ void set_search_eval_command(CLI::App& app, GlobalOptions& options) {
   cmd->add_option("--strategy-option", a->strategy_options,
                   "STRATEGY.NAME=VALUE (repeatable; see search --help)");
   cmd->add_option("--shape", a->shape, "Recorded shape to use (default: every recorded shape)");
-  cmd->add_option("--seeds", a->seeds, "Runs per strategy")->capture_default_str();
-  cmd->add_option("--first-seed", a->first_seed, "Seed of the first run")->capture_default_str();
-  cmd->add_option("--max-evals", a->max_evals, "Evaluations per run")->capture_default_str();
+  cmd->add_option("--seeds", a->seeds, "Runs per strategy")
+      ->capture_default_str()
+      ->check(whole_number(1, kMaxCount));
+  cmd->add_option("--first-seed", a->first_seed, "Seed of the first run")
+      ->capture_default_str()
+      ->check(seed_number());
+  cmd->add_option("--max-evals", a->max_evals, "Evaluations per run")
+      ->capture_default_str()
+      ->check(whole_number(1, kMaxCount));
   cmd->add_option("--lookahead", a->lookahead,
                   "Proposals in flight (2: one timed while the next compiles)")
-      ->capture_default_str();
-  cmd->add_option("--threads", a->threads, "Runs in parallel (default: the cores available)");
+      ->capture_default_str()
+      ->check(whole_number(1, kMaxCount));
+  cmd->add_option("--threads", a->threads, "Runs in parallel (default: the cores available)")
+      ->check(whole_number(1, kMaxThreads));
   cmd->add_option("--budgets", a->budgets,
                   "Evaluation counts at which to report the fraction reached")
       ->delimiter(',')

@@ -85,6 +85,10 @@ void create_parent_directories(const std::string& path) {
   if (ec) throw invalid_file(path, "cannot create its folder: " + ec.message());
 }
 
+// The largest coefficient of variation a stored timing may have: a run whose spread is ten times
+// its mean measured nothing.
+constexpr double kMaxTimingCv = 10;
+
 // Why an entry's figures cannot be a measurement, as (field, reason), or nullopt. A successful
 // entry has a positive rate and (when timed) time; a failed one (a bench that could not re-measure)
 // may hold zeros. Nothing is negative or non-finite, so that compare's noise band and the reports'
@@ -111,6 +115,12 @@ std::optional<std::pair<std::string, std::string>> entry_range_problem(const Dat
     return bad("time.median_ms", "must be positive for an entry with status ok");
   }
   if (e.time.runs < 0) return bad("time.runs", "is negative");
+  // A cv beyond this is no timing but a damaged file, and would widen compare's noise band until
+  // any regression fits in it.
+  if (e.time.cv > kMaxTimingCv) {
+    return bad("time.cv", fmt::format("is {:g}, beyond any timing ({:g} at most)", e.time.cv,
+                                      kMaxTimingCv));
+  }
   if (!std::isfinite(e.alpha) || !std::isfinite(e.beta)) {
     return bad("alpha", "alpha and beta must be finite");
   }
