@@ -10,8 +10,12 @@
 // small one (R x K). Any shape is computed correctly with either SIDE: R is walked in blocks of MB
 // rows, each block re-reading S, so the wrong SIDE is only slow.
 //
-// A work-group of WGJ x WGK work-items owns NWG = WGJ * NWI columns of the product and all of K:
-// its WGK K-slices accumulate partial sums in registers, which are then summed in local memory.
+// A work-group of WGJ x WGK work-items owns NWG = WGJ * NWI columns of the product and one of
+// SPLITK parts of K: its WGK K-slices accumulate partial sums in registers, which are then summed
+// in local memory. With SPLITK = 1 the work-group writes C; above 1 it writes its part's sums to
+// the workspace and XgemmSkinnyReduce adds the parts into C. Splitting K is what gives a matrix
+// times one vector enough work-groups to keep every compute unit reading (N / NWG alone is a few
+// dozen work-groups for N = 4096).
 // A work-item owns NWI columns and MB rows (MB x NWI accumulators) and loads S in vectors of VW
 // along S's contiguous dimension: along K when S is stored with K contiguous (vectors of
 // consecutive k per column, work-items of one column side by side along K), along J otherwise
@@ -40,6 +44,9 @@
 #endif
 #ifndef KU
 #define KU 2  // unroll factor of the K loop
+#endif
+#ifndef SPLITK
+#define SPLITK 1  // parts of K, each a work-group of its own (dimension 1 of the launch)
 #endif
 
 #include "common.cl"
@@ -142,7 +149,7 @@
 // The same for the last, partial vector of K: element by element, k + e < K only.
 #define STEP_TAIL(k)                                      \
   do {                                                    \
-    for (int e = 0; e < VW && (k) + e < K; ++e) {         \
+    for (int e = 0; e < VW && (k) + e < k_end; ++e) {     \
       real vv[MB];                                        \
       _Pragma("unroll") for (int i = 0; i < MB; ++i) {    \
         vv[i] = GT_LOAD(vgm + V_IDX(ROW(i), (k) + e));    \
@@ -177,7 +184,8 @@ __kernel __attribute__((reqd_work_group_size(WGS, 1, 1))) void xgemm_skinny(
     const int M, const int N, const int K, const real_arg alpha, const real_arg beta,
     const __global mreal* restrict A, const int a_offset, const int lda,
     const __global mreal* restrict B, const int b_offset, const int ldb, __global mreal* C,
-    const int c_offset, const int ldc) {
+    const int c_offset, const int ldc, const __global mreal* restrict bias,
+    __global real* restrict work) {
 #if SIDE == 0
   const int R = M, J = N;
   const __global mreal* restrict sgm = B + b_offset;
@@ -198,6 +206,10 @@ __kernel __attribute__((reqd_work_group_size(WGS, 1, 1))) void xgemm_skinny(
   const int tk = lid % WGK, tj = lid / WGK;
 #endif
   const int j0 = get_group_id(0) * NWG;
+  // This work-group's part of K: whole vectors of VW, so that vector loads along K stay aligned.
+  const int k_part = ((K + SPLITK - 1) / SPLITK + VW - 1) / VW * VW;
+  const int k_begin = min((int)get_group_id(1) * k_part, K);
+  const int k_end = min(k_begin + k_part, K);
   // Every vector of S starts at s_offset + a multiple of VW (plus multiples of lds): aligned
   // loads are valid when both are multiples of VW.
   const bool aligned = s_offset % VW == 0 && lds % VW == 0;
@@ -212,21 +224,21 @@ __kernel __attribute__((reqd_work_group_size(WGS, 1, 1))) void xgemm_skinny(
     }
 #if S_CONTIG_J
     // This work-item's K-slice: k = tk, tk + WGK, ...
-    int k = tk;
-    for (; k + (KU - 1) * WGK < K; k += KU * WGK) {
+    int k = k_begin + tk;
+    for (; k + (KU - 1) * WGK < k_end; k += KU * WGK) {
 #pragma unroll
       for (int u = 0; u < KU; ++u) STEP(k + u * WGK);
     }
-    for (; k < K; k += WGK) STEP(k);
+    for (; k < k_end; k += WGK) STEP(k);
 #else
     // This work-item's K-slice: vectors k = tk * VW, (tk + WGK) * VW, ...
-    int k = tk * VW;
-    for (; k + ((KU - 1) * WGK + 1) * VW <= K; k += KU * WGK * VW) {
+    int k = k_begin + tk * VW;
+    for (; k + ((KU - 1) * WGK + 1) * VW <= k_end; k += KU * WGK * VW) {
 #pragma unroll
       for (int u = 0; u < KU; ++u) STEP(k + u * WGK * VW);
     }
-    for (; k < K; k += WGK * VW) {
-      if (k + VW <= K) {
+    for (; k < k_end; k += WGK * VW) {
+      if (k + VW <= k_end) {
         STEP(k);
       } else {
         STEP_TAIL(k);
@@ -251,12 +263,39 @@ __kernel __attribute__((reqd_work_group_size(WGS, 1, 1))) void xgemm_skinny(
       for (int t = 0; t < WGK; ++t) sum += red[(t * MB + i) * NWG + col];
       const int row = r0 + i, j = j0 + col;
       if (row < R && j < J) {
+#if SPLITK == 1
         __global mreal* cp = C + c_offset + row * c_row + j * c_col;
         real out = (real)alpha * sum;
         if (beta != (real_arg)0) out += (real)beta * GT_LOAD(cp);  // beta == 0 reads no C
         GT_STORE(out, cp);
+#else
+        // Part s of element (m, n) of C lies at s * M * N + m + n * M of the workspace.
+#if SIDE == 0
+        const int m = row, n = j;
+#else
+        const int m = j, n = row;
+#endif
+        work[(size_t)get_group_id(1) * M * N + m + (size_t)n * M] = sum;
+#endif
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);  // `red` is rewritten by the next block of rows
   }
+}
+
+// Adds the SPLITK parts of each element of C from the workspace: C = alpha * sum + beta * C.
+// One work-item per element (m, n); `bias` is unused (no epilogue) but keeps the argument order
+// of the split-K contract.
+__kernel void XgemmSkinnyReduce(const int M, const int N, const real_arg alpha,
+                                const real_arg beta, __global mreal* C, const int c_offset,
+                                const int ldc, const __global mreal* restrict bias,
+                                const __global real* restrict work) {
+  const int m = get_global_id(0), n = get_global_id(1);
+  if (m >= M || n >= N) return;
+  real sum = ZERO;
+  for (int s = 0; s < SPLITK; ++s) sum += work[(size_t)s * M * N + m + (size_t)n * M];
+  __global mreal* cp = C + c_offset + m + n * ldc;
+  real out = (real)alpha * sum;
+  if (beta != (real_arg)0) out += (real)beta * GT_LOAD(cp);  // beta == 0 reads no C
+  GT_STORE(out, cp);
 }

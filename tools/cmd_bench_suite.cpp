@@ -236,9 +236,11 @@ void set_bench_suite_command(CLI::App& app, GlobalOptions& options) {
   add_device_option(*cmd, o->device);
   cmd->add_option("--db", o->databases,
                   "Tuned database (repeatable); default: results/<device id>.json");
-  cmd->add_option("--suite", o->suite,
-                  "Named suite: standard (the default: 256^3 to 8192^3, single GEMMs) or batched "
-                  "(1024 GEMMs of 32^3 and 64 of 256^3, strided and offsets)");
+  cmd->add_option(
+      "--suite", o->suite,
+      "Named suite: standard (the default: 256^3 to 8192^3, single GEMMs) or batched "
+      "(1024 GEMMs of 32^3 and 64 of 256^3, strided and offsets) or memory (matrix times 1, 8 "
+      "or 16 vectors, both ways round, rated in GB/s against a copy)");
   cmd->add_option("--shapes", o->shapes,
                   "Comma-separated MxNxK shapes instead of a suite (default: the standard suite)");
   cmd->add_option(

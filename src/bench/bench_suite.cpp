@@ -19,6 +19,39 @@ std::vector<Shape> default_suite_shapes() {
           {64, 4096, 4096},   {8192, 64, 8192}};
 }
 
+std::vector<Shape> memory_suite_shapes() {
+  return {{1, 4096, 4096}, {1, 8192, 8192}, {8, 4096, 4096}, {16, 8192, 8192},
+          {4096, 1, 4096}, {8192, 1, 8192}, {4096, 8, 4096}, {8192, 16, 8192}};
+}
+
+// Without the profile's figures: M or N at most this is a matrix times a few vectors.
+constexpr int64_t kFewVectors = 16;
+
+std::optional<MemoryBound> memory_bound(const Problem& p, const DeviceProfile* profile,
+                                        const DeviceInfo& device) {
+  const OperandBytes o = operand_bytes(p);
+  MemoryBound m;
+  // C is written once, and read first when beta is not 0.
+  m.bytes = o.a + o.b + o.c * (p.beta != 0 ? 2 : 1) + o.bias;
+  std::optional<double> peak;
+  if (profile) {
+    m.profile_gbs = profile->figure_if("memory_bandwidth_gbs").value_or(0);
+    peak = peak_gflops(*profile, p.precision, device.compute_units, device.max_clock_mhz);
+  }
+  if (peak && *peak > 0 && m.profile_gbs > 0) {
+    const double ridge = *peak / m.profile_gbs;  // flops per byte where the two limits meet
+    const double intensity = p.flops() / m.bytes;
+    if (intensity >= ridge) return std::nullopt;
+    m.rule = fmt::format(
+        "{:.2g} flops per byte, below the profile's {:.3g} ({:.0f} GFLOPS / {:.0f} GB/s)",
+        intensity, ridge, *peak, m.profile_gbs);
+    return m;
+  }
+  if (std::min(p.shape.m, p.shape.n) > kFewVectors) return std::nullopt;
+  m.rule = fmt::format("M or N at most {} (the profile states no peak or bandwidth)", kFewVectors);
+  return m;
+}
+
 std::vector<SuiteCase> batched_suite_cases() {
   return {{{32, 32, 32}, 1024}, {{256, 256, 256}, 64}};
 }
@@ -30,7 +63,12 @@ std::vector<SuiteCase> named_suite(const std::string& name) {
     return cases;
   }
   if (name == "batched") return batched_suite_cases();
-  throw invalid_argument("unknown suite '" + name + "' (expected standard or batched)");
+  if (name == "memory") {
+    std::vector<SuiteCase> cases;
+    for (const auto& s : memory_suite_shapes()) cases.push_back({s, 1});
+    return cases;
+  }
+  throw invalid_argument("unknown suite '" + name + "' (expected standard, batched or memory)");
 }
 
 std::vector<std::string> default_suite_kernels() {

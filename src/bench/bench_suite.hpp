@@ -51,6 +51,9 @@ struct SuiteCase {
 
 // The default suite (row-major, NN, single GEMMs), the "standard" suite.
 std::vector<Shape> default_suite_shapes();
+// The "memory" suite: matrix times vector and matrices times a few vectors (M or N of 1, 8 or 16,
+// the other two 4096 or 8192), both ways round: the shapes of decoding with a language model.
+std::vector<Shape> memory_suite_shapes();
 // The "batched" suite: many small GEMMs per call, where launch overhead and batch addressing
 // matter more than the tile: 1024 GEMMs of 32^3 and 64 of 256^3.
 std::vector<SuiteCase> batched_suite_cases();
@@ -140,6 +143,28 @@ struct CandidateTrial {
   double gflops = 0;
 };
 
+// A row with too little arithmetic per byte to be bound by it: where the least the call must move
+// (every operand read once, C written once and read too when beta is not 0, the bias) takes longer
+// at the device's memory bandwidth than the arithmetic at its peak. Its rates are bytes per
+// second, against two limits measured or stated for the same run: a device-to-device copy moving
+// as many bytes (half read, half written), timed as a whole call interleaved with the row's
+// sides, so that launch and finish cost the copy what they cost a GEMM; and the profile's
+// bandwidth figure.
+struct MemoryBound {
+  double bytes = 0;
+  double copy_ms = 0;      // median whole-call time of the copy
+  double profile_gbs = 0;  // the device profile's memory_bandwidth_gbs (0: not stated)
+  std::string rule;        // why the row counts as memory-bound
+  // GB/s of a call of the row that took `ms`.
+  double gbs(double ms) const { return ms > 0 ? bytes / ms * 1e-6 : 0; }
+};
+
+// Whether `p` is memory-bound on the device (see MemoryBound): by the profile's peak and bandwidth
+// where it states both, else when M or N is at most 16. `rule` says which applied; nullopt when
+// compute-bound.
+std::optional<MemoryBound> memory_bound(const Problem& p, const DeviceProfile* profile,
+                                        const DeviceInfo& device);
+
 struct SuiteRow {
   Shape shape;
   Precision precision = Precision::kFP32;
@@ -158,6 +183,7 @@ struct SuiteRow {
   std::optional<double> clblast_tuned_gain;  // tuned CLBlast GFLOPS / stock CLBlast GFLOPS
   std::optional<double> cublas_gflops;
   std::optional<double> cublas_ratio;  // gemmtune GFLOPS / cuBLAS GFLOPS
+  std::optional<MemoryBound> memory;   // set for memory-bound rows (see MemoryBound)
 
   // The row's problem: row-major NN, alpha 1, beta 0, in its precision and batch.
   Problem problem() const;
@@ -195,15 +221,15 @@ struct BenchSuiteOptions {
   // Kernels checked to exist and to compute the batch layouts asked; default_suite_kernels() when
   // empty. The configuration itself comes from the library's chooser, over every kernel.
   std::vector<std::string> kernels;
-  bool epilogue = false;             // adds a bias+ReLU row to each FP32 single-GEMM row
-  bool clblast = true;               // false: the CLBlast column says n/a even when linked
+  bool epilogue = false;  // adds a bias+ReLU row to each FP32 single-GEMM row
+  bool clblast = true;    // false: the CLBlast column says n/a even when linked
   // A `gemmtune export -f clblast-json` file: CLBlast runs with its parameters (through
   // clblast::OverrideParameters, as a CLBlast user loading them would) instead of its own
   // database. CLBlast cannot drop an override again, so stock and tuned CLBlast are two runs.
   std::string clblast_params;
-  int reps = 20;        // interleaved timed calls of each side
-  int warmup = 3;       // interleaved untimed calls of each side
-  uint64_t seed = 42;   // input data
+  int reps = 20;       // interleaved timed calls of each side
+  int warmup = 3;      // interleaved untimed calls of each side
+  uint64_t seed = 42;  // input data
   std::string templates_dir;
   std::string cache_dir;  // binary cache ("" default folder, "none" disables)
   // Shapes with M*N*K*batch above this are verified on a sample of rows (all columns): one row

@@ -106,6 +106,15 @@ void to_json(nlohmann::json& j, const SuiteRow& r) {
   }
   if (r.cublas_gflops) j["cublas_gflops"] = *r.cublas_gflops;
   if (r.cublas_ratio) j["cublas_ratio"] = *r.cublas_ratio;
+  if (const auto& m = r.memory) {
+    j["memory"] = {{"bytes", m->bytes},
+                   {"copy_ms", m->copy_ms},
+                   {"copy_gbs", m->gbs(m->copy_ms)},
+                   {"profile_gbs", m->profile_gbs},
+                   {"rule", m->rule}};
+    if (r.gemmtune.ok()) j["memory"]["gemmtune_gbs"] = m->gbs(r.gemmtune.wall.median_ms);
+    if (r.library.ok()) j["memory"]["library_gbs"] = m->gbs(r.library.wall.median_ms);
+  }
 }
 
 void from_json(const nlohmann::json& j, SuiteRow& r) {
@@ -130,6 +139,11 @@ void from_json(const nlohmann::json& j, SuiteRow& r) {
   r.clblast_tuned_gain = optional_field<double>(j, "clblast_tuned_gain");
   r.cublas_gflops = optional_field<double>(j, "cublas_gflops");
   r.cublas_ratio = optional_field<double>(j, "cublas_ratio");
+  if (j.contains("memory")) {
+    const auto& m = j["memory"];
+    r.memory = MemoryBound{m.at("bytes").get<double>(), m.at("copy_ms").get<double>(),
+                           m.value("profile_gbs", 0.0), m.value("rule", "")};
+  }
 }
 
 void to_json(nlohmann::json& j, const SuiteReport& r) {

@@ -130,6 +130,53 @@ Table suite_table(const SuiteReport& report, bool markdown) {
   return t;
 }
 
+// A side's rate in GB/s on a memory-bound row and its share of the copy's ("-" when it did not
+// run).
+std::string side_gbs(const MemoryBound& m, double ms) {
+  if (ms <= 0) return "-";
+  return fmt::format("{:.0f} ({:.0f}%)", m.gbs(ms), 100 * m.copy_ms / ms);
+}
+
+double gflops_ms(const SuiteRow& r, double gflops) {
+  return gflops > 0 ? r.problem().flops() / gflops * 1e-6 : 0;
+}
+
+// The memory-bound rows: bytes moved, the copy's rate and each side's, with its share of the
+// copy's rate, and the library's share of the profile's figure.
+Table memory_table(const SuiteReport& report) {
+  const bool cublas = !report.cublas_source.empty();
+  Table t;
+  t.header = {
+      "Shape (MxNxK)",         "Precision", "MB moved", "copy GB/s", "gemmtune GB/s (of copy)",
+      "library GB/s (of copy)"};
+  if (cublas) t.header.push_back("cuBLAS GB/s (of copy)");
+  t.header.push_back("profile GB/s");
+  t.header.push_back("library / profile");
+  for (const auto& r : report.rows) {
+    if (!r.memory) continue;
+    const MemoryBound& m = *r.memory;
+    auto ms = [](const SideResult& s) { return s.ok() ? s.wall.median_ms : 0.0; };
+    std::vector<std::string> cells = {r.shape.to_string(),         "fp" + to_string(r.precision),
+                                      fixed(m.bytes * 1e-6, 1),    fixed(m.gbs(m.copy_ms), 0),
+                                      side_gbs(m, ms(r.gemmtune)), side_gbs(m, ms(r.library))};
+    if (cublas) cells.push_back(side_gbs(m, gflops_ms(r, r.cublas_gflops.value_or(0))));
+    cells.push_back(m.profile_gbs > 0 ? fixed(m.profile_gbs, 0) : "n/a");
+    cells.push_back(
+        m.profile_gbs > 0 && r.library.ok()
+            ? fmt::format("{:.0f}%", 100 * m.gbs(r.library.wall.median_ms) / m.profile_gbs)
+            : "n/a");
+    t.rows.push_back(std::move(cells));
+  }
+  return t;
+}
+
+constexpr const char* kMemoryNote =
+    "Rows bound by memory, not arithmetic: MB moved is the least a call moves (A and B read once, "
+    "C written once); GB/s from the median whole-call time; in brackets the share of the rate of "
+    "a device-to-device copy of as many bytes (half read, half written), timed the same way "
+    "interleaved with the row's calls, launch included. The profile's figure is the device's "
+    "stated bandwidth.";
+
 std::string md_escape(std::string s) {
   s = first_line(s);
   std::string out;
@@ -243,6 +290,19 @@ std::string suite_markdown(const SuiteReport& report) {
   md += "\n";
   for (const auto& r : t.rows) md += line(r);
 
+  const Table mt = memory_table(report);
+  if (!mt.rows.empty()) {
+    md += std::string("\n## Memory-bound rows\n\n") + kMemoryNote + "\n\n";
+    md += line(mt.header);
+    md += "|";
+    for (size_t i = 0; i < mt.header.size(); ++i) md += i < 2 ? " --- |" : " ---: |";
+    md += "\n";
+    for (const auto& r : mt.rows) md += line(r);
+    for (const auto& r : report.rows) {
+      if (r.memory) md += "- " + r.label() + ": " + r.memory->rule + "\n";
+    }
+  }
+
   md += "\n## Configurations\n\n";
   for (const auto& r : report.rows) {
     const std::string label = r.label();
@@ -286,8 +346,10 @@ std::string suite_markdown(const SuiteReport& report) {
   return md;
 }
 
-std::string suite_text(const SuiteReport& report) {
-  const Table t = suite_table(report, false);
+namespace {
+
+// `t` as aligned text: the columns from `first_number` on right-aligned but the last.
+std::string text_table(const Table& t, size_t first_number) {
   std::vector<size_t> width(t.header.size(), 0);
   for (size_t i = 0; i < t.header.size(); ++i) width[i] = t.header[i].size();
   for (const auto& r : t.rows) {
@@ -296,23 +358,30 @@ std::string suite_text(const SuiteReport& report) {
   auto line = [&](const std::vector<std::string>& cells) {
     std::string s;
     for (size_t i = 0; i < cells.size(); ++i) {
-      // Numbers right-aligned, words left-aligned.
-      s += i >= Table::kFirstNumber && i + 1 < cells.size()
-               ? fmt::format("{:>{}}", cells[i], width[i])
-               : fmt::format("{:<{}}", cells[i], width[i]);
+      s += i >= first_number && i + 1 < cells.size() ? fmt::format("{:>{}}", cells[i], width[i])
+                                                     : fmt::format("{:<{}}", cells[i], width[i]);
       if (i + 1 < cells.size()) s += "  ";
     }
     while (!s.empty() && s.back() == ' ') s.pop_back();
     return s + "\n";
   };
+  std::string out = line(t.header);
+  for (const auto& r : t.rows) out += line(r);
+  return out;
+}
+
+}  // namespace
+
+std::string suite_text(const SuiteReport& report) {
   const auto& d = report.device;
   std::string out = fmt::format("{} ({}, driver {})\n", d.name, d.platform_name, d.driver_version);
   out += fmt::format(
       "GFLOPS from the median whole-call time of {} interleaved calls; ratio = "
       "gemmtune / other\n\n",
       report.reps);
-  out += line(t.header);
-  for (const auto& r : t.rows) out += line(r);
+  out += text_table(suite_table(report, false), Table::kFirstNumber);
+  const Table mt = memory_table(report);
+  if (!mt.rows.empty()) out += std::string("\n") + kMemoryNote + "\n" + text_table(mt, 2);
   out += "\n";
   for (const auto& l : suite_summary_lines(report)) out += l + "\n";
   std::vector<std::string> notes = failures_of(report);

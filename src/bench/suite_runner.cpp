@@ -1,5 +1,7 @@
 #include <algorithm>
 
+#include <spdlog/spdlog.h>
+
 #include "src/bench/suite_internal.hpp"
 #include "src/core/error.hpp"
 #include "src/eval/clblast_evaluator.hpp"
@@ -34,7 +36,18 @@ class SuiteRunner {
     row.batch_layout = d.problem.batch_layout;
     row.epilogue = epilogue;
 
-    std::optional<Side> g, l, b, t;
+    std::optional<Side> g, l, b, t, copy;
+    SideResult copy_result;  // the memory-bound row's copy, timed as the sides
+    row.memory = memory_bound(d.problem_for(epilogue), env_.profile(), env_.device().info);
+    if (row.memory) {
+      try {
+        copy = Side{copy_call(env_, row.memory->bytes), {}, {}};
+      } catch (const std::exception& e) {
+        spdlog::warn("{}: the copy it is measured against could not run: {}", row.label(),
+                     e.what());
+        row.memory.reset();
+      }
+    }
     const auto lacks = device_lacks(env_.device().info, row.precision);
     if (lacks) {
       row.gemmtune.message = *lacks;  // n/a: not a failure of the configuration
@@ -76,7 +89,8 @@ class SuiteRunner {
           options_.clblast ? "CLBlast is not linked into this build" : "skipped on request";
     }
 
-    // Interleaved: gemmtune, library, CLBlast, gemmtune, ... first untimed, then timed.
+    // Interleaved: gemmtune, library, CLBlast, (the copy), gemmtune, ... first untimed, then
+    // timed.
     auto step = [&](std::optional<Side>& side, SideResult& result, bool timed) {
       if (!side) return;
       try {
@@ -103,6 +117,7 @@ class SuiteRunner {
       step(l, row.library, timed);
       step(b, row.clblast, timed);
       step(t, row.clblast_tuned, timed);
+      step(copy, copy_result, timed);
     }
     auto finish = [&](std::optional<Side>& side, SideResult& result) {
       if (!side) return;
@@ -115,6 +130,14 @@ class SuiteRunner {
     finish(l, row.library);
     finish(b, row.clblast);
     finish(t, row.clblast_tuned);
+    finish(copy, copy_result);
+    if (row.memory) {
+      if (copy_result.wall.median_ms > 0) {
+        row.memory->copy_ms = copy_result.wall.median_ms;
+      } else {
+        row.memory.reset();  // the copy failed while timed: no yardstick
+      }
+    }
     if (row.clblast.ok() && row.clblast.gflops > 0) {
       if (row.gemmtune.ok()) row.ratio = row.gemmtune.gflops / row.clblast.gflops;
       if (row.library.ok()) row.library_ratio = row.library.gflops / row.clblast.gflops;

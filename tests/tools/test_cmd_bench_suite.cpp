@@ -45,13 +45,16 @@ int lines(const std::string& s) {
   return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
 }
 
-// Markdown table lines split into trimmed cells.
+// The lines of the first Markdown table of `md` (the suite's), split into trimmed cells.
 std::vector<std::vector<std::string>> table_of(const std::string& md) {
   std::vector<std::vector<std::string>> rows;
   std::istringstream in(md);
   std::string line;
   while (std::getline(in, line)) {
-    if (line.empty() || line[0] != '|' || line.back() != '|') continue;
+    if (line.empty() || line[0] != '|' || line.back() != '|') {
+      if (!rows.empty()) break;  // the end of the first table
+      continue;
+    }
     std::vector<std::string> cells;
     std::string cell;
     for (size_t i = 1; i < line.size(); ++i) {
@@ -568,4 +571,44 @@ TEST_CASE("bench-suite refuses bad random-shape options with one line and exit 2
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
     CHECK(r.out.empty());
   }
+}
+
+TEST_CASE("bench-suite rates memory-bound rows in bytes per second against a copy",
+          "[cli][bench_suite][memory]") {
+  const std::string dir = gemmtune::test::temp_dir("bench-suite-memory");
+  const std::string md_path = dir + "/suite.md";
+  // A vector times a matrix and a matrix times a vector: about half a flop per byte, below any
+  // device's ridge point, and M or N of 1 where the profile states no figures.
+  auto r =
+      run_gemmtune(base_args() + " --shapes 1x256x320,320x1x256 --no-clblast --json -o " + md_path);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const auto report = j.get<gemmtune::SuiteReport>();
+  REQUIRE(report.rows.size() == 2);
+  constexpr double kFloat = 4;
+  for (const auto& row : report.rows) {
+    REQUIRE(row.memory);
+    const auto& s = row.shape;
+    // A (M x K) and B (K x N) read once, C written once (beta is 0).
+    CHECK(row.memory->bytes == kFloat * (s.m * s.k + s.k * s.n + s.m * s.n));
+    CHECK(row.memory->copy_ms > 0);
+    CHECK_FALSE(row.memory->rule.empty());
+    REQUIRE(row.library.ok());
+    CHECK(row.memory->gbs(row.library.wall.median_ms) > 0);
+  }
+  const auto& m = j.at("rows").at(0).at("memory");
+  CHECK(m.at("copy_gbs").get<double>() > 0);
+  CHECK(m.at("library_gbs").get<double>() > 0);
+  const std::string md = slurp(md_path);
+  CHECK_THAT(md, Catch::Contains("## Memory-bound rows") && Catch::Contains("copy GB/s"));
+}
+
+TEST_CASE("the memory suite lists matrix-vector shapes both ways round",
+          "[cli][bench_suite][memory]") {
+  auto r = run_gemmtune("bench-suite --suite memory --list-shapes");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("1x4096x4096") && Catch::Contains("4096x1x4096") &&
+                        Catch::Contains("16x8192x8192") && Catch::Contains("8192x16x8192"));
 }

@@ -15,13 +15,16 @@ using gemmtune::test::source_path;
 
 namespace {
 
-// The cells of each Markdown table line ("| a | b |") of a document.
+// The cells of each line ("| a | b |") of the first Markdown table of a document.
 std::vector<std::vector<std::string>> markdown_table(const std::string& md) {
   std::vector<std::vector<std::string>> rows;
   std::istringstream in(md);
   std::string line;
   while (std::getline(in, line)) {
-    if (line.empty() || line[0] != '|') continue;
+    if (line.empty() || line[0] != '|') {
+      if (!rows.empty()) break;  // the end of the first table
+      continue;
+    }
     std::vector<std::string> cells;
     std::string cell;
     for (size_t i = 1; i < line.size(); ++i) {
@@ -303,4 +306,31 @@ TEST_CASE("the suite runs tiny shapes on the OpenCL device, both sides verified"
 
   const nlohmann::json j = r;
   CHECK(nlohmann::json(j.get<SuiteReport>()) == j);
+}
+
+TEST_CASE("a row is memory-bound below the profile's ridge point", "[bench_suite][memory]") {
+  const DeviceProfile h100 = load_profile(source_path("devices/sm_90.json"));
+  DeviceInfo device;
+  device.name = "NVIDIA H100 80GB HBM3";
+  device.compute_units = 132;
+  device.max_clock_mhz = 1980;
+  Problem gemv;
+  gemv.shape = {1, 4096, 4096};
+  const auto m = memory_bound(gemv, &h100, device);
+  REQUIRE(m);
+  CHECK(m->bytes == 4.0 * (4096 + 4096 * 4096 + 4096));
+  CHECK(m->profile_gbs > 0);
+  CHECK_THAT(m->rule, Catch::Contains("flops per byte"));
+  Problem square;
+  square.shape = {4096, 4096, 4096};
+  CHECK_FALSE(memory_bound(square, &h100, device));
+  // beta != 0 reads C as well.
+  gemv.beta = 1;
+  CHECK(memory_bound(gemv, &h100, device)->bytes == 4.0 * (4096 + 4096 * 4096 + 2 * 4096));
+  // Without a profile: M or N of at most 16.
+  Problem few;
+  few.shape = {16, 4096, 4096};
+  CHECK(memory_bound(few, nullptr, device));
+  few.shape = {17, 4096, 4096};
+  CHECK_FALSE(memory_bound(few, nullptr, device));
 }
