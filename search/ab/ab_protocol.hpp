@@ -32,7 +32,8 @@ struct DeviceProfile;
 // terms, each term a product of roles (kernel_spec.hpp: what the template declares a parameter
 // to be); a term counts only when the configuration has every role it names, so one table serves
 // every template. The ranks, in order:
-//   1. local-memory buffers   local_buffer_a + local_buffer_b (xgemm's SA + SB), stages
+//   1. local-memory buffers   local_buffer_a + local_buffer_b (xgemm's SA + SB, xgemm_fast's
+//                             LDS twice), stages (xgemm_fast: LDS * STAGES)
 //   2. padding and swizzling  pad_a + pad_b, swizzle
 //   3. unroll                 unroll_k
 //   4. vector width           vector_m * vector_n
