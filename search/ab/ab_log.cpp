@@ -48,19 +48,14 @@ std::string format_number(double v) {
 }
 
 std::string indicator_cell(const AbRecord& r) {
-  // Names of the spec estimate and of the bottleneck report; only those present are shown.
+  // Names of the bottleneck report's items; only those present are shown.
   static const std::vector<std::pair<std::string, std::string>> labels = {
-      {"lds_bytes", "LDS B"},
       {"lds", "LDS B"},
       {"work_group_size", "WG"},
-      {"registers_estimate", "regs est"},
       {"registers", "regs"},
       {"occupancy", "waves/SIMD"},
-      {"outputs_per_work_item", "MWI×NWI"},
       {"work_per_thread", "MWI×NWI"},
-      {"vector_width_product", "VW"},
       {"vector_width", "VW"},
-      {"spills_measured", "spills"},
   };
   std::string out;
   for (const auto& [name, label] : labels) {

@@ -15,10 +15,10 @@
 #include <nlohmann/json.hpp>
 
 #include "src/core/configuration.hpp"
-#include "src/eval/evaluator.hpp"
-#include "src/kernel/kernel_spec.hpp"
 #include "src/core/problem.hpp"
 #include "src/core/result.hpp"
+#include "src/eval/evaluator.hpp"
+#include "src/kernel/kernel_spec.hpp"
 
 namespace gemmtune {
 
@@ -32,7 +32,8 @@ struct DeviceProfile;
 // terms, each term a product of roles (kernel_spec.hpp: what the template declares a parameter
 // to be); a term counts only when the configuration has every role it names, so one table serves
 // every template. The ranks, in order:
-//   1. local-memory buffers   local_buffer_a + local_buffer_b (xgemm's SA + SB), stages
+//   1. local-memory buffers   local_buffer_a + local_buffer_b (xgemm's SA + SB, xgemm_fast's
+//                             LDS twice), stages (xgemm_fast: LDS * STAGES)
 //   2. padding and swizzling  pad_a + pad_b, swizzle
 //   3. unroll                 unroll_k
 //   4. vector width           vector_m * vector_n
@@ -157,18 +158,9 @@ struct Indicators {
 using IndicatorFunction =
     std::function<Indicators(const Problem& problem, const Configuration&, const Result* measured)>;
 
-// The minimal set computed from the kernel declaration: local-memory bytes, work-group size,
-// register estimate, the outputs per work-item (register_tile_m x register_tile_n) and the
-// vector-width product (vector_m x vector_n, the roles declared), plus the
-// evaluator's measured local/private memory and registers when it reported them.
-Indicators spec_indicators(const KernelSpec& spec, const Problem& problem,
-                           const Configuration& config, const Result* measured);
-// spec_indicators bound to `spec`, which must outlive the function.
-IndicatorFunction spec_indicator_function(const KernelSpec& spec);
-
-// The bottleneck report's items (src/report/report.hpp: LDS, registers, occupancy, wave utilization,
-// MWI x NWI, vector width, arithmetic intensity, parallelism, fraction of peak) for the
-// configuration as measured, plus the work-group size from the spec. `profile` may be null (the
+// The bottleneck report's items (src/report/report.hpp: LDS, registers, occupancy, wave
+// utilization, MWI x NWI, vector width, arithmetic intensity, parallelism, fraction of peak) for
+// the configuration as measured, plus the work-group size from the spec. `profile` may be null (the
 // device figures are then unknown); `spec` and `profile` must outlive the function.
 IndicatorFunction report_indicator_function(const KernelSpec& spec, const DeviceProfile* profile,
                                             const DatabaseDevice& device);

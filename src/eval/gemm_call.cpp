@@ -112,18 +112,9 @@ std::optional<Result> check_kernel(const cl::Kernel& kernel, const KernelSpec& s
                                    const BuildOutcome& built, const Problem& problem,
                                    cl_uint batch_args, Result& r) {
   const auto& dev = device.device;
-  r.usage.local_mem_bytes =
-      static_cast<int64_t>(kernel.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(dev));
-  r.usage.private_mem_bytes =
-      static_cast<int64_t>(kernel.getWorkGroupInfo<CL_KERNEL_PRIVATE_MEM_SIZE>(dev));
-  r.usage.source = "CL_KERNEL_*";
-  // The log holds one block per entry function (the split-K reduce kernel comes first on NVIDIA):
-  // only the main kernel's figures count.
-  if (const auto ptxas = parse_ptxas_log(built.log, spec.entry_point())) {
-    r.usage.registers = ptxas->registers;
-    r.usage.spills = (ptxas->spill_store_bytes + 3) / 4;  // 32-bit words, as AMD counts them
-    r.usage.source += ", ptxas";
-  }
+  // The driver's figures, and the registers and spills of the main kernel (not the split-K
+  // reduce kernel) from ptxas's log or an AMDGPU program binary.
+  r.usage = query_kernel_resources(dev, built.program, kernel, spec.entry_point(), built.log);
   auto fail = [&](Status s, const std::string& why) {
     Result f = Result::failure(r.config, s, why);
     f.usage = r.usage;
@@ -140,7 +131,8 @@ std::optional<Result> check_kernel(const cl::Kernel& kernel, const KernelSpec& s
                             "configuration needs {}",
                             kernel_max_wg, wg));
   }
-  if (*r.usage.local_mem_bytes > static_cast<int64_t>(device.info.local_mem_bytes)) {
+  if (r.usage.local_mem_bytes &&
+      *r.usage.local_mem_bytes > static_cast<int64_t>(device.info.local_mem_bytes)) {
     return fail(Status::kDeviceLimit,
                 fmt::format("the compiled kernel needs {} bytes of local memory, the device has {}",
                             *r.usage.local_mem_bytes, device.info.local_mem_bytes));

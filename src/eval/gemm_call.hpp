@@ -79,8 +79,7 @@ class GemmCall {
   void enqueue(cl::CommandQueue& queue, cl::Event* main_event = nullptr,
                std::vector<cl::Event>* step_events = nullptr) const;
 
-  // Launches per call and which one is the template's main kernel.
-  size_t steps() const { return steps_.size(); }
+  // Which launch of the call is the template's main kernel.
   size_t main_step() const { return main_step_; }
   // Whether the bound call runs helper kernels (padding copies) besides the template's own.
   bool helper_kernels() const { return helpers_; }

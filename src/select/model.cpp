@@ -96,21 +96,51 @@ double efficiency(const Terms& t) {
   return std::max(t.padding * t.waves * t.depth, 1e-9);
 }
 
-// A configuration whose template is not at hand and that has none of the conventional tile names
-// either is modelled as a 1x1 tile: said once per set of parameter names, not per prediction.
-void warn_untiled(const Configuration& config) {
-  std::string names;
-  for (const auto& [name, value] : config) names += (names.empty() ? "" : ",") + name;
+// Says `message` once per `key` (a kernel, a set of parameter names), not once per prediction.
+void warn_once(const std::string& key, const std::string& message) {
   static std::mutex mutex;
   static std::set<std::string> warned;
   {
     const std::lock_guard<std::mutex> lock(mutex);
-    if (!warned.insert(names).second) return;
+    if (!warned.insert(key).second) return;
   }
-  spdlog::warn(
-      "no kernel declaration for a configuration of {{{}}} and no conventional tile parameter in "
-      "it: the model takes it as a 1x1 tile",
-      names);
+  spdlog::warn("{}", message);
+}
+
+// A configuration whose template is not at hand and that has none of the conventional tile names
+// either is modelled as a 1x1 tile.
+void warn_untiled(const Configuration& config) {
+  std::string names;
+  for (const auto& [name, value] : config) names += (names.empty() ? "" : ",") + name;
+  warn_once("config:" + names,
+            fmt::format("no kernel declaration for a configuration of {{{}}} and no conventional "
+                        "tile parameter in it: the model takes it as a 1x1 tile",
+                        names));
+}
+
+// A declaration that leaves out a role of the tile the model reads. A tile in N alone is a
+// kernel untiled in M by design (xgemm_skinny); none at all, or tile_m without the others, reads
+// as an omission, so the model says what it assumes instead.
+void warn_missing_tile_roles(const KernelSpec& spec) {
+  const Role tile[] = {Role::kTileM, Role::kTileN, Role::kTileK};
+  if (!spec.declares(Role::kTileM) && !spec.declares(Role::kTileN)) {
+    warn_once("kernel:" + spec.name(),
+              fmt::format("kernel '{}' declares no work-group tile (roles tile_m, tile_n, tile_k "
+                          "in its json): the model takes it as untiled (a 1x1 tile) and "
+                          "predicts it only on skinny shapes",
+                          spec.name()));
+    return;
+  }
+  if (!spec.declares(Role::kTileM)) return;
+  std::string missing;
+  for (Role r : tile) {
+    if (!spec.declares(r)) missing += (missing.empty() ? "" : ", ") + role_name(r);
+  }
+  if (missing.empty()) return;
+  warn_once("kernel:" + spec.name(),
+            fmt::format("kernel '{}' declares tile_m but not {} (roles in its json): the model "
+                        "takes each of them as 1",
+                        spec.name(), missing));
 }
 
 }  // namespace
@@ -157,6 +187,7 @@ TileGeometry TileGeometry::of(const KernelSpec* spec, const Configuration& confi
   TileGeometry g;
   g.tiled = roles.get(Role::kTileM).has_value();
   if (!spec && !g.tiled) warn_untiled(config);
+  if (spec) warn_missing_tile_roles(*spec);
   g.mwg = positive(Role::kTileM);
   g.nwg = positive(Role::kTileN);
   g.kwg = positive(Role::kTileK);

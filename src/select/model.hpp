@@ -79,9 +79,11 @@ struct TileGeometry {
   bool tiled = true;
 
   // From the roles of the kernel's declaration (tile_m, tile_n, tile_k, split_k, threads_m,
-  // threads_n; an undeclared one is 1); without a declaration, from the conventional parameter
-  // names (conventional_role), with a warning where they give no tile. `usage` (measured
-  // registers and local memory) is preferred to the declaration's estimates for the occupancy.
+  // threads_n; an undeclared one is 1, with a warning once per kernel where the declaration has
+  // no tile at all or tile_m without tile_n and tile_k); without a declaration, from the
+  // conventional parameter names (conventional_role), with a warning where they give no tile.
+  // `usage` (measured registers and local memory) is preferred to the declaration's estimates
+  // for the occupancy.
   static TileGeometry of(const KernelSpec* spec, const Configuration& config, Precision precision,
                          const ResourceUsage& usage, const DeviceModel& device);
 };

@@ -148,13 +148,6 @@ double unpack_element(const unsigned char* src, size_t width) {
 
 }  // namespace
 
-std::vector<double> unpack_elements(const std::vector<unsigned char>& bytes, Precision precision) {
-  const size_t width = static_cast<size_t>(element_bytes(precision));
-  std::vector<double> out(bytes.size() / width);
-  for (size_t i = 0; i < out.size(); ++i) out[i] = unpack_element(bytes.data() + i * width, width);
-  return out;
-}
-
 namespace {
 
 // splitmix64: a tiny generator whose sequence is the same on every platform and library (the

@@ -72,9 +72,8 @@ double round_to_precision(double value, Precision precision);
 uint16_t float_to_half(float value);
 float half_to_float(uint16_t bits);
 
-// Device representation of values already representable in the precision, and back.
+// Device representation of values already representable in the precision.
 std::vector<unsigned char> pack_elements(const std::vector<double>& values, Precision precision);
-std::vector<double> unpack_elements(const std::vector<unsigned char>& bytes, Precision precision);
 
 // The problem's matrices as stored, densely, in the problem's order: A is M x K (K x M when
 // transposed), B is K x N (N x K), C is M x N. A batch holds its matrices one after the other

@@ -2,6 +2,7 @@
 // replay.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <string>
 
@@ -12,6 +13,11 @@
 #include "tests/test_support.hpp"
 
 namespace gemmtune::test {
+
+// The lines of a command's output: an error is one line.
+inline int line_count(const std::string& s) {
+  return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
+}
 
 // Whether `gemmtune devices` lists a device (asked once per test process).
 inline bool cli_has_device() {

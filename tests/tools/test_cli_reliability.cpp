@@ -20,8 +20,10 @@
 #include "src/db/journal.hpp"
 #include "tests/search/strategies/synthetic_space.hpp"
 #include "tests/test_support.hpp"
+#include "tests/tools/cli_helpers.hpp"
 
 using namespace gemmtune;
+using test::line_count;
 using test::run_gemmtune;
 using test::source_path;
 using test::spawn_gemmtune;
@@ -30,10 +32,6 @@ using test::temp_dir;
 namespace {
 
 const std::string kDb = source_path("tests/data/db_gfx1012.json");
-
-int lines(const std::string& s) {
-  return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
-}
 
 bool exists(const std::string& path) {
   return std::filesystem::exists(path);
@@ -171,7 +169,7 @@ TEST_CASE("a database keeps its mode, and a read-only one is refused", "[cli][da
   const std::string before = read_text_file(db);
   r = run_gemmtune("db merge " + db + " " + db + " " + kDb);
   CHECK(r.exit_code == 2);
-  CHECK(lines(r.err) == 1);
+  CHECK(line_count(r.err) == 1);
   CHECK_THAT(r.err, Catch::Contains(db) && Catch::Contains("read-only"));
   CHECK(read_text_file(db) == before);
   CHECK(mode_of(db) == 0444);
@@ -192,12 +190,12 @@ TEST_CASE("a journal belongs to one search at a time, and SIGTERM stops like SIG
   // A second --resume of the running search's journal: busy, exit 5, nothing appended.
   auto r = run_gemmtune("-q search --resume " + journal + " -o " + dir + "/second.json");
   CHECK(r.exit_code == 5);
-  CHECK(lines(r.err) == 1);
+  CHECK(line_count(r.err) == 1);
   CHECK_THAT(r.err, Catch::Contains(journal) && Catch::Contains("in use"));
   // A second plain search into the same folder: the journal exists, exit 2.
   r = run_gemmtune("-q search --replay " + replay + " --max-evals 3 -o " + dir + "/out.json");
   CHECK(r.exit_code == 2);
-  CHECK(lines(r.err) == 1);
+  CHECK(line_count(r.err) == 1);
   CHECK_THAT(r.err, Catch::Contains("already exists"));
   CHECK_FALSE(exists(dir + "/second.json"));
 
@@ -248,7 +246,7 @@ TEST_CASE("search checks --db and -o before measuring", "[cli][search][database]
     const std::string out = args.find(" -o ") == std::string::npos ? " -o " + dir + "/x.json" : "";
     const auto r = run_gemmtune("-q search --replay " + replay + " --max-evals 3 " + args + out);
     CHECK(r.exit_code == 2);
-    CHECK(lines(r.err) == 1);
+    CHECK(line_count(r.err) == 1);
     CHECK_THAT(r.err, Catch::Contains(why));
     // Refused before the first evaluation: no journal was started.
     CHECK_FALSE(exists(dir + "/x.journal.jsonl"));
@@ -263,7 +261,7 @@ TEST_CASE("compare range-checks its inputs and refuses another device", "[cli][c
       db_copy(dir, "cv.json", [](nlohmann::json& j) { j["entries"][1]["time"]["cv"] = -5.0; });
   auto r = run_gemmtune("compare " + kDb + " " + negative_cv);
   CHECK(r.exit_code == 2);
-  CHECK(lines(r.err) == 1);
+  CHECK(line_count(r.err) == 1);
   CHECK_THAT(r.err, Catch::Contains(negative_cv) && Catch::Contains("entries[1].time.cv") &&
                         Catch::Contains("negative"));
 
@@ -271,7 +269,7 @@ TEST_CASE("compare range-checks its inputs and refuses another device", "[cli][c
       db_copy(dir, "other.json", [](nlohmann::json& j) { j["device"]["name"] = "Other GPU"; });
   r = run_gemmtune("compare " + kDb + " " + other);
   CHECK(r.exit_code == 2);
-  CHECK(lines(r.err) == 1);
+  CHECK(line_count(r.err) == 1);
   CHECK_THAT(r.err, Catch::Contains("different devices") && Catch::Contains("Other GPU") &&
                         Catch::Contains("--allow-other-device"));
   r = run_gemmtune("compare --allow-other-device " + kDb + " " + other);
@@ -295,7 +293,7 @@ TEST_CASE("a number that overflows is a bad file, not an internal error", "[cli]
     INFO(c);
     const auto r = run_gemmtune("-q " + c);
     CHECK(r.exit_code == 2);
-    CHECK(lines(r.err) == 1);
+    CHECK(line_count(r.err) == 1);
     CHECK_THAT(r.err, Catch::Contains(bad) && Catch::Contains("'gflops'") &&
                           Catch::Contains("1e999") && !Catch::Contains("internal"));
   }
@@ -321,7 +319,7 @@ TEST_CASE("a number that overflows is a bad file, not an internal error", "[cli]
     INFO(c);
     r = run_gemmtune("-q " + c);
     CHECK(r.exit_code == 2);
-    CHECK(lines(r.err) == 1);
+    CHECK(line_count(r.err) == 1);
     CHECK_THAT(r.err, Catch::Contains(journal) && Catch::Contains("'gflops'") &&
                           Catch::Contains("line 4"));
   }
@@ -348,7 +346,7 @@ TEST_CASE("entries that cannot be measurements are refused on load", "[cli][data
           "export " + path + " -f csv"}) {
       const auto r = run_gemmtune("-q " + c);
       CHECK(r.exit_code == 2);
-      CHECK(lines(r.err) == 1);
+      CHECK(line_count(r.err) == 1);
       CHECK_THAT(r.err, Catch::Contains(path) && Catch::Contains(field));
     }
     CHECK_FALSE(exists(dir + "/m.json"));  // nothing merged, nothing passed on
@@ -364,7 +362,7 @@ TEST_CASE("search-eval says when a recording is not the whole space", "[cli][sea
   const std::string sample = dir + "/p.journal.jsonl";
   auto r = run_gemmtune("search-eval --replay " + sample + " --seeds 2 --max-evals 5");
   CHECK(r.exit_code == 2);
-  CHECK(lines(r.err) == 1);
+  CHECK(line_count(r.err) == 1);
   CHECK_THAT(r.err, Catch::Contains("random search") && Catch::Contains("--allow-partial"));
   r = run_gemmtune("-q search-eval --replay " + sample +
                    " --seeds 2 --max-evals 5 --strategies random --json --allow-partial");
@@ -382,7 +380,7 @@ TEST_CASE("a resumed search refuses problems its journal does not hold", "[cli][
   const std::string journal = dir + "/a.journal.jsonl";
   auto r = run_gemmtune("-q search --resume " + journal + " -s 128x128x128");
   CHECK(r.exit_code == 2);
-  CHECK(lines(r.err) == 1);
+  CHECK(line_count(r.err) == 1);
   CHECK_THAT(r.err, Catch::Contains("shape 128x128x128") && Catch::Contains("--new-problems"));
   CHECK(count_results(journal) == 4);  // nothing measured
   r = run_gemmtune("-q search --resume " + journal + " -s 128x128x128 --new-problems");
@@ -397,7 +395,7 @@ TEST_CASE("a search that finds no valid configuration exits 1", "[cli][search]")
   const auto r = run_gemmtune("-q search --replay " + replay + " --max-evals 5 --db " + dir +
                               "/db.json -o " + dir + "/out.json");
   CHECK(r.exit_code == 1);
-  CHECK(lines(r.err) == 1);
+  CHECK(line_count(r.err) == 1);
   CHECK_THAT(r.err, Catch::Contains("no valid configuration for 256x256x256") &&
                         Catch::Contains("5 of 5"));
   CHECK(exists(dir + "/out.json"));  // the outputs are written all the same
@@ -413,12 +411,13 @@ TEST_CASE("a problem larger than the device's memory is refused before compiling
   const auto r = run_gemmtune("-q search -s 46000x46000x46000 --kernel xgemm --no-db -o " + dir +
                               "/out.json --cache-dir none");
   CHECK(r.exit_code == 3);
-  CHECK(lines(r.err) == 1);
+  CHECK(line_count(r.err) == 1);
   CHECK_THAT(r.err, Catch::Contains("46000x46000x46000") && Catch::Contains("GiB"));
   CHECK_FALSE(exists(dir + "/out.journal.jsonl"));
   // `run` refuses it the same way.
-  const auto one = run_gemmtune("-q run --kernel xgemm -m 46000 -n 46000 -k 46000 --cache-dir none");
+  const auto one =
+      run_gemmtune("-q run --kernel xgemm -m 46000 -n 46000 -k 46000 --cache-dir none");
   CHECK(one.exit_code == 3);
-  CHECK(lines(one.err) == 1);
+  CHECK(line_count(one.err) == 1);
   CHECK_THAT(one.err, Catch::Contains("46000x46000x46000") && Catch::Contains("GiB"));
 }

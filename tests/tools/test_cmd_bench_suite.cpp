@@ -13,7 +13,9 @@
 #include "src/bench/bench_suite.hpp"
 #include "src/kernel/kernel_spec.hpp"
 #include "tests/test_support.hpp"
+#include "tests/tools/cli_helpers.hpp"
 
+using gemmtune::test::line_count;
 using gemmtune::test::run_gemmtune;
 using gemmtune::test::source_path;
 
@@ -39,10 +41,6 @@ std::string slurp(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-int lines(const std::string& s) {
-  return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
 }
 
 // The lines of the first Markdown table of `md` (the suite's), split into trimmed cells.
@@ -318,19 +316,19 @@ TEST_CASE("bench-suite refuses bad input with one line and exit 2", "[cli][bench
     auto r = run_gemmtune("bench-suite --db /nonexistent-gemmtune/db.json --shapes 64");
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("/nonexistent-gemmtune/db.json"));
-    CHECK(lines(r.err) == 1);
+    CHECK(line_count(r.err) == 1);
   }
   SECTION("bad shape") {
     auto r = run_gemmtune(base_args() + " --shapes 64x0x64");
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("64x0x64"));
-    CHECK(lines(r.err) == 1);
+    CHECK(line_count(r.err) == 1);
   }
   SECTION("unknown kernel") {
     auto r = run_gemmtune(base_args() + " --shapes 64 --kernels xgemm,nosuchkernel");
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("nosuchkernel"));
-    CHECK(lines(r.err) == 1);
+    CHECK(line_count(r.err) == 1);
   }
   SECTION("no repetitions") {
     auto r = run_gemmtune(base_args() + " --shapes 64 --reps 0");
@@ -341,7 +339,7 @@ TEST_CASE("bench-suite refuses bad input with one line and exit 2", "[cli][bench
     auto r = run_gemmtune(base_args() + " --shapes 64 --cublas " + fixture());
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("bench_suite_db.json") && Catch::Contains("bench-cublas"));
-    CHECK(lines(r.err) == 1);
+    CHECK(line_count(r.err) == 1);
   }
 }
 
@@ -454,7 +452,7 @@ TEST_CASE("bench-suite refuses bad precision and batch options with one line and
     auto r = run_gemmtune(base_args() + " " + c.args);
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains(c.names));
-    CHECK(lines(r.err) == 1);
+    CHECK(line_count(r.err) == 1);
   }
 }
 
@@ -568,7 +566,7 @@ TEST_CASE("bench-suite refuses bad random-shape options with one line and exit 2
     const auto r = run_gemmtune("bench-suite " + args);
     INFO(args << ": " << r.err);
     CHECK(r.exit_code == 2);
-    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(line_count(r.err) == 1);
     CHECK(r.out.empty());
   }
 }

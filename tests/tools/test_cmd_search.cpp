@@ -1,5 +1,6 @@
 // The search and search-eval commands end to end: replay runs, interruption by SIGINT and SIGKILL
-// with resumption, and (on the OpenCL device) kernels that hang, crash or fail.
+// with resumption, a search in which nothing passes, and (on the OpenCL device) kernels that
+// hang, crash or fail.
 #include <catch2/catch.hpp>
 
 #include <signal.h>
@@ -7,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -15,28 +17,14 @@
 #include "src/core/json_util.hpp"
 #include "src/db/database.hpp"
 #include "src/db/journal.hpp"
-#include "tests/search/strategies/synthetic_space.hpp"
 #include "tests/test_support.hpp"
+#include "tests/tools/cli_helpers.hpp"
 
 using namespace gemmtune;
 using test::run_gemmtune;
 using test::spawn_gemmtune;
 
 namespace {
-
-// Writes a synthetic replay (the xgemm cpu space, some configurations failing) to `dir`.
-std::string write_replay(const std::string& dir) {
-  static const KernelSpec spec = KernelSpec::load(test::source_path("kernel_templates/xgemm.json"));
-  ParamSpace space(spec, "cpu", DeviceLimits{}, Context{{"ELEM_BYTES", 4}});
-  Problem p;
-  p.shape = {256, 256, 256};
-  const Journal j = test::synthetic_gemm_journal(space, p, 5);
-  const std::string path = dir + "/replay.jsonl";
-  JournalWriter w(path);
-  w.write_header(j.headers.front());
-  for (const auto& e : j.entries) w.append(e.problem, e.result, 0);
-  return path;
-}
 
 size_t count_results(const std::string& journal) {
   return test::count_journal_results(journal);
@@ -62,7 +50,7 @@ std::vector<std::string> journalled(const std::string& path) {
 
 TEST_CASE("search on a replay writes the best and the journal", "[search][cli]") {
   const std::string dir = test::temp_dir("search-cli");
-  const std::string replay = write_replay(dir);
+  const std::string replay = test::write_synthetic_replay(dir);
   const auto r = run_gemmtune("search --replay " + replay + " --strategy anneal --max-evals 25 " +
                               "--seed 3 -o " + dir + "/out.json");
   INFO(r.err);
@@ -102,7 +90,7 @@ TEST_CASE("search on a replay writes the best and the journal", "[search][cli]")
 
 TEST_CASE("a journal is resumed only on the device that recorded it", "[search][cli][resume]") {
   const std::string dir = test::temp_dir("search-cli");
-  const std::string replay = write_replay(dir);
+  const std::string replay = test::write_synthetic_replay(dir);
   // The same recording, claimed by another device.
   const std::string other = dir + "/other.jsonl";
   {
@@ -130,7 +118,7 @@ TEST_CASE("a journal is resumed only on the device that recorded it", "[search][
 
 TEST_CASE("search rejects bad input with one line", "[search][cli]") {
   const std::string dir = test::temp_dir("search-cli");
-  const std::string replay = write_replay(dir);
+  const std::string replay = test::write_synthetic_replay(dir);
   auto r = run_gemmtune("search --replay " + replay + " --strategy-option bayes.foo=1 -o " + dir +
                         "/a.json");
   CHECK(r.exit_code == 2);
@@ -150,7 +138,7 @@ TEST_CASE("a search stopped by SIGINT or SIGKILL resumes without measuring twice
   for (const int sig : {SIGINT, SIGKILL}) {
     INFO("signal " << sig);
     const std::string dir = test::temp_dir("search-kill");
-    const std::string replay = write_replay(dir);
+    const std::string replay = test::write_synthetic_replay(dir);
     const std::string journal = dir + "/out.journal.jsonl";
     const pid_t pid =
         spawn_gemmtune({"search", "--replay", replay, "--replay-delay-ms", "40", "--strategy",
@@ -192,7 +180,7 @@ TEST_CASE("a search stopped by SIGINT or SIGKILL resumes without measuring twice
 
 TEST_CASE("search-eval compares strategies on a replay", "[search][cli]") {
   const std::string dir = test::temp_dir("search-eval");
-  const std::string replay = write_replay(dir);
+  const std::string replay = test::write_synthetic_replay(dir);
   auto r = run_gemmtune("search-eval --replay " + replay +
                         " --strategies bayes,random --seeds 4 --max-evals 20 --json");
   INFO(r.err);
@@ -287,4 +275,18 @@ TEST_CASE("search --epilogue is journalled and taken back on --resume",
   CHECK(result.at("problem").at("epilogue") == "bias,relu");
   CHECK(result.at("resumed") == 2);
   CHECK(result.at("evaluations") == 3);
+}
+
+TEST_CASE("a search in which no configuration passes fails its check", "[cli][search]") {
+  const std::string dir = test::temp_dir("cli-search-none");
+  const std::string replay = test::write_synthetic_replay(dir, [](const Result& r) {
+    return Result::failure(r.config, Status::kWrongResult, "made up");
+  });
+  const auto r = run_gemmtune("search --replay " + replay +
+                              " --strategy random --max-evals 5 -q -o " + dir + "/s.json");
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.err, Catch::Contains("5 of 5 evaluations failed"));
+  CHECK(test::line_count(r.err) == 1);
+  CHECK(std::filesystem::exists(dir + "/s.json"));  // the outputs are written all the same
 }

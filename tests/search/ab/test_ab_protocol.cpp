@@ -11,9 +11,9 @@
 #include <catch2/catch.hpp>
 
 #include "search/ab/ab_protocol.hpp"
-#include "src/db/database.hpp"
 #include "src/core/error.hpp"
 #include "src/core/json_util.hpp"
+#include "src/db/database.hpp"
 #include "tests/test_support.hpp"
 
 using namespace gemmtune;
@@ -311,39 +311,24 @@ TEST_CASE("A/B: noise wider than the threshold", "[ab]") {
   }
 }
 
-TEST_CASE("A/B: indicators from the kernel spec", "[ab]") {
+TEST_CASE("A/B: indicators from the bottleneck report", "[ab]") {
   const KernelSpec spec = KernelSpec::load(source_path("kernel_templates/xgemm.json"));
   const Configuration c = spec.defaults();
-  const Indicators ind = spec_indicators(spec, small_problem(), c, nullptr);
-  // Defaults: MWG = NWG = 64, KWG = 32, MDIMC = NDIMC = 16, padding 1, fp32.
-  CHECK(ind.get("lds_bytes") == Approx(4 * 2 * 32 * (64 + 1)));
-  CHECK(ind.get("work_group_size") == Approx(256));
-  CHECK(ind.get("outputs_per_work_item") == Approx(16));
-  CHECK(ind.get("registers_estimate") == Approx(16 + 4 + 4 + 12));
-  CHECK(ind.get("vector_width_product") == Approx(4));
-  CHECK_FALSE(ind.get("registers_measured"));
-
-  Result measured;
-  measured.usage.registers = 40;
-  measured.usage.source = "test";
-  const Indicators with_usage = spec_indicators(spec, small_problem(), c, &measured);
-  CHECK(with_usage.get("registers_measured") == Approx(40));
-
   FakeEvaluator ev;
   const Configuration change = with(c, "VWM", 4);
   ev.set(c, {1.0, 0.0});
   ev.set(change, {1.0, 0.0});
-  const AbRecord r =
-      run_ab(ev, small_problem(), c, change, AbSettings{}, spec_indicator_function(spec));
-  CHECK(r.baseline.indicators.get("vector_width_product") == Approx(4));
-  CHECK(r.changed.indicators.get("vector_width_product") == Approx(8));
-
-  // The bottleneck report's items, without a device profile: the spec's figures only.
-  const AbRecord r2 = run_ab(ev, small_problem(), c, change, AbSettings{},
-                             report_indicator_function(spec, nullptr, DatabaseDevice{}));
-  CHECK(r2.baseline.indicators.get("lds") == Approx(4 * 2 * 32 * (64 + 1)));
-  CHECK(r2.baseline.indicators.get("work_group_size") == Approx(256));
-  CHECK_FALSE(r2.baseline.indicators.get("occupancy"));  // needs a profile
+  // Without a device profile: the spec's figures only. Defaults: MWG = NWG = 64, KWG = 32,
+  // MDIMC = NDIMC = 16, VWM = VWN = 2, padding 1, fp32.
+  const AbRecord r = run_ab(ev, small_problem(), c, change, AbSettings{},
+                            report_indicator_function(spec, nullptr, DatabaseDevice{}));
+  CHECK(r.baseline.indicators.get("lds") == Approx(4 * 2 * 32 * (64 + 1)));
+  CHECK(r.baseline.indicators.get("work_group_size") == Approx(256));
+  CHECK(r.baseline.indicators.get("registers") == Approx(16 + 4 + 4 + 12));
+  CHECK(r.baseline.indicators.get("work_per_thread") == Approx(16));
+  CHECK(r.baseline.indicators.get("vector_width") == Approx(4));
+  CHECK(r.changed.indicators.get("vector_width") == Approx(8));
+  CHECK_FALSE(r.baseline.indicators.get("occupancy"));  // needs a profile
 }
 
 TEST_CASE("A/B logs: Markdown changelog and JSON lines", "[ab]") {

@@ -404,3 +404,32 @@ TEST_CASE("an entry's optional baseline round-trips and is range-checked", "[dat
   negative.baseline->gflops = -1;
   CHECK_THAT(error_of([&] { db.put(negative, true); }), Catch::Contains("baseline.gflops"));
 }
+
+TEST_CASE("a database refuses figures no measurement has", "[database]") {
+  Database db;
+  DatabaseEntry e;
+  e.key.shape = {64, 64, 64};
+  e.gflops = 10;
+  e.time.median_ms = 0.05;
+  CHECK(db.put(e, false) == PutOutcome::kAdded);
+  auto negative = e;
+  negative.time.cv = -0.5;
+  CHECK_THROWS_WITH(db.put(negative, true), Catch::Contains("time.cv"));
+  auto zero = e;
+  zero.gflops = 0;
+  CHECK_THROWS_WITH(db.put(zero, true), Catch::Contains("gflops"));
+  auto timeless = e;
+  timeless.time.runs = 5;
+  timeless.time.median_ms = 0;
+  CHECK_THROWS_WITH(db.put(timeless, true), Catch::Contains("time.median_ms"));
+  // A failed entry (a bench that could not re-measure) carries no rate.
+  auto failed = zero;
+  failed.status = Status::kWrongResult;
+  failed.time.median_ms = 0;
+  CHECK_NOTHROW(db.put(failed, true));
+
+  nlohmann::json j = db.to_json();
+  j["entries"][0]["time"]["max_ms"] = -1.0;
+  CHECK_THROWS_WITH(Database::from_json(j, "x.json"),
+                    Catch::Contains("x.json") && Catch::Contains("entries[0].time.max_ms"));
+}

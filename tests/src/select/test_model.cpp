@@ -271,6 +271,41 @@ TEST_CASE("model: a template's roles name its tile, whatever its parameters are 
   CHECK(none.split_k == 1);
 }
 
+TEST_CASE("model: a declaration without the tile's roles is said so, once per kernel",
+          "[select][model]") {
+  auto ring = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(16);
+  spdlog::default_logger()->sinks().push_back(ring);
+  auto said = [&](const std::string& text) {
+    size_t n = 0;
+    for (const auto& line : ring->last_formatted()) n += line.find(text) != std::string::npos;
+    return n;
+  };
+  const DeviceModel d = units(8);
+  // No tile role at all: untiled, and said once however often it is asked.
+  nlohmann::json j = other_names();
+  j["kernel"] = "role_test_bare";
+  j.erase("roles");
+  const KernelSpec bare = KernelSpec::from_json(j, "role_test_bare.json");
+  for (int i = 0; i < 3; ++i) {
+    CHECK_FALSE(TileGeometry::of(&bare, bare.defaults(), Precision::kFP32, {}, d).tiled);
+  }
+  // tile_m without tile_k: the missing role named and taken as 1.
+  j = other_names();
+  j["kernel"] = "role_test_partial";
+  j["roles"].erase("tile_k");
+  const KernelSpec partial = KernelSpec::from_json(j, "role_test_partial.json");
+  const TileGeometry g = TileGeometry::of(&partial, partial.defaults(), Precision::kFP32, {}, d);
+  CHECK(g.mwg == 64);
+  CHECK(g.kwg == 1);
+  // A tile in N alone (xgemm_skinny's) is untiled in M by design: nothing to say.
+  const KernelSpec skinny = KernelSpec::load(source_path("kernel_templates/xgemm_skinny.json"));
+  CHECK_FALSE(TileGeometry::of(&skinny, skinny.defaults(), Precision::kFP32, {}, d).tiled);
+  spdlog::default_logger()->sinks().pop_back();
+  CHECK(said("kernel 'role_test_bare' declares no work-group tile") == 1);
+  CHECK(said("kernel 'role_test_partial' declares tile_m but not tile_k") == 1);
+  CHECK(said("kernel 'xgemm_skinny'") == 0);
+}
+
 TEST_CASE("model: a configuration without its declaration or a tile is said so, once",
           "[select][model]") {
   auto ring = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(16);

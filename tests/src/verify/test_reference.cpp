@@ -35,10 +35,18 @@ TEST_CASE("half conversions round to nearest even", "[reference]") {
   }
   CHECK(round_to_precision(1.0 + 1e-9, Precision::kFP32) == 1.0);
   CHECK(round_to_precision(1.0 + 1e-9, Precision::kFP64) == 1.0 + 1e-9);
+  // Packed as the device stores them: IEEE half, float and double, one after the other.
   const std::vector<double> values{0.5, 1.25, -3.0};
-  for (auto p : {Precision::kFP16, Precision::kFP32, Precision::kFP64}) {
-    CHECK(unpack_elements(pack_elements(values, p), p) == values);
-  }
+  auto bytes_of = [](const auto& v) {
+    const auto* b = reinterpret_cast<const unsigned char*>(v.data());
+    return std::vector<unsigned char>(b, b + v.size() * sizeof(v[0]));
+  };
+  CHECK(pack_elements(values, Precision::kFP64) == bytes_of(values));
+  CHECK(pack_elements(values, Precision::kFP32) ==
+        bytes_of(std::vector<float>{0.5f, 1.25f, -3.0f}));
+  CHECK(pack_elements(values, Precision::kFP16) ==
+        bytes_of(std::vector<uint16_t>{float_to_half(0.5f), float_to_half(1.25f),
+                                       float_to_half(-3.0f)}));
 }
 
 TEST_CASE("inputs are fixed by the seed and do not cancel", "[reference]") {

@@ -1,25 +1,15 @@
-// The shared options through the binary: global options after the subcommand, numbers refused at
-// parse time (one line, exit 2), problems too large for the kernels' indices, and the problem
-// group on ab (--batch, --epilogue).
+// The options the commands share (tools/common_options.cpp) through the binary: global options
+// after the subcommand, numbers refused at parse time (one line, exit 2), problems too large for
+// the kernels' indices, and the problem group on ab (--batch, --epilogue).
 #include <catch2/catch.hpp>
-
-#include <algorithm>
-#include <filesystem>
 
 #include <nlohmann/json.hpp>
 
 #include "tests/test_support.hpp"
 #include "tests/tools/cli_helpers.hpp"
 
+using gemmtune::test::line_count;
 using gemmtune::test::run_gemmtune;
-
-namespace {
-
-int lines(const std::string& s) {
-  return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
-}
-
-}  // namespace
 
 TEST_CASE("global options stand after the subcommand as before it", "[cli][options]") {
   auto r = run_gemmtune("space --kernel xgemm --json -q");
@@ -30,7 +20,7 @@ TEST_CASE("global options stand after the subcommand as before it", "[cli][optio
   r = run_gemmtune("space --kernel xgemm --log-level loud");
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("loud"));
-  CHECK(lines(r.err) == 1);
+  CHECK(line_count(r.err) == 1);
 
   r = run_gemmtune("devices --devices /nonexistent-gemmtune");
   CHECK(r.exit_code == 2);
@@ -84,7 +74,7 @@ TEST_CASE("bad numbers are refused while parsing, in one line with exit 2", "[cl
     INFO(r.err);
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains(needle));
-    CHECK(lines(r.err) == 1);
+    CHECK(line_count(r.err) == 1);
   }
 }
 
@@ -102,7 +92,7 @@ TEST_CASE("problems beyond the kernels' 32-bit indices are bad input", "[cli][op
     INFO(r.err);
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("2^31"));
-    CHECK(lines(r.err) == 1);
+    CHECK(line_count(r.err) == 1);
   }
 }
 
@@ -120,38 +110,3 @@ TEST_CASE("ab takes the batch and the epilogue of its problem", "[cli][options][
   CHECK(j.at("problem").at("epilogue") == "bias,relu");
   CHECK(j.at("baseline").at("status") == "ok");
 }
-
-TEST_CASE("a search in which no configuration passes fails its check", "[cli][search]") {
-  using namespace gemmtune;
-  const std::string dir = test::temp_dir("cli-search-none");
-  const std::string replay = test::write_synthetic_replay(dir, [](const Result& r) {
-    return Result::failure(r.config, Status::kWrongResult, "made up");
-  });
-  const auto r = run_gemmtune("search --replay " + replay +
-                              " --strategy random --max-evals 5 -q -o " + dir + "/s.json");
-  INFO(r.err);
-  CHECK(r.exit_code == 1);
-  CHECK_THAT(r.err, Catch::Contains("5 of 5 evaluations failed"));
-  CHECK(lines(r.err) == 1);
-  CHECK(std::filesystem::exists(dir + "/s.json"));  // the outputs are written all the same
-}
-
-#ifdef GEMMTUNE_HAVE_CLBLAST
-TEST_CASE("search measures CLBlast's kernels through the evaluator factory",
-          "[cli][search][clblast][pocl]") {
-  if (!gemmtune::test::cli_has_device()) return gemmtune::test::unavailable("no OpenCL device");
-  const std::string dir = gemmtune::test::temp_dir("cli-search-clblast");
-  // Two evaluations: CLBlast compiles each configuration anew, slowly on PoCL.
-  const auto r = run_gemmtune(
-      "search --kernel clblast-xgemm -s 64x64x64 --max-evals 2 --eval-timeout 600 "
-      "--strategy random --no-db --json -o " +
-      dir + "/s.json");
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  const auto j = nlohmann::json::parse(r.out);
-  const auto& result = j.at("results").at(0);
-  CHECK(result.at("evaluations") == 2);
-  CHECK(result.at("failed").get<int>() < 2);
-  CHECK(result.at("best").at("status") == "ok");
-}
-#endif

@@ -12,6 +12,7 @@
 #include "src/db/database.hpp"
 #include "src/device/device.hpp"
 #include "tests/test_support.hpp"
+#include "tests/tools/cli_helpers.hpp"
 
 #if GEMMTUNE_HAVE_CLBLAST
 #include <clblast.h>
@@ -103,6 +104,24 @@ TEST_CASE("search --kernel clblast-xgemm tunes CLBlast and its export drives clb
     if (got[i] != expected[i]) ++wrong;
   }
   CHECK(wrong == 0);
+}
+
+TEST_CASE("search measures CLBlast's kernels through the evaluator factory",
+          "[cli][search][clblast][pocl]") {
+  if (!test::cli_has_device()) return test::unavailable("no OpenCL device");
+  const std::string dir = test::temp_dir("cli-search-clblast");
+  // Two evaluations: CLBlast compiles each configuration anew, slowly on PoCL.
+  const auto r = run_gemmtune(
+      "search --kernel clblast-xgemm -s 64x64x64 --max-evals 2 --eval-timeout 600 "
+      "--strategy random --no-db --json -o " +
+      dir + "/s.json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& result = j.at("results").at(0);
+  CHECK(result.at("evaluations") == 2);
+  CHECK(result.at("failed").get<int>() < 2);
+  CHECK(result.at("best").at("status") == "ok");
 }
 
 #else

@@ -1,0 +1,15 @@
+// gemmtune devices: the OpenCL devices and the profile each matches, as text and as JSON.
+#include <catch2/catch.hpp>
+
+#include "tests/test_support.hpp"
+
+using gemmtune::test::run_gemmtune;
+
+TEST_CASE("gemmtune devices lists PoCL with the CPU profile", "[cli]") {
+  auto r = run_gemmtune("devices");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("pthread") && Catch::Contains("cpu-generic"));
+  auto j = run_gemmtune("devices --json");
+  REQUIRE(j.exit_code == 0);
+  CHECK_THAT(j.out, Catch::Contains("\"profile\": \"cpu-generic\""));
+}
