@@ -67,6 +67,9 @@ void set_compare_command(CLI::App& app, GlobalOptions& options) {
                                ": pass --allow-other-device to compare them anyway");
       }
       spdlog::warn("comparing different devices: {}", *differ);
+    } else if (const auto driver = base.device.driver_difference(now.device); !driver.empty()) {
+      spdlog::warn("{}: measured with {} ({}'s): a difference may be the driver's", a->now, driver,
+                   a->base);
     }
     auto report = compare_databases(base, now, opts);
     report.base_name = a->base;

@@ -1,6 +1,5 @@
 // gemmtune db: inspect, merge and query tuned databases, and calibrate the selection model that
 // answers for shapes a database lacks.
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -284,37 +283,21 @@ void set_lookup(CLI::App& db_cmd, const GlobalOptions& options) {
   });
 }
 
-// The header a journal starts with. A file whose first line is not one is refused at once, not
-// skipped line by line as a journal cut short (a gzip-compressed journal is read whole).
-nlohmann::json first_header(const std::string& path) {
-  if (path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0) {
-    const Journal journal = read_journal(path);
-    return journal.headers.empty() ? nlohmann::json::object() : journal.headers.front();
-  }
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line) && line.find_first_not_of(" \t\r") == std::string::npos) {
-  }
-  const auto record = nlohmann::json::parse(line, nullptr, false);
-  if (!record.is_object() || record.value("type", nlohmann::json()) != "header") {
-    throw invalid_file(path, "is not a search journal: its first line is not a header record");
-  }
-  return record;
-}
-
 // The device the journals were measured on, as their first headers record it; journals of
 // different devices would fit one model to two machines, so they are refused.
 DeviceInfo journals_device(const std::vector<std::string>& journals) {
   std::optional<DeviceInfo> device;
   std::string first_id, first_path;
   for (const auto& path : journals) {
-    const nlohmann::json recorded = first_header(path).value("device", nlohmann::json());
-    if (!recorded.is_object() || !recorded.contains("name")) {
+    const Journal journal = read_journal(path);
+    const auto recorded =
+        journal.headers.empty() ? std::nullopt : journal.header(0).optional_object("device");
+    if (!recorded || !recorded->has("name")) {
       throw invalid_file(path, "has no header naming the device it was measured on");
     }
-    const std::string id = recorded.value("id", recorded.value("name", ""));
+    const std::string id = recorded->string_or("id", recorded->string("name"));
     if (!device) {
-      device = recorded.get<DeviceInfo>();
+      device = recorded->convert<DeviceInfo>();
       first_id = id;
       first_path = path;
     } else if (id != first_id) {

@@ -58,7 +58,10 @@ void set_export_command(CLI::App& app, GlobalOptions& options) {
         register_cap_options(templates_dir(options), profiles.find(db.device.profile)));
     for (const auto& note : result.notes) spdlog::warn("{}", note);
     if (result.files.empty()) {
-      throw invalid_argument(a->db + ": no entry can be exported as " + a->format);
+      const bool clblast =
+          format == ExportFormat::kClblastJson || format == ExportFormat::kClblastOverride;
+      throw invalid_argument(a->db + ": no entry can be exported as " + a->format +
+                             (clblast ? "; " + clblast_export_hint() : std::string()));
     }
     namespace fs = std::filesystem;
     std::error_code ec;

@@ -44,23 +44,19 @@ struct JournalDevice {
 JournalDevice journal_device(const Journal& journal, const ProfileSet& profiles,
                              const std::string& profile_name) {
   JournalDevice d;
-  nlohmann::json info = nlohmann::json::object();
-  if (!journal.headers.empty() && journal.headers.front().contains("device") &&
-      journal.headers.front()["device"].is_object()) {
-    info = journal.headers.front()["device"];
-  }
-  d.name = info.value("name", std::string());
-  const std::string name =
-      profile_name.empty() ? info.value("profile", std::string()) : profile_name;
+  const nlohmann::json none = nlohmann::json::object();
+  const std::optional<JsonReader> recorded =
+      journal.headers.empty() ? std::nullopt : journal.header(0).optional_object("device");
+  const JsonReader info = recorded ? *recorded : JsonReader(none);
+  d.name = info.string_or("name", "");
+  const std::string name = profile_name.empty() ? info.string_or("profile", "") : profile_name;
   if (name.empty()) {
     throw invalid_argument("journal " + journal.path +
                            " names no device profile in its header: pass --device-profile");
   }
   d.profile = profiles.find(name, d.name);
   if (!d.profile) throw invalid_argument("no device profile named " + name);
-  auto number = [&](const char* field) {
-    return info.contains(field) && info[field].is_number() ? info[field].get<double>() : 0.0;
-  };
+  auto number = [&](const char* field) { return info.number_or(field, 0.0); };
   d.model = DeviceModel::of(d.profile, number("compute_units"), number("max_clock_mhz"));
   return d;
 }

@@ -30,7 +30,7 @@ namespace gemmtune {
 // The settings a journal header records, so that --resume can take them back.
 nlohmann::json settings_json(const SearchJobOptions& a, const std::vector<Shape>& shapes);
 // Fills the settings not given (`a.given`) from the settings of a journal's first run.
-void apply_journal_settings(SearchJobOptions& a, const nlohmann::json& settings);
+void apply_journal_settings(SearchJobOptions& a, const JsonReader& settings);
 // The problem every shape shares, checked (a journal's settings come this way too); the epilogue
 // is made canonical in `a` too, as the journal records it.
 Problem base_problem(SearchJobOptions& a);

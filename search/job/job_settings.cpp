@@ -43,14 +43,14 @@ nlohmann::json settings_json(const SearchJobOptions& a, const std::vector<Shape>
           {"workload", a.workload}};
 }
 
-void apply_journal_settings(SearchJobOptions& a, const nlohmann::json& s) {
+void apply_journal_settings(SearchJobOptions& a, const JsonReader& s) {
   auto unset = [&](const std::string& name) { return a.given.count(name) == 0; };
   auto take = [&](const std::string& name, const char* key, auto& field) {
-    if (unset(name) && s.contains(key)) field = s[key].get<std::decay_t<decltype(field)>>();
+    if (unset(name) && s.has(key)) field = s.get<std::decay_t<decltype(field)>>(key);
   };
   // A problem setting as the journal spells it, read back into the problem by `parse`.
   auto take_text = [&](const std::string& name, const char* key, auto parse) {
-    if (unset(name) && s.contains(key)) parse(s[key].get<std::string>());
+    if (unset(name) && s.has(key)) s.parsed(key, [&](const std::string& v) { return parse(v), 0; });
   };
   Problem& p = a.problem;
   take("kernel", "kernel", a.kernel);
@@ -81,9 +81,11 @@ void apply_journal_settings(SearchJobOptions& a, const nlohmann::json& s) {
   take("eval-timeout", "eval_timeout_s", a.eval_timeout_s);
   take("shard", "shard", a.shard);
   take("workload", "workload", a.workload);
-  if (unset("shapes") && unset("shapes-file") && a.workload.empty() && s.contains("shapes")) {
+  if (unset("shapes") && unset("shapes-file") && a.workload.empty() && s.has("shapes")) {
     a.shapes.clear();
-    for (const auto& sh : s["shapes"]) a.shapes.push_back(parse_shape(sh.get<std::string>()));
+    for (const auto& sh : s.array("shapes")) {
+      a.shapes.push_back(sh.read([&] { return parse_shape(sh.as_string()); }));
+    }
   }
 }
 

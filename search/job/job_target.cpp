@@ -116,9 +116,10 @@ SearchTarget open_replay_target(SearchJobOptions& a, Problem& base) {
   auto r = std::make_unique<ReplayEvaluator>(a.replay, a.replay_delay_ms);
   t.replay = r.get();
   t.evaluator = std::move(r);
-  const auto& h = t.replay->header();
-  t.device_json = h.value("device", nlohmann::json::object());
-  t.device_id = t.device_json.is_object() ? t.device_json.value("id", "replay") : "replay";
+  const JsonReader h = t.replay->header_reader();
+  const auto device = h.optional_object("device");
+  t.device_json = device ? device->value() : nlohmann::json::object();
+  t.device_id = device ? device->string_or("id", "replay") : "replay";
   const auto recorded_kernel = t.replay->problems().front().kernel;
   if (a.given.count("kernel") == 0 && a.resume.empty()) a.kernel = recorded_kernel;
   base.kernel = a.kernel;
@@ -126,14 +127,9 @@ SearchTarget open_replay_target(SearchJobOptions& a, Problem& base) {
     throw invalid_argument("replay " + a.replay + " records kernel " + recorded_kernel + ", not " +
                            a.kernel);
   }
-  if (a.space.empty()) a.space = h.value("space", "recorded");
-  if (t.device_json.is_object()) {
-    try {
-      t.db.device = DatabaseDevice::from(t.device_json.get<DeviceInfo>());
-    } catch (const std::exception&) {
-      t.db.device.name = t.device_json.value("name", "replay");  // an older header: name only
-    }
-  }
+  if (a.space.empty()) a.space = h.string_or("space", "recorded");
+  // An older header may hold the name only: the other fields are then empty.
+  if (device) t.db.device = DatabaseDevice::from(device->convert<DeviceInfo>());
   t.db.path = a.no_db ? "" : a.db;
   return t;
 }

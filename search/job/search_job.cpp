@@ -36,12 +36,11 @@ std::string output_in(const std::string& dir, const std::string& kernel) {
 }
 
 // A journal holds the measurements of one device; continuing it on another would mix them.
-void check_same_device(const std::string& journal, const nlohmann::json& header,
+void check_same_device(const std::string& journal, const JsonReader& header,
                        const std::string& device_id) {
-  const auto recorded = header.value("device", nlohmann::json::object());
-  if (!recorded.is_object() || !recorded.contains("id"))
-    return;  // an older header: nothing to check
-  const auto recorded_id = recorded.at("id").get<std::string>();
+  const auto recorded = header.optional_object("device");
+  if (!recorded || !recorded->has("id")) return;  // an older header: nothing to check
+  const std::string recorded_id = recorded->string("id");
   if (recorded_id != device_id) {
     throw invalid_argument("journal " + journal + " was recorded on " + recorded_id +
                            ", not on the selected device " + device_id +
@@ -75,6 +74,35 @@ struct KernelSearch {
   std::vector<ShapeOutcome> outcomes;
 };
 
+// A journal holds one shard's measurements (or the whole job's): continuing it as another part
+// would start a new journal or mix parts, so a --shard that differs from the recorded one is
+// refused.
+void check_resumed_shard(const SearchJobOptions& a, const JsonReader& settings) {
+  if (a.given.count("shard") == 0) return;
+  // Journals written before shards existed hold the whole job.
+  const Shard theirs = settings.parsed_or(
+      "shard", "0/1", [](const std::string& v) { return Shard::parse(v, "the journal's shard"); });
+  const Shard ours = Shard::parse(a.shard);
+  if (theirs.index != ours.index || theirs.count != ours.count) {
+    throw invalid_argument("--resume " + a.resume + " holds " +
+                           (theirs.split() ? "shard " + theirs.to_string() : "an unsharded job") +
+                           ", not --shard " + ours.to_string() +
+                           ": resume it without --shard, or resume that shard's own journal");
+  }
+}
+
+// A journal moved with its folder (the default layout: the results file beside the journal) is
+// continued there: the results go beside it, not to the folder it was recorded in.
+void results_beside_moved_journal(SearchJobOptions& a, const JsonReader& settings) {
+  namespace fs = std::filesystem;
+  if (a.given.count("output") != 0 || !a.journal.empty()) return;
+  const std::string recorded = settings.string_or("output", "");
+  if (recorded.empty()) return;
+  const fs::path journal(a.resume);
+  if (fs::path(journal_beside(recorded)).filename() != journal.filename()) return;
+  a.output = (journal.parent_path() / fs::path(recorded).filename()).string();
+}
+
 // Continues `a.resume`: locks it (a second search on it is refused as busy instead of measuring
 // the same configurations again), reads it, and fills what `a` leaves out from its settings.
 std::optional<Journal> resume_journal(SearchJobOptions& a,
@@ -85,25 +113,52 @@ std::optional<Journal> resume_journal(SearchJobOptions& a,
   }
   std::optional<Journal> resumed = read_journal(a.resume);
   if (resumed->headers.empty()) throw invalid_file(a.resume, "has no header record to resume");
-  apply_journal_settings(a, resumed->headers.front().value("settings", nlohmann::json::object()));
+  const JsonReader header = resumed->header(0);
+  if (const auto settings = header.optional_object("settings")) {
+    check_resumed_shard(a, *settings);
+    apply_journal_settings(a, *settings);
+    results_beside_moved_journal(a, *settings);
+  }
   if (a.journal.empty()) a.journal = a.resume;
   spdlog::info("resuming {}: {} evaluations journalled", a.resume, resumed->entries.size());
   return resumed;
 }
 
+// A folder this search created, removed again when the search leaves it empty (refused before
+// writing anything), so that refusals leave nothing behind.
+struct CreatedFolder {
+  std::string path;
+  ~CreatedFolder() {
+    std::error_code ec;
+    if (!path.empty() && std::filesystem::is_empty(path, ec) && !ec) {
+      std::filesystem::remove(path, ec);
+    }
+  }
+};
+
 // Names the results file and the journal (a new folder unless given; this shard's names) and
-// refuses a new search on a journal that exists.
-void name_outputs(SearchJobOptions& a, SearchTarget& target, const Shard& shard) {
+// refuses a new search on a journal that exists. Sets `created` to the folder it created.
+void name_outputs(SearchJobOptions& a, SearchTarget& target, const Shard& shard,
+                  CreatedFolder& created) {
   if (a.output.empty()) {
     if (a.out_dir.empty()) a.out_dir = new_output_folder(target.device_id);
     a.output = output_in(a.out_dir, a.kernel);
     std::error_code ec;
-    std::filesystem::create_directories(a.out_dir, ec);  // a failure is named by the check below
+    // A failure is named by the checks that follow.
+    if (std::filesystem::create_directories(a.out_dir, ec)) created.path = a.out_dir;
   }
   // Every shard writes its own files, merged afterwards (gemmtune db merge).
   a.output = shard_path(a.output, shard);
   a.journal = a.journal.empty() ? journal_beside(a.output) : shard_path(a.journal, shard);
+  const std::string whole_db = target.db.path;
   target.db.path = shard_path(target.db.path, shard);
+  if (target.db.path != whole_db) {
+    // Said, not silent: the database named is not the file written until the parts are merged.
+    spdlog::info(
+        "shard {}: database entries go to {}, not {}; join the {} parts into it with "
+        "gemmtune db merge {} PARTS...",
+        shard.to_string(), target.db.path, whole_db, shard.count, whole_db);
+  }
   if (a.resume.empty() && std::filesystem::exists(a.journal)) {
     throw invalid_argument("journal " + a.journal + " already exists: continue it with --resume " +
                            a.journal + ", or choose another --out folder (a new search reuses " +
@@ -145,16 +200,22 @@ KernelSearch search_kernel(SearchJobOptions a, const std::vector<WorkloadShape>&
 
   Problem base = base_problem(a);
   SearchTarget target = a.replay.empty() ? open_device_target(a) : open_replay_target(a, base);
-  if (resumed) check_same_device(a.resume, resumed->headers.front(), target.device_id);
+  if (resumed) check_same_device(a.resume, resumed->header(0), target.device_id);
   std::vector<Problem> problems = search_problems(a, workload_shapes, base, target.replay);
-  if (shard.split() && !shards_split_space(a.strategy)) problems = shard_problems(problems, shard);
+  // A resumed part's journal records the shapes of its part only: those are not split again.
+  const bool recorded_part = resumed && a.given.count("shapes") == 0 &&
+                             a.given.count("shapes-file") == 0 && a.workload.empty();
+  if (shard.split() && !shards_split_space(a.strategy) && !recorded_part) {
+    problems = shard_problems(problems, shard);
+  }
   std::vector<Shape> shapes;
   for (const auto& p : problems) shapes.push_back(p.shape);
   if (resumed && !a.new_problems)
     check_resume_problems(a.resume, *resumed, settings_json(a, shapes));
   for (const auto& p : problems) check_fits_device(p, target.device_json);
 
-  name_outputs(a, target, shard);
+  CreatedFolder created;
+  name_outputs(a, target, shard, created);
   const std::vector<StopCondition> stops = shape_budgets(a, workload_shapes, problems);
   check_search_outputs(a.output, target.db.path, target.db.device, a.eval.templates_dir);
   check_outputs_not_inputs(a, target.db.path);

@@ -54,7 +54,10 @@ nlohmann::json family_of(const nlohmann::json& s) {
     }
   }
   // A batch of one has no layout.
-  if (f.value("batch", int64_t{1}) <= 1) f.erase("batch_layout");
+  const auto batch = f.find("batch");
+  if (batch == f.end() || !batch->is_number_integer() || batch->get<int64_t>() <= 1) {
+    f.erase("batch_layout");
+  }
   return f;
 }
 
@@ -78,9 +81,12 @@ std::vector<std::string> problems_not_in_journal(const Journal& journal,
   // Per problem family, the shapes the journal's runs searched.
   std::map<std::string, std::set<std::string>> searched;
   nlohmann::json first_family;
-  for (const auto& h : journal.headers) {
-    const auto s = h.value("settings", nlohmann::json::object());
-    if (!s.is_object() || s.empty()) return {};  // an older header: nothing to compare with
+  for (size_t i = 0; i < journal.headers.size(); ++i) {
+    const auto settings_of_run = journal.header(i).optional_object("settings");
+    if (!settings_of_run || settings_of_run->value().empty()) {
+      return {};  // an older header: nothing to compare with
+    }
+    const nlohmann::json& s = settings_of_run->value();
     const auto family = family_of(s);
     if (first_family.is_null()) first_family = family;
     const auto shapes = shapes_of(s);
@@ -144,8 +150,10 @@ void check_fits_device(const Problem& problem, const nlohmann::json& device) {
     const auto it = device.find(key);
     return it != device.end() && it->is_number_unsigned() ? it->get<uint64_t>() : uint64_t{0};
   };
+  const auto name = device.find("name");
   check_fits_device(problem, bytes("global_mem_bytes"), bytes("max_alloc_bytes"),
-                    device.value("name", std::string("the device")));
+                    name != device.end() && name->is_string() ? name->get<std::string>()
+                                                              : std::string("the device"));
 }
 
 void require_valid_result(const Problem& problem, const TuneOutcome& outcome,
@@ -163,18 +171,19 @@ std::optional<std::string> partial_recording(const Journal& journal) {
   int64_t most = 0;
   for (const auto& e : journal.entries)
     most = std::max(most, ++per_problem[problem_key(e.problem)]);
-  for (const auto& h : journal.headers) {
-    const auto s = h.value("settings", nlohmann::json::object());
-    if (!s.is_object() || s.empty()) continue;
-    const std::string strategy = s.value("strategy", "");
+  for (size_t i = 0; i < journal.headers.size(); ++i) {
+    const auto settings = journal.header(i).optional_object("settings");
+    if (!settings) continue;
+    const JsonReader& s = *settings;
+    const std::string strategy = s.string_or("strategy", "");
     if (!strategy.empty() && strategy != "exhaustive") {
-      const int64_t evals = s.value("max_evals", int64_t{0});
+      const int64_t evals = s.integer_or("max_evals", 0);
       return evals > 0 ? fmt::format("a {} search of at most {} evaluations", strategy, evals)
                        : fmt::format("a {} search", strategy);
     }
-    const double fraction = s.value("space_fraction", 0.0);
-    const int64_t max_evals = s.value("max_evals", int64_t{0});
-    if ((max_evals > 0 && most >= max_evals) || s.value("time_budget_s", 0.0) > 0 ||
+    const double fraction = s.number_or("space_fraction", 0.0);
+    const int64_t max_evals = s.integer_or("max_evals", 0);
+    if ((max_evals > 0 && most >= max_evals) || s.number_or("time_budget_s", 0.0) > 0 ||
         (fraction > 0 && fraction < 1)) {
       return std::string(
           "an exhaustive search cut short by a budget (--max-evals, --time-budget "

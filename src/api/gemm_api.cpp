@@ -121,31 +121,41 @@ size_t buffer_bytes(cl_mem buffer, const char* name) {
   return bytes;
 }
 
-void execute(const Args& x) {
-  if (!x.queue || !*x.queue) refuse(StatusCode::kInvalidArgument, "no command queue");
-  if (x.layout != Layout::kRowMajor && x.layout != Layout::kColMajor) {
+// What every call and WarmUp refuse alike, before any buffer is looked at: enum values outside
+// their enums, zero sizes, sizes no kernel indexes.
+void check_problem(Layout layout, Transpose a_transpose, Transpose b_transpose, size_t m, size_t n,
+                   size_t k, size_t batch, EpilogueActivation act) {
+  if (layout != Layout::kRowMajor && layout != Layout::kColMajor) {
     refuse(StatusCode::kInvalidArgument, "layout is neither kRowMajor nor kColMajor");
   }
-  for (Transpose t : {x.a_transpose, x.b_transpose}) {
+  for (Transpose t : {a_transpose, b_transpose}) {
     if (t != Transpose::kNo && t != Transpose::kYes && t != Transpose::kConjugate) {
       refuse(StatusCode::kInvalidArgument, "a transpose is not kNo, kYes or kConjugate");
     }
   }
-  if (x.m == 0 || x.n == 0 || x.k == 0 || x.batch == 0) {
+  if (m == 0 || n == 0 || k == 0 || batch == 0) {
     refuse(StatusCode::kInvalidDimension,
-           fmt::format("m, n, k and the batch count must be positive (m={} n={} k={} batch={})",
-                       x.m, x.n, x.k, x.batch));
+           fmt::format("m, n, k and the batch count must be positive (m={} n={} k={} batch={})", m,
+                       n, k, batch));
   }
-  for (size_t v : {x.m, x.n, x.k, x.batch, x.a_ld, x.b_ld, x.c_ld, x.a_stride, x.b_stride,
-                   x.c_stride, x.a_offset, x.b_offset, x.c_offset}) {
-    if (v >= kLimit) refuse(StatusCode::kUnsupported, "a size, offset or stride beyond 2^40");
+  for (size_t v : {m, n, k, batch}) {
+    if (v >= kLimit) refuse(StatusCode::kUnsupported, "a size or batch count beyond 2^40");
   }
-  if (!x.a || !x.b || !x.c) refuse(StatusCode::kInvalidArgument, "a null buffer");
-  const auto act = x.epilogue.activation;
   if (act != EpilogueActivation::kNone && act != EpilogueActivation::kRelu &&
       act != EpilogueActivation::kGelu) {
     refuse(StatusCode::kInvalidArgument, "an unknown activation");
   }
+}
+
+void execute(const Args& x) {
+  if (!x.queue || !*x.queue) refuse(StatusCode::kInvalidArgument, "no command queue");
+  const auto act = x.epilogue.activation;
+  check_problem(x.layout, x.a_transpose, x.b_transpose, x.m, x.n, x.k, x.batch, act);
+  for (size_t v : {x.a_ld, x.b_ld, x.c_ld, x.a_stride, x.b_stride, x.c_stride, x.a_offset,
+                   x.b_offset, x.c_offset}) {
+    if (v >= kLimit) refuse(StatusCode::kUnsupported, "a size, offset or stride beyond 2^40");
+  }
+  if (!x.a || !x.b || !x.c) refuse(StatusCode::kInvalidArgument, "a null buffer");
   if (x.offsets_batch && (!x.a_offsets || !x.b_offsets || !x.c_offsets)) {
     refuse(StatusCode::kInvalidArgument, "a batch of offsets needs the offsets of A, B and C");
   }
@@ -275,8 +285,10 @@ void offsets(Args& x, size_t a_offset, size_t b_offset, size_t c_offset) {
 }
 
 Problem internal_problem(const GemmProblem& q) {
-  if (q.m == 0 || q.n == 0 || q.k == 0 || q.batch_count == 0) {
-    refuse(StatusCode::kInvalidDimension, "m, n, k and the batch count must be positive");
+  check_problem(q.layout, q.a_transpose, q.b_transpose, q.m, q.n, q.k, q.batch_count, q.activation);
+  if (q.precision != GemmPrecision::kSingle && q.precision != GemmPrecision::kDouble &&
+      q.precision != GemmPrecision::kHalf) {
+    refuse(StatusCode::kInvalidArgument, "precision is not kSingle, kDouble or kHalf");
   }
   Problem p;
   p.shape = {static_cast<int64_t>(q.m), static_cast<int64_t>(q.n), static_cast<int64_t>(q.k)};

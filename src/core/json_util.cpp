@@ -7,22 +7,72 @@
 #include <atomic>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "src/core/error.hpp"
 
 namespace gemmtune {
 
-std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw invalid_file(path, std::string("cannot open: ") + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+namespace {
+
+std::string file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+// A chunk of a bounded read.
+constexpr size_t kReadChunk = size_t{1} << 16;
+
+}  // namespace
+
+void require_regular_file(int fd, const std::string& path) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    const std::string kind = file_kind(st.st_mode);
+    ::close(fd);
+    throw invalid_file(path, "is " + kind + ", not a regular file; not used");
+  }
+  // Opened without blocking (a FIFO would wait for its other end); regular files block as usual.
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+}
+
+int open_regular_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) throw invalid_file(path, std::string("cannot open: ") + std::strerror(errno));
+  require_regular_file(fd, path);
+  return fd;
+}
+
+std::string read_text_file(const std::string& path, uint64_t limit) {
+  const int fd = open_regular_file(path);
+  std::string out;
+  char buf[kReadChunk];
+  while (true) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      ::close(fd);
+      throw invalid_file(path, std::string("cannot read: ") + std::strerror(err));
+    }
+    if (n == 0) break;
+    // Checked as it grows: the size stat reports may be wrong (procfs) or change meanwhile.
+    if (out.size() + static_cast<size_t>(n) > limit) {
+      ::close(fd);
+      throw invalid_file(path, "is larger than " + std::to_string(limit >> 20) +
+                                   " MiB, the most gemmtune reads of such a file; not read");
+    }
+    out.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return out;
 }
 
 std::string describe_out_of_range(const std::string& text, const nlohmann::json::exception& e) {
@@ -129,6 +179,24 @@ int check_existing(const std::string& path) {
 
 std::atomic<unsigned> g_temp_counter{0};
 
+// How old a temporary file of a dead process must be before it is removed: a process on another
+// machine sharing the folder (whose pid means nothing here) finishes a write well within it.
+constexpr auto kStaleTempAge = std::chrono::minutes(10);
+
+// The pid in a temporary file name of `target` ("<name>.tmp.<pid>.<n>"), or 0.
+pid_t temp_owner(const std::string& name, const std::string& target) {
+  const std::string prefix = target + ".tmp.";
+  if (name.compare(0, prefix.size(), prefix) != 0) return 0;
+  const std::string rest = name.substr(prefix.size());
+  const auto dot = rest.find('.');
+  if (dot == 0 || dot == std::string::npos || dot + 1 == rest.size()) return 0;
+  const auto digits = [](const std::string& t) {
+    return t.find_first_not_of("0123456789") == std::string::npos;
+  };
+  if (!digits(rest.substr(0, dot)) || !digits(rest.substr(dot + 1)) || dot > 9) return 0;
+  return static_cast<pid_t>(std::stol(rest.substr(0, dot)));
+}
+
 }  // namespace
 
 void check_writable_file(const std::string& raw) {
@@ -186,6 +254,22 @@ void write_file_atomic(const std::string& raw, const std::string& content) {
     const int err = errno;
     ::unlink(tmp.c_str());
     throw invalid_file(path, std::string("cannot rename into place: ") + std::strerror(err));
+  }
+}
+
+void remove_stale_temporaries(const std::string& raw) {
+  namespace fs = std::filesystem;
+  const fs::path target(write_target(raw));
+  const fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  const std::string name = target.filename().string();
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const pid_t pid = temp_owner(e.path().filename().string(), name);
+    if (pid <= 0 || pid == ::getpid() || !e.is_regular_file(ec)) continue;
+    if (::kill(pid, 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to ask
+    const auto written = fs::last_write_time(e.path(), ec);
+    if (ec || fs::file_time_type::clock::now() - written < kStaleTempAge) continue;
+    fs::remove(e.path(), ec);
   }
 }
 

@@ -3,6 +3,7 @@
 // a file without write permission is refused, never replaced behind its owner's back.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -17,6 +18,22 @@ std::optional<T> optional_field(const nlohmann::json& j, const char* name) {
   return j[name].get<T>();
 }
 
+// The most gemmtune reads of one file: a JSON document (a database, a profile, a template) and a
+// journal or evaluation cache (after decompression). Larger files are refused, not read, so that
+// a wrong path cannot make a command or a program linking the library take all memory.
+constexpr uint64_t kMaxDocumentBytes = uint64_t{256} << 20;  // 256 MiB
+constexpr uint64_t kMaxJournalBytes = uint64_t{1} << 30;     // 1 GiB
+
+// Opens `path` for reading as a regular file: a folder, a device (/dev/zero), a FIFO or a socket
+// is refused with Error(kInvalidFile) at once, without blocking. Returns the file descriptor.
+int open_regular_file(const std::string& path);
+// For a descriptor opened with O_NONBLOCK: closes it and throws Error(kInvalidFile) naming `path`
+// unless it is a regular file, then makes it blocking.
+void require_regular_file(int fd, const std::string& path);
+
+// Reads a regular file of at most `limit` bytes; errors name the file.
+std::string read_text_file(const std::string& path, uint64_t limit = kMaxDocumentBytes);
+
 nlohmann::json read_json_file(const std::string& path);
 // Parses `text`; a syntax error names `origin` and the byte position, a number too large for a
 // double (1e999) names the field that holds it.
@@ -30,12 +47,15 @@ std::string describe_out_of_range(const std::string& text, const nlohmann::json:
 void write_file_atomic(const std::string& path, const std::string& content);
 void write_json_atomic(const std::string& path, const nlohmann::json& j);
 
+// Removes the temporary files that killed writers of `path` left (write_file_atomic's, of a
+// process that no longer runs, written over ten minutes ago), which would otherwise stay beside
+// the file forever. Scans the folder: for files written rarely (databases), not for caches.
+void remove_stale_temporaries(const std::string& path);
+
 // Throws Error(kInvalidFile) naming `path` when write_file_atomic could not write it: a folder, a
 // file without write permission, or a parent folder that cannot be created or written. For
 // commands that would otherwise find out only after hours of measuring.
 void check_writable_file(const std::string& path);
-
-std::string read_text_file(const std::string& path);
 
 std::string require_string(const nlohmann::json& j, const std::string& field,
                            const std::string& origin);

@@ -1,7 +1,9 @@
 #include "src/core/result.hpp"
 
+#include <limits>
+
 #include "src/core/error.hpp"
-#include "src/core/json_util.hpp"
+#include "src/core/json_reader.hpp"
 
 namespace gemmtune {
 
@@ -49,13 +51,15 @@ void to_json(nlohmann::json& j, const TimingStats& t) {
 }
 
 void from_json(const nlohmann::json& j, TimingStats& t) {
-  t.median_ms = j.value("median_ms", 0.0);
-  t.min_ms = j.value("min_ms", 0.0);
-  t.mean_ms = j.value("mean_ms", 0.0);
-  t.max_ms = j.value("max_ms", 0.0);
-  t.cv = j.value("cv", 0.0);
-  t.runs = j.value("runs", 0);
-  t.kernel_median_ms = j.value("kernel_median_ms", 0.0);
+  const JsonReader r(j);
+  r.expect_object();
+  t.median_ms = r.number_or("median_ms", 0.0);
+  t.min_ms = r.number_or("min_ms", 0.0);
+  t.mean_ms = r.number_or("mean_ms", 0.0);
+  t.max_ms = r.number_or("max_ms", 0.0);
+  t.cv = r.number_or("cv", 0.0);
+  t.runs = static_cast<int>(r.integer_or("runs", 0, 0, std::numeric_limits<int>::max()));
+  t.kernel_median_ms = r.number_or("kernel_median_ms", 0.0);
 }
 
 void to_json(nlohmann::json& j, const ResourceUsage& u) {
@@ -68,11 +72,13 @@ void to_json(nlohmann::json& j, const ResourceUsage& u) {
 }
 
 void from_json(const nlohmann::json& j, ResourceUsage& u) {
-  u.local_mem_bytes = optional_field<int64_t>(j, "local_mem_bytes");
-  u.private_mem_bytes = optional_field<int64_t>(j, "private_mem_bytes");
-  u.registers = optional_field<int64_t>(j, "registers");
-  u.spills = optional_field<int64_t>(j, "spills");
-  u.source = j.value("source", "");
+  const JsonReader r(j);
+  r.expect_object();
+  u.local_mem_bytes = r.optional_integer("local_mem_bytes");
+  u.private_mem_bytes = r.optional_integer("private_mem_bytes");
+  u.registers = r.optional_integer("registers");
+  u.spills = r.optional_integer("spills");
+  u.source = r.string_or("source", "");
 }
 
 void to_json(nlohmann::json& j, const Result& r) {
@@ -90,17 +96,20 @@ void to_json(nlohmann::json& j, const Result& r) {
 }
 
 void from_json(const nlohmann::json& j, Result& r) {
-  r.config = configuration_from_json(j.at("config"));
-  r.status = parse_status(j.at("status").get<std::string>());
-  r.gflops = j.value("gflops", 0.0);
-  if (j.contains("time")) r.time = j["time"].get<TimingStats>();
-  r.max_error = j.value("max_error", 0.0);
-  r.tolerance = j.value("tolerance", 0.0);
-  r.binary_cached = j.value("binary_cached", false);
-  r.compile_ms = j.value("compile_ms", 0.0);
-  r.helper_kernels = j.value("helper_kernels", false);
-  if (j.contains("usage")) r.usage = j["usage"].get<ResourceUsage>();
-  r.message = j.value("message", "");
+  const JsonReader in(j);
+  in.expect_object();
+  const JsonReader config = in.object("config");
+  r.config = config.read([&] { return configuration_from_json(config.value()); });
+  r.status = in.parsed("status", parse_status);
+  r.gflops = in.number_or("gflops", 0.0);
+  if (in.has("time")) r.time = in.get<TimingStats>("time");
+  r.max_error = in.number_or("max_error", 0.0);
+  r.tolerance = in.number_or("tolerance", 0.0);
+  r.binary_cached = in.boolean_or("binary_cached", false);
+  r.compile_ms = in.number_or("compile_ms", 0.0);
+  r.helper_kernels = in.boolean_or("helper_kernels", false);
+  if (in.has("usage")) r.usage = in.get<ResourceUsage>("usage");
+  r.message = in.string_or("message", "");
 }
 
 }  // namespace gemmtune

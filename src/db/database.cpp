@@ -14,6 +14,7 @@
 #include <spdlog/spdlog.h>
 
 #include "src/core/error.hpp"
+#include "src/core/json_reader.hpp"
 #include "src/core/json_util.hpp"
 #include "src/core/version.hpp"
 #include "src/db/file_lock.hpp"
@@ -24,50 +25,9 @@ namespace gemmtune {
 
 namespace {
 
-// Validation of a parsed file: every error names the file, the JSON path and what was expected.
-class Checker {
- public:
-  explicit Checker(std::string origin) : origin_(std::move(origin)) {}
-
-  [[noreturn]] void fail(const std::string& where, const std::string& what) const {
-    throw invalid_file(origin_, (where.empty() ? std::string() : "at " + where + ": ") + what);
-  }
-  const nlohmann::json& object(const nlohmann::json& j, const std::string& where) const {
-    if (!j.is_object()) fail(where, "expected an object, found " + std::string(j.type_name()));
-    return j;
-  }
-  const nlohmann::json& member(const nlohmann::json& j, const std::string& where,
-                               const std::string& name) const {
-    object(j, where);
-    if (!j.contains(name)) fail(where, "missing field '" + name + "'");
-    return j[name];
-  }
-  std::string string(const nlohmann::json& j, const std::string& where,
-                     const std::string& name) const {
-    const auto& v = member(j, where, name);
-    if (!v.is_string()) fail(join(where, name), "expected a string");
-    return v.get<std::string>();
-  }
-  int64_t integer(const nlohmann::json& j, const std::string& where, const std::string& name,
-                  int64_t min_value) const {
-    const auto& v = member(j, where, name);
-    if (!v.is_number_integer() || v.get<int64_t>() < min_value) {
-      fail(join(where, name), "expected an integer >= " + std::to_string(min_value));
-    }
-    return v.get<int64_t>();
-  }
-  double number(const nlohmann::json& j, const std::string& where, const std::string& name) const {
-    const auto& v = member(j, where, name);
-    if (!v.is_number()) fail(join(where, name), "expected a number");
-    return v.get<double>();
-  }
-  static std::string join(const std::string& where, const std::string& name) {
-    return where.empty() ? name : where + "." + name;
-  }
-
- private:
-  std::string origin_;
-};
+std::string quoted_or_unknown(const std::string& text) {
+  return text.empty() ? std::string("(not recorded)") : "'" + text + "'";
+}
 
 bool key_less(const DatabaseEntry& a, const DatabaseEntry& b) {
   return a.key < b.key;
@@ -159,6 +119,12 @@ bool DatabaseDevice::same_hardware(const DatabaseDevice& other) const {
   return name == other.name && vendor == other.vendor;
 }
 
+std::string DatabaseDevice::driver_difference(const DatabaseDevice& other) const {
+  if (driver_version == other.driver_version) return "";
+  return "driver " + quoted_or_unknown(other.driver_version) + " instead of " +
+         quoted_or_unknown(driver_version);
+}
+
 // ---- EntryKey ----
 
 EntryKey EntryKey::of(const Problem& p) {
@@ -233,58 +199,28 @@ std::string to_string(PutOutcome o) {
 // ---- Database ----
 
 Database Database::from_json(const nlohmann::json& j, const std::string& origin) {
-  Checker c(origin);
+  const JsonReader r(j, origin);
   if (!j.is_object() || !j.contains("format") || j["format"] != kDatabaseFormat) {
-    c.fail("", std::string("not a gemmtune database: expected a JSON object with \"format\": \"") +
-                   kDatabaseFormat + "\"");
+    r.fail(std::string("not a gemmtune database: expected a JSON object with \"format\": \"") +
+           kDatabaseFormat + "\"");
   }
   Database db;
-  const auto& sv = c.member(j, "", "schema_version");
-  if (!sv.is_number_integer()) c.fail("schema_version", "expected an integer");
-  db.schema_version = sv.get<int>();
-  if (db.schema_version != kDatabaseSchemaVersion) {
-    c.fail("schema_version", "version " + std::to_string(db.schema_version) +
-                                 " is not supported (expected " +
+  const int64_t schema = r.integer("schema_version");
+  if (schema != kDatabaseSchemaVersion) {
+    r.fail("schema_version", "version " + std::to_string(schema) + " is not supported (expected " +
                                  std::to_string(kDatabaseSchemaVersion) + ")");
   }
-  const auto& dj = c.object(c.member(j, "", "device"), "device");
-  c.string(dj, "device", "name");
-  db.device = dj.get<DatabaseDevice>();
-  if (j.contains("metadata"))
-    db.metadata = c.object(j["metadata"], "metadata").get<DatabaseMetadata>();
-  const auto& ej = c.member(j, "", "entries");
-  if (!ej.is_array()) c.fail("entries", "expected an array");
-  for (size_t i = 0; i < ej.size(); ++i) {
-    const std::string where = "entries[" + std::to_string(i) + "]";
-    const auto& e = c.object(ej[i], where);
-    const auto& kj = c.object(c.member(e, where, "key"), where + ".key");
-    c.string(kj, where + ".key", "kernel");
-    c.string(kj, where + ".key", "precision");
-    for (const char* dim : {"m", "n", "k"}) c.integer(kj, where + ".key", dim, 1);
-    if (kj.contains("batch")) c.integer(kj, where + ".key", "batch", 1);
-    if (kj.contains("batch_layout")) c.string(kj, where + ".key", "batch_layout");
-    if (kj.contains("epilogue")) c.string(kj, where + ".key", "epilogue");
-    c.object(c.member(e, where, "parameters"), where + ".parameters");
-    for (const auto& [name, v] : e["parameters"].items()) {
-      if (!v.is_number_integer()) c.fail(where + ".parameters." + name, "expected an integer");
-    }
-    c.number(e, where, "gflops");
-    if (e.contains("time")) c.object(e["time"], where + ".time");
-    if (e.contains("baseline")) {
-      const auto& bj = c.object(e["baseline"], where + ".baseline");
-      c.number(bj, where + ".baseline", "gflops");
-      c.string(bj, where + ".baseline", "by");
-    }
-    DatabaseEntry entry;
-    try {
-      entry = e.get<DatabaseEntry>();
-    } catch (const Error& err) {
-      c.fail(where, err.what());
-    } catch (const nlohmann::json::exception& err) {
-      c.fail(where, std::string("malformed entry: ") + err.what());
-    }
-    if (const auto why = entry_range_problem(entry)) c.fail(where + "." + why->first, why->second);
-    if (db.find(entry.key)) c.fail(where, "duplicate entry for " + entry.key.to_string());
+  db.schema_version = kDatabaseSchemaVersion;
+  const JsonReader device = r.object("device");
+  device.string("name");
+  db.device = device.convert<DatabaseDevice>();
+  if (const auto metadata = r.optional_object("metadata")) {
+    db.metadata = metadata->convert<DatabaseMetadata>();
+  }
+  for (const JsonReader& e : r.array("entries")) {
+    DatabaseEntry entry = e.convert<DatabaseEntry>();
+    if (const auto why = entry_range_problem(entry)) e.fail(why->first, why->second);
+    if (db.find(entry.key)) e.fail("duplicate entry for " + entry.key.to_string());
     db.entries_.insert(std::upper_bound(db.entries_.begin(), db.entries_.end(), entry, key_less),
                        entry);
   }
@@ -297,13 +233,14 @@ Database Database::load(const std::string& path) {
 
 Database Database::load(const std::string& path, const std::string& templates_dir) {
   Database db = load(path);
-  check_known_kernels(db, path, templates_dir);
+  check_entry_kernels(db, path, templates_dir);
   return db;
 }
 
-void check_known_kernels(const Database& db, const std::string& origin,
+void check_entry_kernels(Database& db, const std::string& origin,
                          const std::string& templates_dir) {
   std::map<std::string, std::optional<KernelSpec>> specs;
+  std::vector<EntryKey> forbidden;
   for (const auto& e : db.entries()) {
     auto it = specs.find(e.key.kernel);
     if (it == specs.end()) {
@@ -326,7 +263,19 @@ void check_known_kernels(const Database& db, const std::string& origin,
                                        " is not a parameter of kernel " + e.key.kernel);
       }
     }
+    // Values the template forbids on any device (MWG=7, a failed constraint): no kernel of this
+    // template runs them, so the entry cannot be shown, looked up or exported as a tuned
+    // configuration. A parameter left out takes the template's default, as everywhere else (the
+    // library, a search's warm start): entries written before the template declared it.
+    const Context ctx{{"ELEM_BYTES", element_bytes(e.key.precision)}};
+    const KernelSpec& spec = *it->second;
+    if (const auto why = spec.check(spec.complete(e.parameters), DeviceLimits{}, ctx)) {
+      spdlog::warn("{}: entry {} dropped: {} for kernel {}", origin, e.key.to_string(), *why,
+                   e.key.kernel);
+      forbidden.push_back(e.key);
+    }
   }
+  for (const auto& key : forbidden) db.erase(key);
 }
 
 void check_database_target(const std::string& path, const DatabaseDevice& device,
@@ -398,6 +347,7 @@ void Database::save_locked(const std::string& path) {
   metadata.gemmtune_version = version();
   create_parent_directories(path);
   write_json_atomic(path, to_json());
+  remove_stale_temporaries(path);
 }
 
 const DatabaseEntry* Database::find(const EntryKey& key) const {
@@ -467,9 +417,8 @@ PutOutcome Database::update(const std::string& path, const DatabaseDevice& devic
       throw invalid_file(path, "holds results of '" + db.device.name + "' (" + db.device.vendor +
                                    "), not of '" + device.name + "' (" + device.vendor + ")");
     }
-    if (db.device.driver_version != device.driver_version) {
-      spdlog::warn("{}: driver {} differs from the database's {}; the device record is updated",
-                   path, device.driver_version, db.device.driver_version);
+    if (const auto differ = db.device.driver_difference(device); !differ.empty()) {
+      spdlog::warn("{}: measured now with {}; the device record is updated", path, differ);
     }
   }
   const std::string created = db.metadata.created;
@@ -500,6 +449,12 @@ Database merge_databases(const std::vector<Database>& inputs,
     if (!in.device.same_hardware(out.device)) {
       throw invalid_file(name, "holds results of '" + in.device.name + "', not of '" +
                                    out.device.name + "' like the first input; refusing to merge");
+    }
+    if (const auto differ = out.device.driver_difference(in.device); !differ.empty()) {
+      spdlog::warn(
+          "{}: measured with {} (the first input's); merged anyway, though timings of "
+          "different drivers may differ",
+          name, differ);
     }
     // Keep the earliest creation date of the inputs.
     if (!in.metadata.created.empty() &&

@@ -42,6 +42,9 @@ struct DatabaseDevice {
   static DatabaseDevice from(const DeviceInfo& info);
   // Same hardware (name and vendor); the driver may differ.
   bool same_hardware(const DatabaseDevice& other) const;
+  // "driver 'B' instead of 'A'" when `other` records another driver version, else "": a new
+  // driver changes timings, so whoever merges or compares the two is told.
+  std::string driver_difference(const DatabaseDevice& other) const;
 };
 
 struct DatabaseMetadata {
@@ -133,7 +136,8 @@ class Database {
   // Error(kInvalidFile) naming the file, the position and what was expected.
   static Database load(const std::string& path);
   // Also refuses entries whose kernel has no template in `templates_dir` or whose parameters the
-  // template does not declare (check_known_kernels): what a reader would pass on to a kernel.
+  // template does not declare, and drops those it forbids (check_entry_kernels): what a reader
+  // would pass on to a kernel.
   static Database load(const std::string& path, const std::string& templates_dir);
   static Database from_json(const nlohmann::json& j, const std::string& origin);
   nlohmann::json to_json() const;
@@ -179,9 +183,10 @@ class Database {
 };
 
 // Throws Error(kInvalidFile) naming `origin` and the entry when an entry's kernel has no template
-// in `templates_dir` or one of its parameters is not declared by that template.
-void check_known_kernels(const Database& db, const std::string& origin,
-                         const std::string& templates_dir);
+// in `templates_dir` or one of its parameters is not declared by that template; drops, with a
+// warning, entries whose values the template forbids on any device (a value it does not list, a
+// failed constraint; a parameter left out takes the template's default).
+void check_entry_kernels(Database& db, const std::string& origin, const std::string& templates_dir);
 
 // Before a search measures anything: `path` (and its lock file) can be written, and an existing
 // file is a valid database of `device`'s hardware with known kernels. Throws Error(kInvalidFile).

@@ -3,10 +3,15 @@
 #include <nlohmann/json.hpp>
 
 #include "src/core/error.hpp"
+#include "src/core/json_reader.hpp"
 #include "src/core/version.hpp"
 #include "src/db/database.hpp"
 
 namespace gemmtune {
+
+namespace {
+constexpr int64_t kMaxUint32 = 0xFFFFFFFF;
+}  // namespace
 
 void to_json(nlohmann::json& j, const DatabaseDevice& d) {
   j = {{"id", d.id},
@@ -24,18 +29,20 @@ void to_json(nlohmann::json& j, const DatabaseDevice& d) {
 }
 
 void from_json(const nlohmann::json& j, DatabaseDevice& d) {
-  d.id = j.value("id", "");
-  d.name = j.value("name", "");
-  d.vendor = j.value("vendor", "");
-  d.type = j.value("type", "");
-  d.platform = j.value("platform", "");
-  d.platform_version = j.value("platform_version", "");
-  d.driver_version = j.value("driver_version", "");
-  d.opencl_version = j.value("opencl_version", "");
-  d.opencl_c_version = j.value("opencl_c_version", "");
-  d.profile = j.value("profile", "generic");
-  d.compute_units = j.value("compute_units", 0u);
-  d.max_clock_mhz = j.value("max_clock_mhz", 0u);
+  const JsonReader r(j);
+  r.expect_object();
+  d.id = r.string_or("id", "");
+  d.name = r.string_or("name", "");
+  d.vendor = r.string_or("vendor", "");
+  d.type = r.string_or("type", "");
+  d.platform = r.string_or("platform", "");
+  d.platform_version = r.string_or("platform_version", "");
+  d.driver_version = r.string_or("driver_version", "");
+  d.opencl_version = r.string_or("opencl_version", "");
+  d.opencl_c_version = r.string_or("opencl_c_version", "");
+  d.profile = r.string_or("profile", "generic");
+  d.compute_units = static_cast<uint32_t>(r.integer_or("compute_units", 0, 0, kMaxUint32));
+  d.max_clock_mhz = static_cast<uint32_t>(r.integer_or("max_clock_mhz", 0, 0, kMaxUint32));
 }
 
 void to_json(nlohmann::json& j, const DatabaseMetadata& m) {
@@ -43,9 +50,11 @@ void to_json(nlohmann::json& j, const DatabaseMetadata& m) {
 }
 
 void from_json(const nlohmann::json& j, DatabaseMetadata& m) {
-  m.gemmtune_version = j.value("gemmtune_version", "");
-  m.created = j.value("created", "");
-  m.updated = j.value("updated", "");
+  const JsonReader r(j);
+  r.expect_object();
+  m.gemmtune_version = r.string_or("gemmtune_version", "");
+  m.created = r.string_or("created", "");
+  m.updated = r.string_or("updated", "");
 }
 
 void to_json(nlohmann::json& j, const EntryKey& k) {
@@ -63,18 +72,23 @@ void to_json(nlohmann::json& j, const EntryKey& k) {
 }
 
 void from_json(const nlohmann::json& j, EntryKey& k) {
-  k.kernel = j.at("kernel").get<std::string>();
-  k.precision = parse_precision(j.at("precision").get<std::string>());
-  k.order = parse_order(j.value("order", "row"));
-  k.layout = j.value("layout", "NN");
-  Problem check;
-  set_layout(check, k.layout);
-  k.batch = j.value("batch", int64_t{1});
+  const JsonReader r(j);
+  r.expect_object();
+  k.kernel = r.string("kernel");
+  k.precision = r.parsed("precision", parse_precision);
+  k.order = r.parsed_or("order", "row", parse_order);
+  // Checked as a problem's layout is.
+  k.layout = r.parsed_or("layout", "NN", [](const std::string& v) {
+    Problem check;
+    set_layout(check, v);
+    return v;
+  });
+  k.batch = r.integer_or("batch", 1, 1);
   // Files written before the layout was part of the key hold strided batches only.
-  k.batch_layout = parse_batch_layout(j.value("batch_layout", "strided"));
+  k.batch_layout = r.parsed_or("batch_layout", "strided", parse_batch_layout);
   if (k.batch <= 1) k.batch_layout = BatchLayout::kStrided;
-  k.shape = Shape{j.at("m").get<int64_t>(), j.at("n").get<int64_t>(), j.at("k").get<int64_t>()};
-  k.epilogue = canonical_epilogue(j.value("epilogue", ""));
+  k.shape = Shape{r.integer("m", 1), r.integer("n", 1), r.integer("k", 1)};
+  k.epilogue = r.parsed_or("epilogue", "", canonical_epilogue);
 }
 
 // ---- Provenance / entries ----
@@ -85,12 +99,15 @@ void to_json(nlohmann::json& j, const Provenance& p) {
 }
 
 void from_json(const nlohmann::json& j, Provenance& p) {
-  p.strategy = j.value("strategy", "");
-  p.evaluations = j.value("evaluations", int64_t{0});
-  p.seed = j.value("seed", uint64_t{0});
-  p.date = j.value("date", "");
-  p.gemmtune_version = j.value("gemmtune_version", "");
-  p.space = j.value("space", "");
+  const JsonReader r(j);
+  r.expect_object();
+  p.strategy = r.string_or("strategy", "");
+  p.evaluations = r.integer_or("evaluations", 0, 0);
+  // Seeds are unsigned 64-bit: read as they were written.
+  p.seed = r.has("seed") ? r.field("seed").convert<uint64_t>() : 0;
+  p.date = r.string_or("date", "");
+  p.gemmtune_version = r.string_or("gemmtune_version", "");
+  p.space = r.string_or("space", "");
 }
 
 void to_json(nlohmann::json& j, const Baseline& b) {
@@ -98,8 +115,9 @@ void to_json(nlohmann::json& j, const Baseline& b) {
 }
 
 void from_json(const nlohmann::json& j, Baseline& b) {
-  b.gflops = j.at("gflops").get<double>();
-  b.by = j.at("by").get<std::string>();
+  const JsonReader r(j);
+  b.gflops = r.number("gflops");
+  b.by = r.string("by");
 }
 
 void to_json(nlohmann::json& j, const DatabaseEntry& e) {
@@ -120,19 +138,22 @@ void to_json(nlohmann::json& j, const DatabaseEntry& e) {
 }
 
 void from_json(const nlohmann::json& j, DatabaseEntry& e) {
-  e.key = j.at("key").get<EntryKey>();
-  e.parameters = configuration_from_json(j.at("parameters"));
-  e.status = parse_status(j.value("status", "ok"));
-  e.message = j.value("message", "");
-  e.gflops = j.at("gflops").get<double>();
-  if (j.contains("time")) e.time = j["time"].get<TimingStats>();
-  e.max_error = j.value("max_error", 0.0);
-  e.tolerance = j.value("tolerance", 0.0);
-  e.alpha = j.value("alpha", 1.0);
-  e.beta = j.value("beta", 0.0);
-  if (j.contains("usage")) e.usage = j["usage"].get<ResourceUsage>();
-  if (j.contains("found")) e.found = j["found"].get<Provenance>();
-  if (j.contains("baseline")) e.baseline = j["baseline"].get<Baseline>();
+  const JsonReader r(j);
+  r.expect_object();
+  e.key = r.get<EntryKey>("key");
+  const JsonReader params = r.object("parameters");
+  e.parameters = params.read([&] { return configuration_from_json(params.value()); });
+  e.status = r.parsed_or("status", "ok", parse_status);
+  e.message = r.string_or("message", "");
+  e.gflops = r.number("gflops");
+  if (r.has("time")) e.time = r.get<TimingStats>("time");
+  e.max_error = r.number_or("max_error", 0.0);
+  e.tolerance = r.number_or("tolerance", 0.0);
+  e.alpha = r.number_or("alpha", 1.0);
+  e.beta = r.number_or("beta", 0.0);
+  if (r.has("usage")) e.usage = r.get<ResourceUsage>("usage");
+  if (r.has("found")) e.found = r.get<Provenance>("found");
+  if (r.has("baseline")) e.baseline = r.get<Baseline>("baseline");
 }
 
 DatabaseEntry DatabaseEntry::from_result(const Problem& problem, const Result& best,

@@ -23,6 +23,16 @@ bool lasting(const Result& r) {
   return r.status != Status::kRunFailed;
 }
 
+// Whose results `journal` records: the identity of its header, "" when it has none it can read.
+std::string recorded_identity(const Journal& journal) {
+  if (journal.headers.empty()) return "";
+  try {
+    return journal.header(0).string_or("identity", "");
+  } catch (const Error&) {
+    return "";
+  }
+}
+
 }  // namespace
 
 std::string template_fingerprint(const std::string& templates_dir, const std::string& kernel) {
@@ -76,14 +86,19 @@ std::vector<Result> EvaluationCache::load(const Problem& problem) const {
   if (!fs::exists(path)) return {};
   Journal journal;
   try {
-    journal = read_journal(path);
+    journal = read_journal(path, JournalDamage::kSkip);
   } catch (const std::exception& e) {
     spdlog::warn("evaluation cache {} is unreadable ({}): ignored", path, e.what());
     return {};
   }
+  if (journal.skipped_lines > 0) {
+    spdlog::warn(
+        "evaluation cache {}: {} damaged line(s) skipped; the next search of this "
+        "problem rewrites the file",
+        path, journal.skipped_lines);
+  }
   // A hash collision or a hand-copied file must not pass off another problem's results.
-  if (journal.headers.empty() || journal.headers.front().value("identity", "") != identity(problem))
-    return {};
+  if (recorded_identity(journal) != identity(problem)) return {};
   const std::string key = problem_key(problem);
   std::map<std::string, Result> latest;
   std::vector<std::string> order;
@@ -102,9 +117,26 @@ std::unique_ptr<JournalWriter> EvaluationCache::writer(const Problem& problem) c
   if (!enabled()) return nullptr;
   const std::string path = path_of(problem);
   try {
-    const bool fresh = !fs::exists(path);
     auto w = std::make_unique<JournalWriter>(path, JournalOpen::kAppend);
-    if (fresh) w->write_header({{"identity", identity(problem)}});
+    // Read under the writer's lock. A new or empty file (what a full disk leaves), a header cut
+    // short or damaged lines: the file is rewritten with its header and the records of this
+    // problem it still holds, so that it is never left without a header for good.
+    const Journal existing = read_journal(path, JournalDamage::kSkip);
+    const std::string recorded = recorded_identity(existing);
+    if (recorded != identity(problem) || existing.skipped_lines > 0) {
+      std::vector<JournalEntry> kept;
+      const std::string key = problem_key(problem);
+      for (const auto& e : existing.entries) {
+        // Records under another problem's header are not this problem's, whatever they say.
+        const bool ours = recorded.empty() || recorded == identity(problem);
+        if (ours && problem_key(e.problem) == key) kept.push_back(e);
+      }
+      if (!existing.entries.empty() || existing.skipped_lines > 0 || !recorded.empty()) {
+        spdlog::warn("evaluation cache {} was damaged; rewritten with {} of its records", path,
+                     kept.size());
+      }
+      w->rewrite({{"identity", identity(problem)}}, kept);
+    }
     return w;
   } catch (const std::exception& e) {
     spdlog::warn("evaluation cache {}: {}; this search's results are not cached", path, e.what());

@@ -223,8 +223,8 @@ ExportResult export_clblast_override(const Database& db, const std::string& sour
     out << "});\n}\n";
     ++written;
   }
-  if (written == 0) r.notes.push_back("no entry could be exported for CLBlast");
-  r.files.push_back({"clblast_override.hpp", out.str()});
+  // Nothing to override: no file, so that the caller says how to get an entry CLBlast can use.
+  if (written > 0) r.files.push_back({"clblast_override.hpp", out.str()});
   return r;
 }
 
@@ -431,6 +431,14 @@ const std::vector<std::string>& clblast_parameter_names(const std::string& clbla
   if (clblast_kernel == "Xgemm") return kXgemm;
   if (clblast_kernel == "XgemmDirect") return kDirect;
   return kNone;
+}
+
+std::string clblast_export_hint() {
+  std::vector<std::string> kernels;
+  for (const auto& m : mappings()) kernels.push_back(m.gemmtune_kernel);
+  return "only entries of " + join(kernels, ", ") +
+         " have CLBlast equivalents: tune one with gemmtune search --kernel clblast-xgemm (or "
+         "--kernel xgemm); the default search tunes xgemm_fast, which CLBlast does not have";
 }
 
 std::optional<ClblastParameters> to_clblast(const DatabaseEntry& entry, std::string* why) {

@@ -36,6 +36,8 @@ struct ClblastParameters {
 // The CLBlast form of `entry`, or nullopt with `why` when CLBlast has no such kernel or precision
 // (e.g. xgemm_fast, or fp16 with fp32 accumulation).
 std::optional<ClblastParameters> to_clblast(const DatabaseEntry& entry, std::string* why);
+// Which kernels export to CLBlast and how to tune one: for a database none of whose entries do.
+std::string clblast_export_hint();
 
 // The parameter names CLBlast's kernel takes (empty for an unknown kernel).
 const std::vector<std::string>& clblast_parameter_names(const std::string& clblast_kernel);

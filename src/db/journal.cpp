@@ -4,10 +4,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -33,9 +33,10 @@ void to_json(nlohmann::json& j, const JournalEntry& e) {
 }
 
 void from_json(const nlohmann::json& j, JournalEntry& e) {
-  e.problem = j.at("problem").get<Problem>();
-  e.result = j.at("result").get<Result>();
-  e.elapsed_s = j.value("elapsed_s", 0.0);
+  const JsonReader r(j);
+  e.problem = r.get<Problem>("problem");
+  e.result = r.get<Result>("result");
+  e.elapsed_s = r.number_or("elapsed_s", 0.0);
 }
 
 namespace {
@@ -45,16 +46,27 @@ bool ends_with(const std::string& s, const std::string& suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// Every line of the file; gzip data is inflated (zlib also reads plain files as they are).
-std::vector<std::string> read_lines(const std::string& path) {
+std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
+}
+
+// The whole file, of at most kMaxJournalBytes; gzip data is inflated (zlib also reads plain
+// files as they are), and the limit holds for what it inflates to.
+std::string read_journal_text(const std::string& path) {
 #ifdef GEMMTUNE_HAVE_ZLIB
-  gzFile f = gzopen(path.c_str(), "rb");
+  gzFile f = gzdopen(open_regular_file(path), "rb");
   if (!f) throw invalid_file(path, std::string("cannot open: ") + std::strerror(errno));
-  std::string current;
-  char buf[1 << 16];
+  std::string text;
+  std::vector<char> buf(size_t{1} << 16);
   while (true) {
-    const int n = gzread(f, buf, sizeof buf);
+    const int n = gzread(f, buf.data(), static_cast<unsigned>(buf.size()));
     if (n < 0) {
       int err = 0;
       const std::string msg = gzerror(f, &err);
@@ -62,71 +74,110 @@ std::vector<std::string> read_lines(const std::string& path) {
       throw invalid_file(path, "cannot decompress: " + msg);
     }
     if (n == 0) break;
-    for (int i = 0; i < n; ++i) {
-      if (buf[i] == '\n') {
-        lines.push_back(std::move(current));
-        current.clear();
-      } else {
-        current += buf[i];
-      }
+    if (text.size() + static_cast<size_t>(n) > kMaxJournalBytes) {
+      gzclose(f);
+      throw invalid_file(path, "holds more than " + std::to_string(kMaxJournalBytes >> 20) +
+                                   " MiB, the most gemmtune reads of a journal; not read");
     }
+    text.append(buf.data(), static_cast<size_t>(n));
   }
   gzclose(f);
-  if (!current.empty()) lines.push_back(std::move(current));
+  return text;
 #else
   if (ends_with(path, ".gz")) {
     throw invalid_file(path, "this build of gemmtune cannot read gzip files (built without zlib)");
   }
-  std::ifstream in(path);
-  if (!in) throw invalid_file(path, std::string("cannot open: ") + std::strerror(errno));
-  std::string line;
-  while (std::getline(in, line)) lines.push_back(line);
+  return read_text_file(path, kMaxJournalBytes);
 #endif
-  return lines;
+}
+
+// A first line that is no journal record: another kind of file given by mistake.
+[[noreturn]] void not_a_journal(const std::string& path, const std::string& why) {
+  throw invalid_file(
+      path, "is not a search journal: its first line is not a journal record (" + why + ")");
+}
+
+// Adds the record of line `number` to `j`.
+void read_record(Journal& j, const nlohmann::json& record, size_t number) {
+  const JsonReader r(record, j.path, number);
+  r.expect_object();
+  const std::string type = r.string("type");
+  if (type == "header") {
+    j.headers.push_back(record);
+    j.header_lines.push_back(number);
+  } else if (type == "result") {
+    j.entries.push_back(r.convert<JournalEntry>());
+  } else {
+    r.fail("type", "'" + type + "' is neither a header nor a result record");
+  }
+}
+
+// Reads line `number` into `j`; only the `last` line may be cut short (skipped with a warning).
+void read_line(Journal& j, const std::string& line, size_t number, bool last) {
+  const std::string& path = j.path;
+  nlohmann::json record;
+  try {
+    record = nlohmann::json::parse(line);
+  } catch (const nlohmann::json::out_of_range& e) {
+    // Not a line cut short (that would be a syntax error): a damaged figure such as 1e999.
+    throw invalid_file(path,
+                       "line " + std::to_string(number) + ": " + describe_out_of_range(line, e));
+  } catch (const nlohmann::json::parse_error& e) {
+    if (last) {
+      ++j.skipped_lines;
+      spdlog::warn("{}: line {} is not complete JSON (a write cut short?); skipped", path, number);
+      return;
+    }
+    // Writers append whole lines (and drop a cut-short tail before appending): a broken line
+    // followed by others is damage, and skipping it would measure its result again.
+    const std::string what = fmt::format(
+        "line {} is not valid JSON (column {}) and is not the last line: a killed search cuts "
+        "short only the last",
+        number, e.byte);
+    if (j.headers.empty() && j.entries.empty()) not_a_journal(path, what);
+    throw invalid_file(path, what);
+  }
+  try {
+    read_record(j, record, number);
+  } catch (const JsonFieldError& e) {
+    // A first line without a record type: another kind of file.
+    const bool untyped = e.path().empty() || e.path() == "type";
+    if (untyped && j.headers.empty() && j.entries.empty()) {
+      not_a_journal(path, fmt::format("line {}: {}{}", number,
+                                      e.path().empty() ? "" : "at " + e.path() + ": ", e.detail()));
+    }
+    throw;
+  }
 }
 
 }  // namespace
 
-Journal read_journal(const std::string& path) {
+Journal read_journal(const std::string& path, JournalDamage damage) {
   Journal j;
   j.path = path;
-  const auto lines = read_lines(path);
-  for (size_t i = 0; i < lines.size(); ++i) {
-    const std::string& line = lines[i];
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    nlohmann::json record;
+  const auto lines = split_lines(read_journal_text(path));
+  // The last line that holds anything: only it may be cut short by a killed writer.
+  size_t last = lines.size();
+  while (last > 0 && lines[last - 1].find_first_not_of(" \t\r") == std::string::npos) --last;
+  const bool skip_damage = damage == JournalDamage::kSkip;
+  for (size_t i = 0; i < last; ++i) {
+    const size_t number = i + 1;
+    if (lines[i].find_first_not_of(" \t\r") == std::string::npos) continue;
     try {
-      record = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::out_of_range& e) {
-      // Not a line cut short (that would be a syntax error): a damaged figure such as 1e999.
-      throw invalid_file(path,
-                         "line " + std::to_string(i + 1) + ": " + describe_out_of_range(line, e));
-    } catch (const nlohmann::json::parse_error&) {
-      ++j.skipped_lines;
-      spdlog::warn("{}: line {} is not complete JSON (a write cut short?); skipped", path, i + 1);
-      continue;
-    }
-    const std::string type = record.is_object() ? record.value("type", "") : "";
-    try {
-      if (type == "header") {
-        j.headers.push_back(record);
-      } else if (type == "result") {
-        j.entries.push_back(record.get<JournalEntry>());
-      } else {
-        throw invalid_file(
-            path, "line " + std::to_string(i + 1) + " is neither a header nor a result record");
-      }
-    } catch (const nlohmann::json::exception& e) {
-      throw invalid_file(path, "line " + std::to_string(i + 1) + ": " + e.what());
+      read_line(j, lines[i], number, number == last);
     } catch (const Error& e) {
-      if (type == "header" || type == "result") {
-        throw invalid_file(path, "line " + std::to_string(i + 1) + ": " + e.what());
-      }
-      throw;
+      if (!skip_damage || e.code() != ErrorCode::kInvalidFile) throw;
+      ++j.skipped_lines;
     }
   }
-  if (j.headers.empty() && j.entries.empty()) throw invalid_file(path, "holds no journal record");
+  if (j.headers.empty() && j.entries.empty() && !skip_damage) {
+    throw invalid_file(path, "holds no journal record");
+  }
   return j;
+}
+
+JsonReader Journal::header(size_t i) const {
+  return JsonReader(headers.at(i), path, i < header_lines.size() ? header_lines[i] : 0);
 }
 
 JournalWriter::JournalWriter(const std::string& path, JournalOpen how) : path_(path) {
@@ -138,7 +189,7 @@ JournalWriter::JournalWriter(const std::string& path, JournalOpen how) : path_(p
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
   // kCreate: O_EXCL makes "the journal does not exist yet" and "it is mine" one step, so two
   // searches started at once into one folder cannot both start the same journal.
-  const int flags = O_WRONLY | O_APPEND | O_CLOEXEC |
+  const int flags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NONBLOCK |
                     (how == JournalOpen::kCreate   ? O_CREAT | O_EXCL
                      : how == JournalOpen::kAppend ? O_CREAT
                                                    : 0);
@@ -147,8 +198,17 @@ JournalWriter::JournalWriter(const std::string& path, JournalOpen how) : path_(p
     throw invalid_argument("journal " + path + " already exists: continue it with --resume " +
                            path + ", or choose another file with --journal");
   }
+  if (fd_ < 0 && (errno == EISDIR || errno == ENXIO)) {
+    // A folder, or a FIFO nobody reads: never a journal.
+    throw invalid_file(path, std::string("is ") + (errno == EISDIR ? "a folder" : "a FIFO") +
+                                 ", not a regular file; not used");
+  }
   if (fd_ < 0)
     throw invalid_file(path, std::string("cannot open for writing: ") + std::strerror(errno));
+  const int opened = fd_;
+  fd_ = -1;
+  require_regular_file(opened, path);  // a device (/dev/zero) or a FIFO with a reader
+  fd_ = opened;
   // Held until the writer closes: a second search on this journal (a second --resume) is refused
   // instead of measuring the same configurations again and interleaving its lines.
   try {
@@ -158,21 +218,30 @@ JournalWriter::JournalWriter(const std::string& path, JournalOpen how) : path_(p
     fd_ = -1;
     throw;
   }
-  // A writer killed mid-line leaves no newline at the end; start on a fresh line.
+  drop_cut_short_tail();
+}
+
+void JournalWriter::drop_cut_short_tail() {
+  // A writer killed mid-line leaves a tail without its newline. Appending after it would put the
+  // broken line before others, where readers refuse it as damage; it holds no whole record, so
+  // it is dropped (under the lock: no other writer is appending).
   struct stat st {};
-  if (::fstat(fd_, &st) == 0 && st.st_size > 0) {
-    const int rfd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    char last = '\n';
-    if (rfd >= 0) {
-      if (::pread(rfd, &last, 1, st.st_size - 1) != 1) last = '\n';
-      ::close(rfd);
-    }
-    if (last != '\n' && ::write(fd_, "\n", 1) != 1) {
-      const int err = errno;
-      ::close(fd_);
-      fd_ = -1;
-      throw invalid_file(path, std::string("cannot write: ") + std::strerror(err));
-    }
+  if (::fstat(fd_, &st) != 0 || st.st_size == 0) return;
+  const int rfd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (rfd < 0) return;
+  off_t end = st.st_size;
+  char c = 0;
+  while (end > 0 && ::pread(rfd, &c, 1, end - 1) == 1 && c != '\n') --end;
+  ::close(rfd);
+  if (end == st.st_size) return;
+  spdlog::warn("{}: its last line was cut short ({} bytes, a killed search); dropped", path_,
+               st.st_size - end);
+  if (::ftruncate(fd_, end) != 0) {
+    const int err = errno;
+    ::close(fd_);
+    fd_ = -1;
+    throw invalid_file(path_,
+                       std::string("cannot drop its cut-short last line: ") + std::strerror(err));
   }
 }
 
@@ -183,6 +252,14 @@ JournalWriter::~JournalWriter() {
 void JournalWriter::write_header(nlohmann::json header) {
   header["type"] = "header";
   write_line(header);
+}
+
+void JournalWriter::rewrite(nlohmann::json header, const std::vector<JournalEntry>& entries) {
+  if (::ftruncate(fd_, 0) != 0) {
+    throw invalid_file(path_, std::string("cannot rewrite: ") + std::strerror(errno));
+  }
+  write_header(std::move(header));
+  for (const auto& e : entries) write_line(e);
 }
 
 void JournalWriter::append(const Problem& problem, const Result& result, double elapsed_s) {

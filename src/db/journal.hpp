@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "src/core/json_reader.hpp"
 #include "src/core/problem.hpp"
 #include "src/core/result.hpp"
 
@@ -24,17 +25,29 @@ struct JournalEntry {
 struct Journal {
   std::string path;
   std::vector<nlohmann::json> headers;  // one per run, in file order
+  std::vector<size_t> header_lines;     // the line of each header (1 = first)
   std::vector<JournalEntry> entries;
-  size_t skipped_lines = 0;  // unreadable lines (a line cut short by a killed writer)
+  // Unreadable lines skipped: a last line cut short by a killed writer (or, JournalDamage::kSkip,
+  // any damaged line).
+  size_t skipped_lines = 0;
+
+  // Header `i` as a reader whose errors name the journal, the line and the field.
+  JsonReader header(size_t i) const;
 };
 
 // A key that is equal for problems that must be measured separately (shape, layout, precision,
 // scaling, batch, epilogue, kernel).
 std::string problem_key(const Problem& p);
 
-// Reads a journal (.jsonl, or gzip-compressed when built with zlib). Unreadable lines are skipped
-// and counted, since a writer killed mid-line leaves a partial line behind.
-Journal read_journal(const std::string& path);
+// Reads a journal (.jsonl, or gzip-compressed when built with zlib; a regular file of at most
+// kMaxJournalBytes when inflated). An unreadable last line is skipped and counted, since a writer
+// killed mid-line leaves a partial line behind; an unreadable line before others is an error
+// naming it, as is a record field of the wrong type.
+enum class JournalDamage {
+  kRefuse,  // a damaged line before the last is an error (journals a search continues)
+  kSkip,    // every damaged line is skipped and counted, and no record is no error (caches)
+};
+Journal read_journal(const std::string& path, JournalDamage damage = JournalDamage::kRefuse);
 
 enum class JournalOpen {
   kAppend,  // append (created when missing): a resumed search
@@ -55,9 +68,13 @@ class JournalWriter {
   // `header` gets "type": "header" added.
   void write_header(nlohmann::json header);
   void append(const Problem& problem, const Result& result, double elapsed_s);
+  // Replaces what the journal holds by `header` and `entries`, in place under the lock: a
+  // damaged evaluation cache keeps what it could read.
+  void rewrite(nlohmann::json header, const std::vector<JournalEntry>& entries);
 
  private:
   void write_line(const nlohmann::json& j);
+  void drop_cut_short_tail();
   std::string path_;
   int fd_ = -1;
 };

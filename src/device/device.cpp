@@ -6,8 +6,9 @@
 
 #include <spdlog/spdlog.h>
 
-#include "src/device/device_profile.hpp"
 #include "src/core/error.hpp"
+#include "src/core/json_reader.hpp"
+#include "src/device/device_profile.hpp"
 
 namespace gemmtune {
 
@@ -139,26 +140,33 @@ void to_json(nlohmann::json& j, const DeviceInfo& d) {
 }
 
 void from_json(const nlohmann::json& j, DeviceInfo& d) {
-  d.platform_name = j.value("platform", "");
-  d.platform_version = j.value("platform_version", "");
-  d.name = j.value("name", "");
-  d.board_name = j.value("board_name", "");
-  d.vendor = j.value("vendor", "");
-  d.driver_version = j.value("driver_version", "");
-  d.device_version = j.value("device_version", "");
-  d.opencl_c_version = j.value("opencl_c_version", "");
-  d.type = j.value("type", "");
-  d.compute_units = j.value("compute_units", 0u);
-  d.max_clock_mhz = j.value("max_clock_mhz", 0u);
-  d.global_mem_bytes = j.value("global_mem_bytes", uint64_t{0});
-  d.max_alloc_bytes = j.value("max_alloc_bytes", uint64_t{0});
-  d.local_mem_bytes = j.value("local_mem_bytes", uint64_t{0});
-  d.max_work_group_size = j.value("max_work_group_size", uint64_t{0});
-  d.max_work_item_sizes = j.value("max_work_item_sizes", std::vector<uint64_t>{});
-  d.has_fp16 = j.value("fp16", false);
-  d.has_fp64 = j.value("fp64", false);
-  d.has_subgroups = j.value("subgroups", false);
-  d.profile = j.value("profile", "generic");
+  const JsonReader r(j);
+  r.expect_object();
+  d.platform_name = r.string_or("platform", "");
+  d.platform_version = r.string_or("platform_version", "");
+  d.name = r.string_or("name", "");
+  d.board_name = r.string_or("board_name", "");
+  d.vendor = r.string_or("vendor", "");
+  d.driver_version = r.string_or("driver_version", "");
+  d.device_version = r.string_or("device_version", "");
+  d.opencl_c_version = r.string_or("opencl_c_version", "");
+  d.type = r.string_or("type", "");
+  constexpr int64_t kMaxUint32 = 0xFFFFFFFF;
+  d.compute_units = static_cast<uint32_t>(r.integer_or("compute_units", 0, 0, kMaxUint32));
+  d.max_clock_mhz = static_cast<uint32_t>(r.integer_or("max_clock_mhz", 0, 0, kMaxUint32));
+  auto size = [&](const char* name) { return static_cast<uint64_t>(r.integer_or(name, 0, 0)); };
+  d.global_mem_bytes = size("global_mem_bytes");
+  d.max_alloc_bytes = size("max_alloc_bytes");
+  d.local_mem_bytes = size("local_mem_bytes");
+  d.max_work_group_size = size("max_work_group_size");
+  d.max_work_item_sizes.clear();
+  for (const auto& v : r.array("max_work_item_sizes", false)) {
+    d.max_work_item_sizes.push_back(static_cast<uint64_t>(v.as_integer(0)));
+  }
+  d.has_fp16 = r.boolean_or("fp16", false);
+  d.has_fp64 = r.boolean_or("fp64", false);
+  d.has_subgroups = r.boolean_or("subgroups", false);
+  d.profile = r.string_or("profile", "generic");
 }
 
 std::vector<Device> list_devices(const ProfileSet* profiles) {

@@ -12,7 +12,10 @@ ReplayEvaluator::ReplayEvaluator(const std::string& path, double delay_ms)
 
 ReplayEvaluator::ReplayEvaluator(const Journal& journal, double delay_ms)
     : path_(journal.path), delay_ms_(delay_ms) {
-  if (!journal.headers.empty()) header_ = journal.headers.front();
+  if (!journal.headers.empty()) {
+    header_ = journal.headers.front();
+    header_line_ = journal.header_lines.empty() ? 0 : journal.header_lines.front();
+  }
   for (const auto& e : journal.entries) {
     const std::string key = problem_key(e.problem);
     auto [it, fresh] = tables_.try_emplace(key);

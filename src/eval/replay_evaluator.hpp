@@ -31,6 +31,8 @@ class ReplayEvaluator : public Evaluator {
 
   // The run's first header: device, kernel, space, settings of the recording (may be empty).
   const nlohmann::json& header() const { return header_; }
+  // The header as a reader whose errors name the journal, the line and the field.
+  JsonReader header_reader() const { return JsonReader(header_, path_, header_line_); }
   const std::string& path() const { return path_; }
   // Recorded problems, in order of first appearance.
   const std::vector<Problem>& problems() const { return problems_; }
@@ -57,6 +59,7 @@ class ReplayEvaluator : public Evaluator {
   std::string path_;
   double delay_ms_ = 0;
   nlohmann::json header_;
+  size_t header_line_ = 0;
   std::vector<Problem> problems_;
   std::map<std::string, Table> tables_;
   size_t evaluations_ = 0;

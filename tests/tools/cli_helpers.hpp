@@ -1,14 +1,19 @@
-// Helpers of the command-line tests: whether OpenCL lists a device, and a recorded space to
-// replay.
+// Helpers of the command-line tests: whether OpenCL lists a device, recorded spaces to replay,
+// the test database and edited copies of it.
 #pragma once
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "src/core/json_util.hpp"
 #include "src/db/journal.hpp"
+#include "src/kernel/kernel_spec.hpp"
 #include "tests/search/strategies/synthetic_space.hpp"
 #include "tests/test_support.hpp"
 
@@ -41,6 +46,49 @@ inline std::string write_synthetic_replay(const std::string& dir,
   JournalWriter w(path);
   w.write_header(j.headers.front());
   for (const auto& e : j.entries) w.append(e.problem, change ? change(e.result) : e.result, 0);
+  return path;
+}
+
+inline const std::string kDb = source_path("tests/data/db_gfx1012.json");
+
+inline bool exists(const std::string& path) {
+  return std::filesystem::exists(path);
+}
+
+inline void write_text(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+// Synthetic recordings of the xgemm cpu space, one problem per shape, in one journal.
+inline std::string write_replay(const std::string& dir,
+                                const std::vector<Shape>& shapes = {{256, 256, 256}},
+                                bool all_fail = false, const std::string& name = "replay.jsonl") {
+  static const KernelSpec spec = KernelSpec::load(source_path("kernel_templates/xgemm.json"));
+  const ParamSpace space(spec, "cpu", DeviceLimits{}, Context{{"ELEM_BYTES", 4}});
+  const std::string path = dir + "/" + name;
+  JournalWriter w(path);
+  bool header = false;
+  for (const auto& shape : shapes) {
+    Problem p;
+    p.shape = shape;
+    const Journal j = synthetic_gemm_journal(space, p, 5);
+    if (!header) w.write_header(j.headers.front());
+    header = true;
+    for (auto e : j.entries) {
+      if (all_fail) e.result = Result::failure(e.result.config, Status::kCompileFailed, "no");
+      w.append(e.problem, e.result, 0);
+    }
+  }
+  return path;
+}
+
+// A copy of the test database with `edit` applied to its JSON.
+template <typename Edit>
+std::string db_copy(const std::string& dir, const std::string& name, Edit edit) {
+  auto j = read_json_file(kDb);
+  edit(j);
+  const std::string path = dir + "/" + name;
+  write_text(path, j.dump(2));
   return path;
 }
 

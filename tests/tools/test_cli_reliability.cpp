@@ -31,38 +31,11 @@ using test::temp_dir;
 
 namespace {
 
-const std::string kDb = source_path("tests/data/db_gfx1012.json");
-
-bool exists(const std::string& path) {
-  return std::filesystem::exists(path);
-}
-
-void write_text(const std::string& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
-
-// Synthetic recordings of the xgemm cpu space, one problem per shape, in one journal.
-std::string write_replay(const std::string& dir,
-                         const std::vector<Shape>& shapes = {{256, 256, 256}},
-                         bool all_fail = false, const std::string& name = "replay.jsonl") {
-  static const KernelSpec spec = KernelSpec::load(source_path("kernel_templates/xgemm.json"));
-  const ParamSpace space(spec, "cpu", DeviceLimits{}, Context{{"ELEM_BYTES", 4}});
-  const std::string path = dir + "/" + name;
-  JournalWriter w(path);
-  bool header = false;
-  for (const auto& shape : shapes) {
-    Problem p;
-    p.shape = shape;
-    const Journal j = test::synthetic_gemm_journal(space, p, 5);
-    if (!header) w.write_header(j.headers.front());
-    header = true;
-    for (auto e : j.entries) {
-      if (all_fail) e.result = Result::failure(e.result.config, Status::kCompileFailed, "no");
-      w.append(e.problem, e.result, 0);
-    }
-  }
-  return path;
-}
+using test::db_copy;
+using test::exists;
+using test::kDb;
+using test::write_replay;
+using test::write_text;
 
 size_t count_results(const std::string& journal) {
   return exists(journal) ? test::count_journal_results(journal) : 0;
@@ -86,16 +59,6 @@ mode_t mode_of(const std::string& path) {
   struct stat st {};
   ::stat(path.c_str(), &st);
   return st.st_mode & 07777;
-}
-
-// A copy of the test database with `edit` applied to its JSON.
-template <typename Edit>
-std::string db_copy(const std::string& dir, const std::string& name, Edit edit) {
-  auto j = read_json_file(kDb);
-  edit(j);
-  const std::string path = dir + "/" + name;
-  write_text(path, j.dump(2));
-  return path;
 }
 
 // The database's text with the number of entries[0].gflops replaced by `literal` (JSON cannot

@@ -50,7 +50,7 @@ TEST_CASE("a resumed job takes back the journal's settings that were not given a
   SearchJobOptions resumed;
   resumed.max_evals = 80;
   resumed.given = {"max-evals"};
-  apply_journal_settings(resumed, settings);
+  apply_journal_settings(resumed, JsonReader(settings));
   CHECK(resumed.max_evals == 80);  // given again: this command line's
   CHECK(resumed.kernel == "xgemm_fast");
   CHECK(resumed.strategy == "anneal");
@@ -80,7 +80,7 @@ TEST_CASE("shapes and problem settings given again win over the journal's",
   resumed.shapes = {{8, 8, 8}};
   resumed.problem.precision = Precision::kFP32;
   resumed.given = {"shapes", "precision"};
-  apply_journal_settings(resumed, settings);
+  apply_journal_settings(resumed, JsonReader(settings));
   CHECK(resumed.shapes == std::vector<Shape>{{8, 8, 8}});
   CHECK(resumed.problem.precision == Precision::kFP32);
   CHECK(resumed.problem.batch == 4);
@@ -89,7 +89,7 @@ TEST_CASE("shapes and problem settings given again win over the journal's",
   nlohmann::json with_workload = settings;
   with_workload["workload"] = "w.txt";
   SearchJobOptions workload;
-  apply_journal_settings(workload, with_workload);
+  apply_journal_settings(workload, JsonReader(with_workload));
   CHECK(workload.workload == "w.txt");
   CHECK(workload.shapes.empty());
 }
@@ -102,7 +102,7 @@ TEST_CASE("older journals' spellings read back, and bad recorded values are refu
   settings["precision"] = "fp32";
   settings["epilogue"] = "relu,bias";
   SearchJobOptions resumed;
-  apply_journal_settings(resumed, settings);
+  apply_journal_settings(resumed, JsonReader(settings));
   CHECK(resumed.problem.order == Order::kColMajor);
   CHECK(resumed.problem.precision == Precision::kFP32);
   CHECK(resumed.problem.epilogue == "bias,relu");
@@ -110,10 +110,10 @@ TEST_CASE("older journals' spellings read back, and bad recorded values are refu
   nlohmann::json bad = settings;
   bad["batch_layout"] = "pointers";
   SearchJobOptions a;
-  CHECK_THROWS_WITH(apply_journal_settings(a, bad), Catch::Contains("pointers"));
+  CHECK_THROWS_WITH(apply_journal_settings(a, JsonReader(bad)), Catch::Contains("pointers"));
   bad = settings;
   bad["batch"] = 0;
   SearchJobOptions b;
-  apply_journal_settings(b, bad);
+  apply_journal_settings(b, JsonReader(bad));
   CHECK_THROWS_WITH(base_problem(b), Catch::Contains("--batch must be at least 1"));
 }

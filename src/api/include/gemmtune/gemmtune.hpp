@@ -14,6 +14,14 @@
 //
 // Calls from several threads are safe, also on one queue. Queues must be in-order: a call may
 // enqueue several kernels that depend on each other (padding copies, the split-K reduction).
+//
+// Handles must be live: a null queue or buffer is refused (kInvalidArgument), but a released or
+// never-created cl_mem, cl_command_queue or event pointer is undefined behaviour, as it is for
+// OpenCL itself (the OpenCL loader may crash on it before gemmtune can check anything).
+//
+// Database files (GEMMTUNE_DB, SetDatabase, the system databases) are read only when they are
+// regular files of at most 256 MiB; anything else (a folder, a device, a FIFO) is refused with
+// kInvalidDatabase (SetDatabase) or ignored with a note (Explain), and the library goes on.
 #pragma once
 
 #include <cstddef>

@@ -2,7 +2,9 @@
    function interfaces (ctypes). Every function returns a gemmtune_status (0 on success);
    gemmtune_last_error() says why the calling thread's last failing call failed. Layouts and
    transposes take the CBLAS values (101 row-major, 102 column-major; 111 no, 112 transpose,
-   113 conjugate transpose, which is the transpose for real numbers). */
+   113 conjugate transpose, which is the transpose for real numbers). Handles must be live: a
+   null queue or buffer is refused, but a released or never-created cl_mem or cl_command_queue is
+   undefined behaviour, as it is for OpenCL itself. */
 #ifndef GEMMTUNE_C_H
 #define GEMMTUNE_C_H
 
