@@ -15,6 +15,7 @@
 #include "search/tuning/search_checks.hpp"
 #include "search/tuning/strategy_eval.hpp"
 #include "src/core/error.hpp"
+#include "src/db/recording.hpp"
 #include "src/kernel/kernel_spec.hpp"
 #include "tools/commands.hpp"
 
@@ -95,7 +96,9 @@ const KernelSpec* load_spec(const GlobalOptions& options, const std::string& ker
   if (it != cache.end()) return it->second.get();
   const std::string path = templates_dir(options) + "/" + kernel + ".json";
   std::unique_ptr<KernelSpec> spec;
-  if (!kernel.empty() && std::filesystem::exists(path)) {
+  if (kernel.empty()) {
+    spdlog::warn("the recording names no kernel: models see the parameters only");
+  } else if (std::filesystem::exists(path)) {
     spec = std::make_unique<KernelSpec>(KernelSpec::load(path));
   } else {
     spdlog::warn("no template {} for the recorded kernel: models see the parameters only", path);
@@ -104,7 +107,7 @@ const KernelSpec* load_spec(const GlobalOptions& options, const std::string& ker
 }
 
 void run_search_eval(const GlobalOptions& options, const EvalArgs& a) {
-  const Journal recording = read_journal(a.replay);
+  const Journal recording = read_recording(a.replay);
   // Strategies are scored against the recorded optimum: on a sample of the space that is the
   // best of the sample, not of the space, and the scores would flatter every strategy.
   const auto partial = partial_recording(recording);
@@ -186,7 +189,9 @@ void set_search_eval_command(CLI::App& app, GlobalOptions& options) {
   auto a = std::make_shared<EvalArgs>();
   auto* cmd = app.add_subcommand("search-eval",
                                  "Compare search strategies on a recorded space over many seeds");
-  cmd->add_option("--replay", a->replay, "Recorded space (journal of an exhaustive search)")
+  cmd->add_option("--replay", a->replay,
+                  "Recorded space: journal of an exhaustive search, Kernel Tuner cache file or T4 "
+                  "results (each optionally .gz)")
       ->required();
   cmd->add_option("--strategies", a->strategies, "Comma-separated strategies")
       ->capture_default_str();

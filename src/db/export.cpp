@@ -10,9 +10,9 @@
 #include <fmt/format.h>
 
 #include "src/core/error.hpp"
+#include "src/core/version.hpp"
 #include "src/device/device.hpp"
 #include "src/kernel/kernel_spec.hpp"
-#include "src/core/version.hpp"
 
 namespace gemmtune {
 
@@ -392,6 +392,24 @@ ExportResult export_embed(const Database& db, const std::string& source) {
   return r;
 }
 
+// Each entry's configuration as one T4 result, its problem in the measurements.
+std::vector<T4Record> t4_records(const Database& db) {
+  std::vector<T4Record> records;
+  for (const auto& e : db.entries()) {
+    Problem problem = e.key.problem();
+    problem.alpha = e.alpha;
+    problem.beta = e.beta;
+    Result r;
+    r.config = e.parameters;
+    r.status = e.status;
+    r.message = e.message;
+    r.time = e.time;
+    r.gflops = e.gflops;
+    records.push_back({problem, r, e.found.date});
+  }
+  return records;
+}
+
 }  // namespace
 
 ExportFormat parse_export_format(const std::string& name) {
@@ -400,8 +418,9 @@ ExportFormat parse_export_format(const std::string& name) {
   if (name == "c-header") return ExportFormat::kCHeader;
   if (name == "csv") return ExportFormat::kCsv;
   if (name == "embed") return ExportFormat::kEmbed;
+  if (name == "t4") return ExportFormat::kT4;
   throw invalid_argument("unknown export format '" + name +
-                         "' (expected clblast-json, clblast-override, c-header, csv or embed)");
+                         "' (expected clblast-json, clblast-override, c-header, csv, embed or t4)");
 }
 
 std::string to_string(ExportFormat f) {
@@ -416,6 +435,8 @@ std::string to_string(ExportFormat f) {
       return "csv";
     case ExportFormat::kEmbed:
       return "embed";
+    case ExportFormat::kT4:
+      return "t4";
   }
   return "?";
 }
@@ -554,6 +575,12 @@ CompilerOptions register_cap_options(const std::string& templates_dir,
   };
 }
 
+ExportResult export_t4(const std::vector<T4Record>& records) {
+  ExportResult out;
+  out.files.push_back({"t4_results.json", t4_results(records).dump(2) + "\n"});
+  return out;
+}
+
 ExportResult export_database(const Database& db, ExportFormat format, const std::string& source,
                              const CompilerOptions& compiler_options) {
   switch (format) {
@@ -567,6 +594,8 @@ ExportResult export_database(const Database& db, ExportFormat format, const std:
       return export_csv(db, compiler_options);
     case ExportFormat::kEmbed:
       return export_embed(db, source);
+    case ExportFormat::kT4:
+      return export_t4(t4_records(db));
   }
   throw Error(ErrorCode::kInternal, "unhandled export format");
 }

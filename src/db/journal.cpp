@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -15,10 +16,7 @@
 #include "src/core/error.hpp"
 #include "src/core/json_util.hpp"
 #include "src/db/file_lock.hpp"
-
-#ifdef GEMMTUNE_HAVE_ZLIB
-#include <zlib.h>
-#endif
+#include "src/db/file_text.hpp"
 
 namespace gemmtune {
 
@@ -40,48 +38,12 @@ void from_json(const nlohmann::json& j, JournalEntry& e) {
 
 namespace {
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// Every line of the file; gzip data is inflated (zlib also reads plain files as they are).
+// Every line of the file (gzip data inflated).
 std::vector<std::string> read_lines(const std::string& path) {
   std::vector<std::string> lines;
-#ifdef GEMMTUNE_HAVE_ZLIB
-  gzFile f = gzopen(path.c_str(), "rb");
-  if (!f) throw invalid_file(path, std::string("cannot open: ") + std::strerror(errno));
-  std::string current;
-  char buf[1 << 16];
-  while (true) {
-    const int n = gzread(f, buf, sizeof buf);
-    if (n < 0) {
-      int err = 0;
-      const std::string msg = gzerror(f, &err);
-      gzclose(f);
-      throw invalid_file(path, "cannot decompress: " + msg);
-    }
-    if (n == 0) break;
-    for (int i = 0; i < n; ++i) {
-      if (buf[i] == '\n') {
-        lines.push_back(std::move(current));
-        current.clear();
-      } else {
-        current += buf[i];
-      }
-    }
-  }
-  gzclose(f);
-  if (!current.empty()) lines.push_back(std::move(current));
-#else
-  if (ends_with(path, ".gz")) {
-    throw invalid_file(path, "this build of gemmtune cannot read gzip files (built without zlib)");
-  }
-  std::ifstream in(path);
-  if (!in) throw invalid_file(path, std::string("cannot open: ") + std::strerror(errno));
+  std::istringstream in(read_file_text(path));
   std::string line;
-  while (std::getline(in, line)) lines.push_back(line);
-#endif
+  while (std::getline(in, line)) lines.push_back(std::move(line));
   return lines;
 }
 
