@@ -1,11 +1,14 @@
 // Kernel Tuner and T4 files through the command line: search-eval replays Kernel Tuner caches
 // (plain, gzipped, cut short) and T4 results; export writes databases and journals as T4 results
-// that hold what T4's results schema requires and read back as the same recording.
+// that hold what T4's results schema requires and read back as the same recording; search-eval's
+// time axis on a Kernel Tuner cache.
 #include <catch2/catch.hpp>
 
 #include <map>
 #include <regex>
 #include <set>
+
+#include <fmt/format.h>
 
 #include "src/core/json_util.hpp"
 #include "tests/tools/cli_helpers.hpp"
@@ -173,5 +176,41 @@ TEST_CASE("export -f t4 writes a journal's results, and search-eval replays them
   CHECK(from_t4["problem"]["shape"] == from_journal["problem"]["shape"]);
   // A journal exports only as T4; other formats take a database.
   r = run_gemmtune("export " + journal + " -f csv");
+  CHECK(r.exit_code == 2);
+}
+
+TEST_CASE("search-eval reports the fraction reached after simulated seconds",
+          "[cli][search-eval]") {
+  // An exhaustive run measures all 48 configurations; with the measuring process building each
+  // in turn it needs the sum of every recorded build and measurement.
+  const auto cache = read_json_file(kCache)["cache"];
+  double sequential_s = 0;
+  for (const auto& [key, e] : cache.items()) {
+    sequential_s += e["compile_time"].get<double>() / 1e3;
+    if (e["time"].is_number()) sequential_s += 3 * e["time"].get<double>() / 1e3;
+  }
+  auto run = [&](int processes) {
+    const auto r = run_gemmtune("search-eval --replay " + kCache +
+                                " --strategies exhaustive --seeds 1 --max-evals 48 " +
+                                "--json --compile-processes " + std::to_string(processes) +
+                                fmt::format(" --times {},{},{}", 0.75 * sequential_s,
+                                            0.999 * sequential_s, 1.001 * sequential_s));
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto j = nlohmann::json::parse(r.out)[0];
+    CHECK(j["settings"]["compile_processes"] == processes);
+    return j["strategies"][0]["times"];
+  };
+  const auto alone = run(0);
+  REQUIRE(alone.size() == 3);
+  CHECK(alone[0]["runs_ended"] == 0);
+  CHECK(alone[1]["runs_ended"] == 0);
+  CHECK(alone[2]["runs_ended"] == 1);
+  CHECK(alone[2]["mean_fraction"].get<double>() == Approx(1.0));
+  // Two processes build side by side: the whole space is done well before.
+  const auto pooled = run(2);
+  CHECK(pooled[0]["runs_ended"] == 1);
+  CHECK(pooled[0]["mean_fraction"].get<double>() == Approx(1.0));
+  const auto r = run_gemmtune("search-eval --replay " + kCache + " --times 0");
   CHECK(r.exit_code == 2);
 }
