@@ -392,24 +392,6 @@ ExportResult export_embed(const Database& db, const std::string& source) {
   return r;
 }
 
-// Each entry's configuration as one T4 result, its problem in the measurements.
-std::vector<T4Record> t4_records(const Database& db) {
-  std::vector<T4Record> records;
-  for (const auto& e : db.entries()) {
-    Problem problem = e.key.problem();
-    problem.alpha = e.alpha;
-    problem.beta = e.beta;
-    Result r;
-    r.config = e.parameters;
-    r.status = e.status;
-    r.message = e.message;
-    r.time = e.time;
-    r.gflops = e.gflops;
-    records.push_back({problem, r, e.found.date});
-  }
-  return records;
-}
-
 }  // namespace
 
 ExportFormat parse_export_format(const std::string& name) {
@@ -573,12 +555,6 @@ CompilerOptions register_cap_options(const std::string& templates_dir,
     }
     return it->second ? it->second->register_cap_option(e.parameters, limits) : "";
   };
-}
-
-ExportResult export_t4(const std::vector<T4Record>& records) {
-  ExportResult out;
-  out.files.push_back({"t4_results.json", t4_results(records).dump(2) + "\n"});
-  return out;
 }
 
 ExportResult export_database(const Database& db, ExportFormat format, const std::string& source,

@@ -66,6 +66,8 @@ CompilerOptions register_cap_options(const std::string& templates_dir,
 
 // T4 results of `records` (a journal's, or a database's entries).
 ExportResult export_t4(const std::vector<T4Record>& records);
+// Each entry of `db` as a T4 record (its configuration, problem and timing).
+std::vector<T4Record> t4_records(const Database& db);
 
 // `source` names the database in comments of the generated code.
 ExportResult export_database(const Database& db, ExportFormat format, const std::string& source,

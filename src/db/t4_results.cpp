@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "src/core/error.hpp"
+#include "src/db/export.hpp"
 #include "src/db/recording.hpp"
 #include "src/db/recording_values.hpp"
 
@@ -188,6 +189,30 @@ nlohmann::ordered_json t4_results(const std::vector<T4Record>& records) {
     results.push_back(item);
   }
   return {{"schema_version", kT4SchemaVersion}, {"results", results}};
+}
+
+// Each entry's configuration as one T4 result, its problem in the measurements.
+std::vector<T4Record> t4_records(const Database& db) {
+  std::vector<T4Record> records;
+  for (const auto& e : db.entries()) {
+    Problem problem = e.key.problem();
+    problem.alpha = e.alpha;
+    problem.beta = e.beta;
+    Result r;
+    r.config = e.parameters;
+    r.status = e.status;
+    r.message = e.message;
+    r.time = e.time;
+    r.gflops = e.gflops;
+    records.push_back({problem, r, e.found.date});
+  }
+  return records;
+}
+
+ExportResult export_t4(const std::vector<T4Record>& records) {
+  ExportResult out;
+  out.files.push_back({"t4_results.json", t4_results(records).dump(2) + "\n"});
+  return out;
 }
 
 }  // namespace gemmtune
