@@ -1,4 +1,5 @@
 // gemmtune export: a tuned database in other libraries' formats.
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -8,22 +9,67 @@
 #include "src/core/file_identity.hpp"
 #include "src/core/json_util.hpp"
 #include "src/db/export.hpp"
+#include "src/db/recording.hpp"
 #include "tools/commands.hpp"
 
 namespace gemmtune::cli {
 
+namespace {
+
+struct ExportArgs {
+  std::string db, format, out, kernel;
+  bool force = false;
+};
+
+ExportResult export_db(const GlobalOptions& options, const ExportArgs& a, ExportFormat format) {
+  auto db = Database::load(a.db, templates_dir(options));
+  if (!a.kernel.empty()) {
+    Database only;
+    only.device = db.device;
+    only.metadata = db.metadata;
+    for (const auto& e : db.entries()) {
+      if (e.key.kernel == a.kernel) only.put(e, true);
+    }
+    if (only.entries().empty()) {
+      throw invalid_argument(a.db + " has no entry of kernel " + a.kernel);
+    }
+    db = only;
+  }
+  // The database names the profile it was tuned with; its register-cap option goes with the
+  // entries that used a cap.
+  const ProfileSet profiles = load_profiles(options);
+  return export_database(
+      db, format, std::filesystem::path(a.db).filename(),
+      register_cap_options(templates_dir(options), profiles.find(db.device.profile)));
+}
+
+// A journal's results as T4: each result measured (failures with their class), not only the best.
+ExportResult export_journal_t4(const std::string& path, const std::string& kernel) {
+  Journal journal = read_journal(path);
+  if (!kernel.empty()) {
+    auto& e = journal.entries;
+    e.erase(std::remove_if(e.begin(), e.end(),
+                           [&](const JournalEntry& x) { return x.problem.kernel != kernel; }),
+            e.end());
+  }
+  if (journal.entries.empty()) {
+    throw invalid_argument(path + " has no result" +
+                           (kernel.empty() ? "" : " of kernel " + kernel));
+  }
+  return export_t4(t4_records(journal));
+}
+
+}  // namespace
+
 void set_export_command(CLI::App& app, GlobalOptions& options) {
   auto* cmd = app.add_subcommand(
-      "export", "Export a tuned database for CLBlast, C, CSV, or to compile into libgemmtune");
-  struct Args {
-    std::string db, format, out, kernel;
-    bool force = false;
-  };
-  auto a = std::make_shared<Args>();
-  cmd->add_option("DB", a->db, "Database file")->required();
+      "export", "Export a tuned database for CLBlast, C, CSV, T4, or to compile into libgemmtune");
+  auto a = std::make_shared<ExportArgs>();
+  cmd->add_option("DB", a->db, "Database file (for t4 also a search journal: every result)")
+      ->required();
   cmd->add_option("-f,--format", a->format,
-                  "clblast-json, clblast-override, c-header, csv or embed (a C++ header for "
-                  "libgemmtune's GEMMTUNE_EMBED_DATABASES)")
+                  "clblast-json, clblast-override, c-header, csv, embed (a C++ header for "
+                  "libgemmtune's GEMMTUNE_EMBED_DATABASES) or t4 (T4 results JSON)")
       ->required();
   cmd->add_option("-o,--output", a->out,
                   "Output file (default: stdout); a folder for clblast-json with several entries");
@@ -37,25 +83,9 @@ void set_export_command(CLI::App& app, GlobalOptions& options) {
   cmd->callback([a, &options, check_output]() {
     check_output(a->out);
     const auto format = parse_export_format(a->format);
-    auto db = Database::load(a->db, templates_dir(options));
-    if (!a->kernel.empty()) {
-      Database only;
-      only.device = db.device;
-      only.metadata = db.metadata;
-      for (const auto& e : db.entries()) {
-        if (e.key.kernel == a->kernel) only.put(e, true);
-      }
-      if (only.entries().empty()) {
-        throw invalid_argument(a->db + " has no entry of kernel " + a->kernel);
-      }
-      db = only;
-    }
-    // The database names the profile it was tuned with; its register-cap option goes with the
-    // entries that used a cap.
-    const ProfileSet profiles = load_profiles(options);
-    const auto result = export_database(
-        db, format, std::filesystem::path(a->db).filename(),
-        register_cap_options(templates_dir(options), profiles.find(db.device.profile)));
+    const ExportResult result = format == ExportFormat::kT4 && is_journal_file(a->db)
+                                    ? export_journal_t4(a->db, a->kernel)
+                                    : export_db(options, *a, format);
     for (const auto& note : result.notes) spdlog::warn("{}", note);
     if (result.files.empty()) {
       const bool clblast =

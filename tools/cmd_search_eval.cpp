@@ -1,6 +1,6 @@
 // gemmtune search-eval: compares search strategies on a recorded space (a replay file), over many
-// seeds: evaluations needed to reach 90/95/99% of the recorded optimum and the fraction of the
-// optimum reached after fixed budgets.
+// seeds: evaluations needed to reach 90/95/99% of the recorded optimum, the fraction of the
+// optimum reached after fixed budgets and, with --times, after simulated seconds.
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -14,7 +14,9 @@
 
 #include "search/tuning/search_checks.hpp"
 #include "search/tuning/strategy_eval.hpp"
+#include "search/tuning/tuner.hpp"
 #include "src/core/error.hpp"
+#include "src/db/recording.hpp"
 #include "src/kernel/kernel_spec.hpp"
 #include "tools/commands.hpp"
 
@@ -37,6 +39,8 @@ struct EvalArgs {
   int lookahead = 2;
   int threads = 0;
   std::vector<int> budgets = {10, 20, 40, 60, 100};
+  std::vector<double> times;
+  int compile_processes = 0;
   bool no_spec = false;
   bool json = false;
   bool allow_partial = false;
@@ -44,6 +48,33 @@ struct EvalArgs {
 
 std::string evals(double v, int max_evals) {
   return std::isfinite(v) ? fmt::format("{:.0f}", v) : fmt::format(">{}", max_evals);
+}
+
+void print_times(const StrategyEvalReport& r, const StrategyEvalSettings& s) {
+  std::cout << fmt::format(
+      "\nMean fraction of the optimum after T seconds, simulated from the recorded compile and "
+      "measuring times with {} (share of runs at 95% or better)\n",
+      s.compile_processes > 0 ? fmt::format("{} compile processes", s.compile_processes)
+                              : std::string("builds in the measuring process"));
+  std::cout << fmt::format("{:<12}", "strategy");
+  for (double t : s.times_s) std::cout << fmt::format(" {:>16}", fmt::format("T={:g}s", t));
+  std::cout << "\n";
+  std::string ended;
+  for (const auto& e : r.strategies) {
+    std::cout << fmt::format("{:<12}", e.strategy);
+    for (const auto& t : e.times) {
+      std::cout << fmt::format(
+          " {:>16}", fmt::format("{:.3f} ({:.0f}%)", t.mean_fraction, t.reached_95 * 100));
+      if (t.runs_ended > 0 && ended.empty()) {
+        ended = fmt::format(
+            "{}: {:.0f}% of the runs used all {} evaluations before {:g} s (their value at the "
+            "end is shown; raise --max-evals to see further)\n",
+            e.strategy, t.runs_ended * 100, s.max_evals, t.seconds);
+      }
+    }
+    std::cout << "\n";
+  }
+  std::cout << ended;
 }
 
 void print_report(const StrategyEvalReport& r, const StrategyEvalSettings& s) {
@@ -85,6 +116,7 @@ void print_report(const StrategyEvalReport& r, const StrategyEvalSettings& s) {
     }
     std::cout << "\n";
   }
+  if (!s.times_s.empty()) print_times(r, s);
 }
 
 // The template of a recorded kernel, whose derived values the model-based strategies use as
@@ -95,7 +127,9 @@ const KernelSpec* load_spec(const GlobalOptions& options, const std::string& ker
   if (it != cache.end()) return it->second.get();
   const std::string path = templates_dir(options) + "/" + kernel + ".json";
   std::unique_ptr<KernelSpec> spec;
-  if (!kernel.empty() && std::filesystem::exists(path)) {
+  if (kernel.empty()) {
+    spdlog::warn("the recording names no kernel: models see the parameters only");
+  } else if (std::filesystem::exists(path)) {
     spec = std::make_unique<KernelSpec>(KernelSpec::load(path));
   } else {
     spdlog::warn("no template {} for the recorded kernel: models see the parameters only", path);
@@ -103,8 +137,8 @@ const KernelSpec* load_spec(const GlobalOptions& options, const std::string& ker
   return cache.emplace(kernel, std::move(spec)).first->second.get();
 }
 
-void run_search_eval(const GlobalOptions& options, const EvalArgs& a) {
-  const Journal recording = read_journal(a.replay);
+void run_search_eval(const GlobalOptions& options, const EvalArgs& a, bool lookahead_given) {
+  const Journal recording = read_recording(a.replay);
   // Strategies are scored against the recorded optimum: on a sample of the space that is the
   // best of the sample, not of the space, and the scores would flatter every strategy.
   const auto partial = partial_recording(recording);
@@ -137,7 +171,15 @@ void run_search_eval(const GlobalOptions& options, const EvalArgs& a) {
   s.seeds = a.seeds;
   s.first_seed = a.first_seed;
   s.max_evals = a.max_evals;
-  s.lookahead = size_t(a.lookahead);
+  s.compile_processes = a.compile_processes;
+  // As a search keeps a compile pool busy, unless the lookahead is given.
+  s.lookahead = a.compile_processes > 0 && !lookahead_given
+                    ? pool_lookahead(size_t(a.compile_processes))
+                    : size_t(a.lookahead);
+  for (double t : a.times) {
+    if (!(t > 0)) throw invalid_argument("--times must be positive seconds");
+    s.times_s.push_back(t);
+  }
   s.budgets.clear();
   for (int b : a.budgets) {
     if (b < 1) throw invalid_argument("--budgets must be positive");
@@ -168,6 +210,8 @@ void run_search_eval(const GlobalOptions& options, const EvalArgs& a) {
                        {"first_seed", s.first_seed},
                        {"max_evals", s.max_evals},
                        {"lookahead", s.lookahead},
+                       {"compile_processes", s.compile_processes},
+                       {"times", s.times_s},
                        {"replay", a.replay},
                        {"strategy_options", a.strategy_options},
                        {"derived_features", s.spec != nullptr},
@@ -186,7 +230,9 @@ void set_search_eval_command(CLI::App& app, GlobalOptions& options) {
   auto a = std::make_shared<EvalArgs>();
   auto* cmd = app.add_subcommand("search-eval",
                                  "Compare search strategies on a recorded space over many seeds");
-  cmd->add_option("--replay", a->replay, "Recorded space (journal of an exhaustive search)")
+  cmd->add_option("--replay", a->replay,
+                  "Recorded space: journal of an exhaustive search, Kernel Tuner cache file or T4 "
+                  "results (each optionally .gz)")
       ->required();
   cmd->add_option("--strategies", a->strategies, "Comma-separated strategies")
       ->capture_default_str();
@@ -212,12 +258,23 @@ void set_search_eval_command(CLI::App& app, GlobalOptions& options) {
                   "Evaluation counts at which to report the fraction reached")
       ->delimiter(',')
       ->capture_default_str();
+  cmd->add_option("--times", a->times,
+                  "Seconds at which to report the fraction reached, on a clock simulated from the "
+                  "recorded compile and measuring times")
+      ->delimiter(',');
+  cmd->add_option("--compile-processes", a->compile_processes,
+                  "Compile processes of the simulated clock (0: the measuring process builds); "
+                  "the lookahead follows them as in a search unless given")
+      ->capture_default_str()
+      ->check(whole_number(0, kMaxThreads));
   cmd->add_flag("--no-template", a->no_spec,
                 "Do not load the recorded kernel's template (models see the parameters only)");
   cmd->add_flag("--json", a->json, "Print JSON instead of tables");
   cmd->add_flag("--allow-partial", a->allow_partial,
                 "Accept a recording of part of the space (a non-exhaustive or budgeted search)");
-  cmd->callback([a, &options]() { run_search_eval(options, *a); });
+  auto* lookahead = cmd->get_option("--lookahead");
+  cmd->callback(
+      [a, &options, lookahead]() { run_search_eval(options, *a, lookahead->count() > 0); });
 }
 
 }  // namespace gemmtune::cli

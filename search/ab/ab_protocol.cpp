@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "src/core/error.hpp"
+#include "src/core/timing_stats.hpp"
 #include "src/db/database.hpp"
 
 namespace gemmtune {
@@ -96,22 +97,15 @@ void AbSettings::validate() const {
 
 namespace {
 
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 // Robust standard deviation: 1.4826 x the median absolute deviation (equals the standard
 // deviation for normal data, ignores a few outliers).
 double robust_sd(const std::vector<double>& v) {
   if (v.size() < 2) return 0;
-  const double m = median_of(v);
+  const double m = median(v);
   std::vector<double> dev;
   dev.reserve(v.size());
   for (double x : v) dev.push_back(std::fabs(x - m));
-  return 1.4826 * median_of(dev);
+  return 1.4826 * median(dev);
 }
 
 double coefficient_of_variation(const std::vector<double>& v) {
@@ -146,7 +140,7 @@ AbStatistics ab_statistics(const std::vector<AbPair>& pairs, double threshold) {
   }
   AbStatistics s;
   s.pairs = static_cast<int>(pairs.size());
-  s.gain = std::exp(median_of(log_ratios)) - 1;
+  s.gain = std::exp(median(log_ratios)) - 1;
   s.paired_spread = robust_sd(log_ratios);
   const double cv_a = coefficient_of_variation(base), cv_b = coefficient_of_variation(change);
   s.pooled_cv = std::sqrt(0.5 * (cv_a * cv_a + cv_b * cv_b));
@@ -237,7 +231,7 @@ AbVerdict decide(const AbStatistics& stats, const SimplicityComparison& change_v
 // ---- one A/B comparison ----
 
 void summarize_side(AbSide& side, double flops) {
-  side.median_ms = median_of(side.times_ms);
+  side.median_ms = median(side.times_ms);
   side.gflops = side.median_ms > 0 ? flops / (side.median_ms * 1e6) : 0;
   std::vector<double> rates;
   for (double t : side.times_ms) rates.push_back(flops / (t * 1e6));

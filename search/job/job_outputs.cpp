@@ -83,6 +83,7 @@ nlohmann::json shape_results(const std::vector<ShapeOutcome>& outcomes) {
                        {"cached", t.cached},
                        {"warm_started", t.warm_started},
                        {"failed", t.failed},
+                       {"max_in_flight", t.max_in_flight},
                        {"elapsed_s", t.elapsed_s},
                        {"evaluations_per_minute", t.evaluations_per_minute()},
                        {"stop_reason", t.stop_reason}});

@@ -142,11 +142,10 @@ ShapeOutcome tune_shape(const SearchRun& run, const Problem& problem, const Shap
   TuneSettings settings;
   settings.stop = plan.stop;
   settings.warm_start = plan.warm_start;
-  // A compile pool is kept busy only with configurations announced ahead: one in flight and one
-  // waiting per process while the device measures.
+  // A compile pool is kept busy only with configurations announced ahead.
   settings.lookahead = a.lookahead > 0           ? size_t(a.lookahead)
                        : run.target.replay       ? 1
-                       : a.compile_processes > 0 ? 2 * size_t(a.compile_processes) + 1
+                       : a.compile_processes > 0 ? pool_lookahead(size_t(a.compile_processes))
                                                  : size_t(a.eval.compile_threads) + 1;
   settings.interrupt = stop_requested();
   settings.journal = &run.journal;
@@ -179,9 +178,12 @@ ShapeOutcome tune_shape(const SearchRun& run, const Problem& problem, const Shap
   ShapeOutcome so{problem, run_search(*run.target.evaluator, problem, space, *searcher, settings),
                   space.size(), std::nullopt};
   progress.finish();
-  spdlog::info("{}: {} ({} evaluations, {} from the cache, {} measured now at {:.1f} per minute)",
-               problem.shape.to_string(), so.outcome.stop_reason, so.outcome.evaluations,
-               so.outcome.cached, so.outcome.measured, so.outcome.evaluations_per_minute());
+  spdlog::info(
+      "{}: {} ({} evaluations, {} from the cache, {} measured now at {:.1f} per minute; up to {} "
+      "in flight of {} asked)",
+      problem.shape.to_string(), so.outcome.stop_reason, so.outcome.evaluations, so.outcome.cached,
+      so.outcome.measured, so.outcome.evaluations_per_minute(), so.outcome.max_in_flight,
+      settings.lookahead);
   if (a.refine && so.outcome.best && !so.outcome.interrupted) refine_shape(run, problem, so);
   update_database(run, problem, so);
   return so;

@@ -8,7 +8,9 @@
 // neighbours of the best result only (a hybrid step: the last percent is usually won there).
 // Failed configurations are imputed as slow as the slowest seen so that the model learns to avoid
 // their region (or, optionally, left to a separate failure classifier). Proposals still in flight
-// are given a "constant liar" value so that a batch spreads out while compilation runs ahead.
+// are given a "constant liar" value so that a batch spreads out while compilation runs ahead;
+// optionally (batch 0) how many may be in flight grows with the results told, so that a compile
+// pool fills as the model learns.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -20,6 +22,9 @@
 namespace gemmtune {
 
 namespace {
+
+// Proposals in flight at least: one measured while the next builds.
+constexpr size_t kMinBatch = 2;
 
 double normal_pdf(double z) {
   return std::exp(-0.5 * z * z) / std::sqrt(2 * M_PI);
@@ -38,7 +43,8 @@ class BayesSearcher : public Searcher {
         init_kind_(options.get_string("init", {"lhs", "random"})),
         init_count_(size_t(options.get_int("init-count", 1, 100000))),
         candidates_(size_t(options.get_int("candidates", 10, 10000000))),
-        batch_(size_t(options.get_int("batch", 1, 1024))),
+        batch_(size_t(options.get_int("batch", 0, 1024))),
+        batch_growth_(size_t(options.get_int("batch-growth", 1, 1000))),
         liar_(options.get_string("liar", {"min", "mean", "max"})),
         local_starts_(size_t(options.get_int("local-starts", 0, 1000))),
         failed_(options.get_string("failed", {"worst", "classify"})),
@@ -52,7 +58,15 @@ class BayesSearcher : public Searcher {
     fit_options_.iterations = int(options.get_int("fit-iterations", 1, 100000));
   }
 
-  size_t max_batch() const override { return batch_; }
+  // Without a fixed batch: the whole initial design at once (it does not depend on results), then
+  // one proposal in flight per `batch_growth_` results told (at least two), so that a compile
+  // pool fills as the model learns while the guesses made for proposals in flight (the liar's
+  // values) stay few beside what the model has measured.
+  size_t max_batch() const override {
+    if (batch_ > 0) return batch_;
+    if (history().size() + pending_count() < init_count_) return init_count_;
+    return std::max(kMinBatch, history().size() / batch_growth_);
+  }
 
  protected:
   std::optional<size_t> propose() override {
@@ -337,7 +351,7 @@ class BayesSearcher : public Searcher {
   std::string acquisition_;
   double kappa_, xi_;
   std::string init_kind_;
-  size_t init_count_, candidates_, batch_;
+  size_t init_count_, candidates_, batch_, batch_growth_;
   std::string liar_;
   size_t local_starts_;
   std::string failed_;
@@ -375,7 +389,14 @@ StrategyInfo bayes_strategy() {
               {"init-count", "10", "evaluations of the initial design"},
               {"candidates", "5000",
                "most configurations scored per proposal (the whole space when smaller)"},
-              {"batch", "2", "most proposals in flight (compilation runs ahead of timing)"},
+              {"batch", "2",
+               "most proposals in flight (compilation runs ahead of timing); 0: growing with the "
+               "results up to the search's lookahead (see batch-growth), which keeps a compile "
+               "pool busier but lowered the quality reached per evaluation and per simulated "
+               "second on the recordings tried (results/README.md)"},
+              {"batch-growth", "4",
+               "batch 0: results told per proposal in flight (at least 2 in flight; the whole "
+               "initial design at once)"},
               {"liar", "mean", "value assumed for proposals in flight: min, mean or max seen"},
               {"local-starts", "5",
                "best sampled candidates refined by hill climbing on the acquisition (large "

@@ -69,8 +69,8 @@ class Searcher {
   void tell(size_t index, const Result& result, double flops);
   void tell(const Observation& observation);
 
-  // How many proposals may usefully be in flight at once (model-based strategies lose quality
-  // when they propose far ahead of their results).
+  // How many proposals may usefully be in flight at once now (model-based strategies lose quality
+  // when they propose far ahead of their results); asked again before each proposal.
   virtual size_t max_batch() const { return SIZE_MAX; }
 
   const SearchSpace& space() const { return space_; }

@@ -16,23 +16,181 @@ namespace gemmtune {
 namespace {
 
 const double kInf = std::numeric_limits<double>::infinity();
+constexpr double kMsPerSecond = 1e3;
+constexpr double kEps = 1e-12;  // a fraction equal to a threshold reaches it
 
-// Answers from a shared recording; one per thread, so the recording is never copied.
+// Answers from a shared recording; one per run, so the recording is never copied. With a clock,
+// the simulated time at which each evaluation finished is kept.
 class SharedReplay : public Evaluator {
  public:
-  explicit SharedReplay(const ReplayEvaluator& replay) : replay_(replay) {}
-  Result evaluate(const Problem& p, const Configuration& c) override { return replay_.lookup(p, c); }
+  SharedReplay(const ReplayEvaluator& replay, ReplayClock* clock)
+      : replay_(replay), clock_(clock) {}
+  void prepare(const Problem& p, const std::vector<Configuration>& upcoming) override {
+    if (!clock_) return;
+    for (const auto& c : upcoming) clock_->proposed(replay_.lookup(p, c));
+  }
+  Result evaluate(const Problem& p, const Configuration& c) override {
+    Result r = replay_.lookup(p, c);
+    if (clock_) finish_s.push_back(clock_->measured(r));
+    return r;
+  }
   std::string description() const override { return replay_.description(); }
+  std::vector<double> finish_s;
 
  private:
   const ReplayEvaluator& replay_;
+  ReplayClock* clock_;
 };
+
+double compile_s(const Result& r) {
+  return std::max(0.0, r.compile_ms) / kMsPerSecond;
+}
+
+// The recorded measuring time: every timed repetition (a failure measured nothing).
+double measure_s(const Result& r) {
+  return r.ok() ? std::max(1, r.time.runs) * std::max(0.0, r.time.mean_ms) / kMsPerSecond : 0.0;
+}
 
 nlohmann::json finite_or_null(double v) {
   return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
 }
 
+// A run that stopped early (the whole space seen) keeps its last value at later budgets.
+double at_budget(const std::vector<double>& traj, int evals) {
+  if (traj.empty()) return 0.0;
+  return traj[std::min<size_t>(traj.size(), size_t(evals)) - 1];
+}
+
+// The best fraction among the evaluations finished by `seconds`.
+double at_time(const std::vector<double>& traj, const std::vector<double>& finish, double seconds) {
+  double f = 0;
+  for (size_t i = 0; i < traj.size() && i < finish.size() && finish[i] <= seconds; ++i) f = traj[i];
+  return f;
+}
+
+// Runs every seed of one strategy (in `settings.threads` threads), filling the trajectories.
+void run_seeds(const ReplayEvaluator& replay, const Problem& problem, const SearchSpace& space,
+               const StrategyEvalSettings& settings, double optimum_ms, StrategyEval& eval) {
+  const OptionValues options =
+      settings.options.count(eval.strategy) ? settings.options.at(eval.strategy) : OptionValues{};
+  eval.trajectories.assign(settings.seeds, {});
+  eval.finish_s.assign(settings.seeds, {});
+  std::atomic<int> next{0};
+  std::mutex error_mutex;
+  std::exception_ptr error;
+  auto worker = [&] {
+    while (true) {
+      const int run = next++;
+      if (run >= settings.seeds) return;
+      try {
+        ReplayClock clock(settings.compile_processes);
+        SharedReplay evaluator(replay, settings.times_s.empty() ? nullptr : &clock);
+        auto searcher =
+            make_searcher(eval.strategy, space, settings.first_seed + uint64_t(run), options);
+        TuneSettings ts;
+        ts.stop.max_evals = settings.max_evals;
+        ts.lookahead = settings.lookahead;
+        run_search(evaluator, problem, space, *searcher, ts);
+        std::vector<double> traj;
+        double best_ms = kInf;
+        for (const auto& o : searcher->history()) {
+          if (o.ok) best_ms = std::min(best_ms, o.time_ms);
+          traj.push_back(std::isfinite(best_ms) ? optimum_ms / best_ms : 0.0);
+        }
+        eval.trajectories[run] = std::move(traj);
+        eval.finish_s[run] = std::move(evaluator.finish_s);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) error = std::current_exception();
+        next = settings.seeds;
+      }
+    }
+  };
+  const int threads = std::max(1, std::min(settings.threads, settings.seeds));
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+}
+
+void summarize(const StrategyEvalSettings& settings, StrategyEval& eval) {
+  const double runs = double(std::max(1, settings.seeds));
+  for (double thr : settings.thresholds) {
+    ThresholdStats ts;
+    ts.threshold = thr;
+    std::vector<double> needed;
+    int reached = 0;
+    for (const auto& traj : eval.trajectories) {
+      double n = kInf;
+      for (size_t i = 0; i < traj.size(); ++i) {
+        if (traj[i] >= thr - kEps) {
+          n = double(i + 1);
+          break;
+        }
+      }
+      if (std::isfinite(n)) ++reached;
+      needed.push_back(n);
+    }
+    ts.median = quantile(needed, 0.5);
+    ts.q1 = quantile(needed, 0.25);
+    ts.q3 = quantile(needed, 0.75);
+    ts.reached = double(reached) / runs;
+    eval.thresholds.push_back(ts);
+  }
+  for (int b : settings.budgets) {
+    if (b > settings.max_evals) continue;
+    BudgetStats bs;
+    bs.budget = b;
+    double sum = 0;
+    int good = 0;
+    for (const auto& traj : eval.trajectories) {
+      const double f = at_budget(traj, b);
+      sum += f;
+      good += f >= kReportedFraction - kEps ? 1 : 0;
+    }
+    bs.mean_fraction = sum / runs;
+    bs.reached_95 = double(good) / runs;
+    eval.budgets.push_back(bs);
+  }
+  for (double t : settings.times_s) {
+    TimeStats ts;
+    ts.seconds = t;
+    double sum = 0;
+    int good = 0, ended = 0;
+    for (size_t r = 0; r < eval.trajectories.size(); ++r) {
+      const auto& finish = eval.finish_s[r];
+      const double f = at_time(eval.trajectories[r], finish, t);
+      sum += f;
+      good += f >= kReportedFraction - kEps ? 1 : 0;
+      ended += !finish.empty() && finish.back() < t ? 1 : 0;
+    }
+    ts.mean_fraction = sum / runs;
+    ts.reached_95 = double(good) / runs;
+    ts.runs_ended = double(ended) / runs;
+    eval.times.push_back(ts);
+  }
+}
+
 }  // namespace
+
+void ReplayClock::proposed(const Result& recorded) {
+  if (free_.empty()) return;  // the measuring process builds it when it comes to it
+  auto process = std::min_element(free_.begin(), free_.end());
+  *process = std::max(now_, *process) + compile_s(recorded);
+  ready_[to_string(recorded.config)] = *process;
+}
+
+double ReplayClock::measured(const Result& recorded) {
+  const auto it = ready_.find(to_string(recorded.config));
+  double ready = now_ + compile_s(recorded);
+  if (it != ready_.end()) {
+    ready = it->second;
+    ready_.erase(it);
+  }
+  now_ = std::max(now_, ready) + measure_s(recorded);
+  return now_;
+}
 
 double quantile(std::vector<double> values, double q) {
   if (values.empty()) return kInf;
@@ -69,91 +227,12 @@ StrategyEvalReport evaluate_strategies(const ReplayEvaluator& replay, const Prob
 
   for (const auto& name : settings.strategies) {
     find_strategy(name);
-    const OptionValues options =
-        settings.options.count(name) ? settings.options.at(name) : OptionValues{};
     StrategyEval eval;
     eval.strategy = name;
-    eval.trajectories.assign(settings.seeds, {});
     const auto t0 = std::chrono::steady_clock::now();
-
-    std::atomic<int> next{0};
-    std::mutex error_mutex;
-    std::exception_ptr error;
-    auto worker = [&] {
-      SharedReplay evaluator(replay);
-      while (true) {
-        const int run = next++;
-        if (run >= settings.seeds) return;
-        try {
-          auto searcher = make_searcher(name, space, settings.first_seed + uint64_t(run), options);
-          TuneSettings ts;
-          ts.stop.max_evals = settings.max_evals;
-          ts.lookahead = settings.lookahead;
-          run_search(evaluator, problem, space, *searcher, ts);
-          std::vector<double> traj;
-          double best_ms = kInf;
-          for (const auto& o : searcher->history()) {
-            if (o.ok) best_ms = std::min(best_ms, o.time_ms);
-            traj.push_back(std::isfinite(best_ms) ? report.optimum_ms / best_ms : 0.0);
-          }
-          eval.trajectories[run] = std::move(traj);
-        } catch (...) {
-          std::lock_guard<std::mutex> lock(error_mutex);
-          if (!error) error = std::current_exception();
-          next = settings.seeds;
-        }
-      }
-    };
-    const int threads = std::max(1, std::min(settings.threads, settings.seeds));
-    std::vector<std::thread> pool;
-    for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
-    worker();
-    for (auto& t : pool) t.join();
-    if (error) std::rethrow_exception(error);
+    run_seeds(replay, problem, space, settings, report.optimum_ms, eval);
     eval.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-
-    // A run that stopped early (the whole space seen) keeps its last value at later budgets.
-    auto at = [](const std::vector<double>& traj, int evals) {
-      if (traj.empty()) return 0.0;
-      return traj[std::min<size_t>(traj.size(), size_t(evals)) - 1];
-    };
-    for (double thr : settings.thresholds) {
-      ThresholdStats ts;
-      ts.threshold = thr;
-      std::vector<double> needed;
-      int reached = 0;
-      for (const auto& traj : eval.trajectories) {
-        double n = kInf;
-        for (size_t i = 0; i < traj.size(); ++i) {
-          if (traj[i] >= thr - 1e-12) {
-            n = double(i + 1);
-            break;
-          }
-        }
-        if (std::isfinite(n)) ++reached;
-        needed.push_back(n);
-      }
-      ts.median = quantile(needed, 0.5);
-      ts.q1 = quantile(needed, 0.25);
-      ts.q3 = quantile(needed, 0.75);
-      ts.reached = settings.seeds > 0 ? double(reached) / settings.seeds : 0;
-      eval.thresholds.push_back(ts);
-    }
-    for (int b : settings.budgets) {
-      if (b > settings.max_evals) continue;
-      BudgetStats bs;
-      bs.budget = b;
-      double sum = 0;
-      int good = 0;
-      for (const auto& traj : eval.trajectories) {
-        const double f = at(traj, b);
-        sum += f;
-        good += f >= 0.95 - 1e-12 ? 1 : 0;
-      }
-      bs.mean_fraction = settings.seeds > 0 ? sum / settings.seeds : 0;
-      bs.reached_95 = settings.seeds > 0 ? double(good) / settings.seeds : 0;
-      eval.budgets.push_back(bs);
-    }
+    summarize(settings, eval);
     report.strategies.push_back(std::move(eval));
   }
   return report;
@@ -171,10 +250,18 @@ void to_json(nlohmann::json& j, const BudgetStats& b) {
   j = {{"budget", b.budget}, {"mean_fraction", b.mean_fraction}, {"reached_95", b.reached_95}};
 }
 
+void to_json(nlohmann::json& j, const TimeStats& t) {
+  j = {{"seconds", t.seconds},
+       {"mean_fraction", t.mean_fraction},
+       {"reached_95", t.reached_95},
+       {"runs_ended", t.runs_ended}};
+}
+
 void to_json(nlohmann::json& j, const StrategyEval& s) {
   j = {{"strategy", s.strategy},
        {"thresholds", s.thresholds},
        {"budgets", s.budgets},
+       {"times", s.times},
        {"seconds", s.seconds}};
 }
 

@@ -3,6 +3,7 @@
 // close it is after fixed budgets.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -13,6 +14,9 @@
 #include "src/eval/replay_evaluator.hpp"
 
 namespace gemmtune {
+
+// The fraction of the optimum the budget and time tables report the share of runs reaching.
+constexpr double kReportedFraction = 0.95;
 
 struct StrategyEvalSettings {
   std::vector<std::string> strategies = {"bayes", "random", "anneal"};
@@ -26,6 +30,31 @@ struct StrategyEvalSettings {
   std::vector<double> thresholds = {0.90, 0.95, 0.99};
   // The recorded kernel's template, when available: its derived values become model features.
   const KernelSpec* spec = nullptr;
+  // The time axis: each run replayed on a simulated clock (see ReplayClock), reporting the
+  // fraction reached after each of `times_s`; none when empty.
+  std::vector<double> times_s;
+  int compile_processes = 0;  // builders ahead of the measurement; 0: the measurement builds
+};
+
+// A search's time on a recording, simulated: each configuration takes its recorded compile time
+// in the first free of `processes` compile processes from when the search proposes it (or in the
+// measuring process, when there are none), and its recorded measuring time (repetitions × mean)
+// on the one device, which measures in proposal order as soon as the build is done. The
+// searcher's own thinking time and the evaluator's overheads are not in the recordings, so they
+// are left out.
+class ReplayClock {
+ public:
+  explicit ReplayClock(int processes) : free_(size_t(std::max(processes, 0)), 0.0) {}
+  // The configurations proposed now (the tuner announces them through prepare()).
+  void proposed(const Result& recorded);
+  // The configuration measured next; returns the time its measurement ends.
+  double measured(const Result& recorded);
+  double now() const { return now_; }
+
+ private:
+  std::vector<double> free_;             // when each compile process is free
+  std::map<std::string, double> ready_;  // configuration → when its build is done
+  double now_ = 0;
 };
 
 struct ThresholdStats {
@@ -41,13 +70,23 @@ struct BudgetStats {
   double reached_95 = 0;     // share of runs at 95% of the optimum or better
 };
 
+struct TimeStats {
+  double seconds = 0;
+  double mean_fraction = 0;  // mean over runs of optimum time / best time found by then
+  double reached_95 = 0;
+  double runs_ended = 0;  // share of runs whose evaluations were all done before `seconds`
+};
+
 struct StrategyEval {
   std::string strategy;
   std::vector<ThresholdStats> thresholds;
   std::vector<BudgetStats> budgets;
-  double seconds = 0;  // wall time of all runs of this strategy
+  std::vector<TimeStats> times;  // the time axis, when asked for
+  double seconds = 0;            // wall time of all runs of this strategy
   // Per run: fraction of the optimum reached after each evaluation.
   std::vector<std::vector<double>> trajectories;
+  // Per run: simulated time at which each evaluation finished (with the time axis).
+  std::vector<std::vector<double>> finish_s;
 };
 
 struct StrategyEvalReport {
@@ -69,6 +108,7 @@ double quantile(std::vector<double> values, double q);
 
 void to_json(nlohmann::json& j, const ThresholdStats& t);
 void to_json(nlohmann::json& j, const BudgetStats& b);
+void to_json(nlohmann::json& j, const TimeStats& t);
 void to_json(nlohmann::json& j, const StrategyEval& s);
 void to_json(nlohmann::json& j, const StrategyEvalReport& r);
 

@@ -62,7 +62,6 @@ TuneOutcome run_search(Evaluator& evaluator, const Problem& problem, const Searc
   }
   out.warm_started = warm.size();
   if (!warm.empty()) evaluator.prepare(problem, warm);
-  const size_t lookahead = std::max<size_t>(1, std::min(settings.lookahead, searcher.max_batch()));
   while (true) {
     if (settings.interrupt && settings.interrupt->load()) {
       out.interrupted = true;
@@ -73,7 +72,10 @@ TuneOutcome run_search(Evaluator& evaluator, const Problem& problem, const Searc
       out.stop_reason = *why;
       break;
     }
-    // Keep `lookahead` proposals in flight, never more than the budget has room for.
+    // Keep `lookahead` proposals in flight, as many as the strategy takes now (it may take more
+    // as it learns), never more than the budget has room for.
+    const size_t lookahead =
+        std::max<size_t>(1, std::min(settings.lookahead, searcher.max_batch()));
     const size_t room = progress.limit > out.evaluations ? progress.limit - out.evaluations : 0;
     const size_t target = std::min(lookahead, room);
     if (queue.size() < target) {
@@ -89,6 +91,7 @@ TuneOutcome run_search(Evaluator& evaluator, const Problem& problem, const Searc
       out.stop_reason = "the strategy has nothing more to propose";
       break;
     }
+    out.max_in_flight = std::max(out.max_in_flight, queue.size());
     const size_t index = queue.front();
     queue.pop_front();
     const Configuration config = space.config(index);

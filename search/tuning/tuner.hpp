@@ -56,6 +56,9 @@ struct TuneOutcome {
   size_t cached = 0;  // results taken from the evaluation cache (also counted in `evaluations`)
   size_t failed = 0;
   size_t not_in_space = 0;  // known results whose configuration is not in this space
+  // Most configurations proposed and not yet measured at once (the one being measured included):
+  // how far ahead of the device the compiler could work.
+  size_t max_in_flight = 0;
   double elapsed_s = 0;
   std::string stop_reason;
   bool interrupted = false;
@@ -63,6 +66,12 @@ struct TuneOutcome {
     return elapsed_s > 0 ? 60.0 * double(measured) / elapsed_s : 0;
   }
 };
+
+// Proposals to keep in flight so that `processes` compile processes stay busy while the device
+// measures: one build running and one waiting per process, plus the one being measured.
+inline size_t pool_lookahead(size_t processes) {
+  return 2 * processes + 1;
+}
 
 // Whether `candidate` is faster than `best` (none counts as slower than anything valid).
 bool better_result(const Result& candidate, const std::optional<Result>& best, double flops);

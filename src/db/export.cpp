@@ -10,9 +10,9 @@
 #include <fmt/format.h>
 
 #include "src/core/error.hpp"
+#include "src/core/version.hpp"
 #include "src/device/device.hpp"
 #include "src/kernel/kernel_spec.hpp"
-#include "src/core/version.hpp"
 
 namespace gemmtune {
 
@@ -400,8 +400,9 @@ ExportFormat parse_export_format(const std::string& name) {
   if (name == "c-header") return ExportFormat::kCHeader;
   if (name == "csv") return ExportFormat::kCsv;
   if (name == "embed") return ExportFormat::kEmbed;
+  if (name == "t4") return ExportFormat::kT4;
   throw invalid_argument("unknown export format '" + name +
-                         "' (expected clblast-json, clblast-override, c-header, csv or embed)");
+                         "' (expected clblast-json, clblast-override, c-header, csv, embed or t4)");
 }
 
 std::string to_string(ExportFormat f) {
@@ -416,6 +417,8 @@ std::string to_string(ExportFormat f) {
       return "csv";
     case ExportFormat::kEmbed:
       return "embed";
+    case ExportFormat::kT4:
+      return "t4";
   }
   return "?";
 }
@@ -575,6 +578,8 @@ ExportResult export_database(const Database& db, ExportFormat format, const std:
       return export_csv(db, compiler_options);
     case ExportFormat::kEmbed:
       return export_embed(db, source);
+    case ExportFormat::kT4:
+      return export_t4(t4_records(db));
   }
   throw Error(ErrorCode::kInternal, "unhandled export format");
 }

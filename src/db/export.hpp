@@ -1,7 +1,8 @@
 // Exports of a tuned database for use outside gemmtune: the JSON that CLBlast's own tuner writes
 // (so CLBlast's database scripts take it unchanged), a C++ snippet that installs the parameters in
 // CLBlast at run time, a dependency-free C header, CSV, and a C++ header holding the database
-// itself for libgemmtune's build to compile in (GEMMTUNE_EMBED_DATABASES).
+// itself for libgemmtune's build to compile in (GEMMTUNE_EMBED_DATABASES), and T4 results (the
+// auto-tuning tools' exchange format).
 #pragma once
 
 #include <functional>
@@ -13,11 +14,12 @@
 #include <nlohmann/json.hpp>
 
 #include "src/db/database.hpp"
+#include "src/db/recording.hpp"
 #include "src/device/device_profile.hpp"
 
 namespace gemmtune {
 
-enum class ExportFormat { kClblastJson, kClblastOverride, kCHeader, kCsv, kEmbed };
+enum class ExportFormat { kClblastJson, kClblastOverride, kCHeader, kCsv, kEmbed, kT4 };
 
 ExportFormat parse_export_format(const std::string& name);  // throws Error listing the formats
 std::string to_string(ExportFormat f);
@@ -63,6 +65,11 @@ using CompilerOptions = std::function<std::string(const DatabaseEntry&)>;
 // method or a template.
 CompilerOptions register_cap_options(const std::string& templates_dir,
                                      const DeviceProfile* profile);
+
+// T4 results of `records` (a journal's, or a database's entries).
+ExportResult export_t4(const std::vector<T4Record>& records);
+// Each entry of `db` as a T4 record (its configuration, problem and timing).
+std::vector<T4Record> t4_records(const Database& db);
 
 // `source` names the database in comments of the generated code.
 ExportResult export_database(const Database& db, ExportFormat format, const std::string& source,

@@ -15,10 +15,7 @@
 #include "src/core/error.hpp"
 #include "src/core/json_util.hpp"
 #include "src/db/file_lock.hpp"
-
-#ifdef GEMMTUNE_HAVE_ZLIB
-#include <zlib.h>
-#endif
+#include "src/db/file_text.hpp"
 
 namespace gemmtune {
 
@@ -41,11 +38,6 @@ void from_json(const nlohmann::json& j, JournalEntry& e) {
 
 namespace {
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
   size_t start = 0;
@@ -55,40 +47,6 @@ std::vector<std::string> split_lines(const std::string& text) {
     start = end + 1;
   }
   return lines;
-}
-
-// The whole file, of at most kMaxJournalBytes; gzip data is inflated (zlib also reads plain
-// files as they are), and the limit holds for what it inflates to.
-std::string read_journal_text(const std::string& path) {
-#ifdef GEMMTUNE_HAVE_ZLIB
-  gzFile f = gzdopen(open_regular_file(path), "rb");
-  if (!f) throw invalid_file(path, std::string("cannot open: ") + std::strerror(errno));
-  std::string text;
-  std::vector<char> buf(size_t{1} << 16);
-  while (true) {
-    const int n = gzread(f, buf.data(), static_cast<unsigned>(buf.size()));
-    if (n < 0) {
-      int err = 0;
-      const std::string msg = gzerror(f, &err);
-      gzclose(f);
-      throw invalid_file(path, "cannot decompress: " + msg);
-    }
-    if (n == 0) break;
-    if (text.size() + static_cast<size_t>(n) > kMaxJournalBytes) {
-      gzclose(f);
-      throw invalid_file(path, "holds more than " + std::to_string(kMaxJournalBytes >> 20) +
-                                   " MiB, the most gemmtune reads of a journal; not read");
-    }
-    text.append(buf.data(), static_cast<size_t>(n));
-  }
-  gzclose(f);
-  return text;
-#else
-  if (ends_with(path, ".gz")) {
-    throw invalid_file(path, "this build of gemmtune cannot read gzip files (built without zlib)");
-  }
-  return read_text_file(path, kMaxJournalBytes);
-#endif
 }
 
 // A first line that is no journal record: another kind of file given by mistake.
@@ -155,7 +113,7 @@ void read_line(Journal& j, const std::string& line, size_t number, bool last) {
 Journal read_journal(const std::string& path, JournalDamage damage) {
   Journal j;
   j.path = path;
-  const auto lines = split_lines(read_journal_text(path));
+  const auto lines = split_lines(read_file_text(path, kMaxJournalBytes));
   // The last line that holds anything: only it may be cut short by a killed writer.
   size_t last = lines.size();
   while (last > 0 && lines[last - 1].find_first_not_of(" \t\r") == std::string::npos) --last;

@@ -8,13 +8,10 @@
 #include <vector>
 
 #include "src/core/result.hpp"
+#include "src/core/timing_stats.hpp"
 #include "src/eval/evaluator_factory.hpp"
 
 namespace gemmtune {
-
-// Statistics of whole-call times `totals`; kernel_median_ms is the median of `mains` (the main
-// kernel alone), or of `totals` when `mains` is empty.
-TimingStats summarize_times(const std::vector<double>& totals, const std::vector<double>& mains);
 
 // Runs `call` (which returns its whole-call and main-kernel milliseconds) warmup_runs times
 // untimed, then as MeasureSettings asks; summarizes the timed runs.

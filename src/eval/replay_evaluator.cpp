@@ -4,11 +4,12 @@
 #include <thread>
 
 #include "src/core/error.hpp"
+#include "src/db/recording.hpp"
 
 namespace gemmtune {
 
 ReplayEvaluator::ReplayEvaluator(const std::string& path, double delay_ms)
-    : ReplayEvaluator(read_journal(path), delay_ms) {}
+    : ReplayEvaluator(read_recording(path), delay_ms) {}
 
 ReplayEvaluator::ReplayEvaluator(const Journal& journal, double delay_ms)
     : path_(journal.path), delay_ms_(delay_ms) {

@@ -1,5 +1,6 @@
 // Answers evaluations from a recorded measurement of a whole space (the journal of an exhaustive
-// run) instead of a device: searchers can be tested and compared in seconds, reproducibly.
+// run, a Kernel Tuner cache file or T4 results: see read_recording) instead of a device: searchers
+// can be tested and compared in seconds, reproducibly.
 #pragma once
 
 #include <map>
@@ -11,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "src/eval/evaluator.hpp"
 #include "src/db/journal.hpp"
+#include "src/eval/evaluator.hpp"
 
 namespace gemmtune {
 
