@@ -189,7 +189,7 @@ std::string describe(const Problem& p, const Result& r) {
   if (p.batch > 1) s += " batch " + std::to_string(p.batch) + " " + to_string(p.batch_layout);
   s += " " + p.shape.to_string() + " " + p.order_name() + " " + p.layout() +
        " alpha=" + std::to_string(p.alpha) + " beta=" + std::to_string(p.beta);
-  if (!p.epilogue.empty()) s += " epilogue " + p.epilogue;
+  if (!p.epilogue.none()) s += " epilogue " + to_string(p.epilogue);
   return s + " " + to_string(r.config) + ": " + to_string(r.status) + " " + r.message;
 }
 

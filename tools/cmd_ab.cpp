@@ -223,7 +223,7 @@ AbSession open_ab_session(const GlobalOptions& global, const AbCommandOptions& o
     problem_words +=
         fmt::format(" batch {} ({})", s.problem.batch, to_string(s.problem.batch_layout));
   }
-  if (!s.problem.epilogue.empty()) problem_words += " epilogue " + s.problem.epilogue;
+  if (!s.problem.epilogue.none()) problem_words += " epilogue " + to_string(s.problem.epilogue);
   if (replay) {
     if (!replay->has_problem(s.problem)) replay->configurations(s.problem);  // throws, naming it
     s.owned_spec_ = std::make_unique<KernelSpec>(

@@ -89,7 +89,7 @@ std::string no_entry_message(const std::string& path, const EntryKey& key, const
          to_string(key.precision) + " " + order + " " + key.layout + " batch " +
          std::to_string(key.batch) +
          (key.batch > 1 ? " " + to_string(key.batch_layout) : std::string()) +
-         (key.epilogue.empty() ? "" : " epilogue " + key.epilogue);
+         (key.epilogue.none() ? "" : " epilogue " + to_string(key.epilogue));
 }
 
 nlohmann::json ranked_json(const RankedCandidate& r) {

@@ -65,7 +65,7 @@ void print_summary(const Problem& p, const Result& r, const std::string& device)
       p.layout(), to_string(p.precision), p.alpha, p.beta,
       p.batch == 1 ? std::string()
                    : fmt::format(" batch={} ({})", p.batch, to_string(p.batch_layout)),
-      p.epilogue.empty() ? std::string() : " epilogue=" + p.epilogue);
+      p.epilogue.none() ? std::string() : " epilogue=" + to_string(p.epilogue));
   std::cout << fmt::format("config     {}\n", to_string(r.config));
   std::cout << fmt::format("status     {}\n", to_string(r.status));
   if (r.ok()) {

@@ -197,7 +197,7 @@ Problem ProblemOptions::problem(const std::string& kernel) const {
   if (batch < 1) throw invalid_argument("--batch must be at least 1");
   p.batch = batch;
   p.batch_layout = parse_batch_layout(batch_layout);
-  p.epilogue = canonical_epilogue(epilogue);
+  p.epilogue = parse_epilogue(epilogue);
   return p;
 }
 

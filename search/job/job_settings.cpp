@@ -29,7 +29,7 @@ nlohmann::json settings_json(const SearchJobOptions& a, const std::vector<Shape>
           {"precision", to_string(p.precision)},
           {"batch", p.batch},
           {"batch_layout", to_string(p.batch_layout)},
-          {"epilogue", p.epilogue},
+          {"epilogue", to_string(p.epilogue)},
           {"alpha", p.alpha},
           {"beta", p.beta},
           {"device", a.device},
@@ -68,8 +68,7 @@ void apply_journal_settings(SearchJobOptions& a, const JsonReader& s) {
   take("batch", "batch", p.batch);
   take_text("batch-layout", "batch_layout",
             [&](const std::string& v) { p.batch_layout = parse_batch_layout(v); });
-  take_text("epilogue", "epilogue",
-            [&](const std::string& v) { p.epilogue = canonical_epilogue(v); });
+  take_text("epilogue", "epilogue", [&](const std::string& v) { p.epilogue = parse_epilogue(v); });
   take("alpha", "alpha", p.alpha);
   take("beta", "beta", p.beta);
   take("device", "device", a.device);
@@ -90,7 +89,6 @@ void apply_journal_settings(SearchJobOptions& a, const JsonReader& s) {
 }
 
 Problem base_problem(SearchJobOptions& a) {
-  a.problem.epilogue = canonical_epilogue(a.problem.epilogue);  // also as the journal records it
   Problem p = a.problem;
   p.kernel = a.kernel;
   // The command line's checks cover what was given there; a journal's settings come this way too.

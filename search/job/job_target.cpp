@@ -96,7 +96,7 @@ std::vector<std::string> auto_kernels(const std::string& templates_dir, const st
     if (e.path().extension() == ".json") files.push_back(e.path());
   }
   std::sort(files.begin(), files.end());
-  const Epilogue epilogue = parse_epilogue(problem.epilogue);
+  const Epilogue& epilogue = problem.epilogue;
   for (const auto& f : files) {
     const KernelSpec spec = KernelSpec::load(f.string());
     if (spec.backend() != Backend::kOpenCl) continue;

@@ -19,6 +19,7 @@
 
 #include "search/tuning/channel.hpp"
 #include "src/core/error.hpp"
+#include "src/core/problem_key.hpp"
 
 namespace gemmtune {
 
@@ -31,9 +32,8 @@ enum class JobState { kQueued, kBuilding, kDone };
 // Builds do not depend on the shape (the same binary serves every shape of a problem family), so
 // a configuration announced for two shapes is built once.
 std::string job_key(const Problem& problem, const Configuration& config) {
-  Problem p = problem;
-  p.shape = Shape{};
-  return nlohmann::json(p).dump() + " " + configuration_to_json(config).dump();
+  return problem.kernel + "|" + ProblemKey(problem, kWithoutShape).to_string() + " " +
+         to_string(config);
 }
 
 }  // namespace

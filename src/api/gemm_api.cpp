@@ -216,10 +216,8 @@ void execute(const Args& x) {
   p.precision = x.precision;
   p.batch = static_cast<int64_t>(x.batch);
   p.batch_layout = x.offsets_batch && x.batch > 1 ? BatchLayout::kOffsets : BatchLayout::kStrided;
-  Epilogue epilogue;
-  epilogue.bias = x.epilogue.bias != nullptr;
-  epilogue.activation = internal(act);
-  p.epilogue = to_string(epilogue);
+  p.epilogue.bias = x.epilogue.bias != nullptr;
+  p.epilogue.activation = internal(act);
 
   GemmBuffers g;
   g.a = x.a;
@@ -301,10 +299,8 @@ Problem internal_problem(const GemmProblem& q) {
   p.batch = static_cast<int64_t>(q.batch_count);
   p.batch_layout =
       q.offsets_batch && q.batch_count > 1 ? BatchLayout::kOffsets : BatchLayout::kStrided;
-  Epilogue e;
-  e.bias = q.bias;
-  e.activation = internal(q.activation);
-  p.epilogue = to_string(e);
+  p.epilogue.bias = q.bias;
+  p.epilogue.activation = internal(q.activation);
   return p;
 }
 

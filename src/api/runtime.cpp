@@ -1,7 +1,6 @@
 #include "src/api/runtime.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <list>
 #include <map>
 #include <mutex>
@@ -9,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "src/core/error.hpp"
+#include "src/core/problem_key.hpp"
 #include "src/eval/program_builder.hpp"
 
 namespace gemmtune::api {
@@ -28,48 +28,14 @@ struct DeviceState {
   std::unique_ptr<ProgramBuilder> builder;
   std::mutex mutex;  // guards what follows
   uint64_t generation = 0;
-  std::map<std::string, std::shared_ptr<Plan>> plans;
+  // The choices do not depend on the scaling: one plan serves every alpha and beta.
+  std::map<ProblemKey, std::shared_ptr<Plan>> plans;
 };
 
-// What tells one compiled call from another: everything of the problem but the kernel name
-// (which the choice sets). Compared field by field on every call, so that a call that hits the
-// cache formats no string and allocates nothing.
-struct CallKey {
-  Precision precision;
-  Order order;
-  bool trans_a, trans_b;
-  int64_t m, n, k, batch;
-  BatchLayout batch_layout;
-  std::string epilogue;
-  uint64_t alpha_bits, beta_bits;  // bit patterns: a NaN alpha still finds its own call
-
-  explicit CallKey(const Problem& p)
-      : precision(p.precision),
-        order(p.order),
-        trans_a(p.trans_a),
-        trans_b(p.trans_b),
-        m(p.shape.m),
-        n(p.shape.n),
-        k(p.shape.k),
-        batch(p.batch),
-        batch_layout(p.batch_layout),
-        epilogue(p.epilogue),
-        alpha_bits(bits_of(p.alpha)),
-        beta_bits(bits_of(p.beta)) {}
-  bool operator==(const CallKey& o) const {
-    return precision == o.precision && order == o.order && trans_a == o.trans_a &&
-           trans_b == o.trans_b && m == o.m && n == o.n && k == o.k && batch == o.batch &&
-           batch_layout == o.batch_layout && alpha_bits == o.alpha_bits &&
-           beta_bits == o.beta_bits && epilogue == o.epilogue;
-  }
-
- private:
-  static uint64_t bits_of(double v) {
-    uint64_t b = 0;
-    std::memcpy(&b, &v, sizeof b);
-    return b;
-  }
-};
+// What tells one compiled call from another: the problem's whole identity (the kernel is the
+// choice's). ProblemKey formats nothing and allocates nothing, so a call that hits the cache
+// costs a comparison of fields.
+using CallKey = ProblemKey;
 
 struct QueueState {
   cl::CommandQueue queue;
@@ -148,12 +114,6 @@ std::shared_ptr<QueueState> queue_state(cl_command_queue queue) {
   return state;
 }
 
-std::string plan_key(const Problem& p) {
-  return fmt::format("{}|{}|{}{}|{}|{}|{}|{}|{}", to_string(p.precision), p.order_name(),
-                     p.trans_a ? 'T' : 'N', p.trans_b ? 'T' : 'N', p.shape.to_string(), p.batch,
-                     to_string(p.batch_layout), p.epilogue, p.batch > 1 ? "b" : "");
-}
-
 std::shared_ptr<Plan> plan_of(DeviceState& dev, const Problem& problem) {
   const auto snapshot = database_snapshot();
   std::lock_guard<std::mutex> lock(dev.mutex);
@@ -161,7 +121,7 @@ std::shared_ptr<Plan> plan_of(DeviceState& dev, const Problem& problem) {
     dev.plans.clear();
     dev.generation = snapshot->generation;
   }
-  auto& plan = dev.plans[plan_key(problem)];
+  auto& plan = dev.plans[ProblemKey(problem, kWithoutScaling)];
   if (!plan) {
     plan = std::make_shared<Plan>();
     plan->choices = choose(*snapshot, dev.device.info, dev.builder->limits(), problem);

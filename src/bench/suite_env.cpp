@@ -46,7 +46,7 @@ const KernelSpec& ClEnv::spec(const std::string& kernel) {
 }
 
 std::vector<std::string> epilogue_kernels(ClEnv& env) {
-  const Epilogue wanted = parse_epilogue(kSuiteEpilogue);
+  const Epilogue wanted = kSuiteEpilogue;
   std::vector<std::string> out;
   for (const auto& k : default_suite_kernels()) {
     if (supports_epilogue(env.spec(k), wanted)) out.push_back(k);

@@ -35,7 +35,7 @@ inline std::string first_line(const std::string& s) {
 }
 
 // The epilogue of the suite's epilogue rows, in Problem::epilogue's form.
-constexpr const char* kSuiteEpilogue = "bias,relu";
+constexpr Epilogue kSuiteEpilogue{true, Activation::kRelu};
 
 // Every GEMM of the call counts: a batched row's rate is 2MNK x batch over the call's time.
 double gflops_of(const Problem& p, double ms);

@@ -24,7 +24,7 @@ half scalar<half>(double v) {
 
 // The problem in the public interface's terms (Explain's and the calls' arguments).
 GemmProblem public_problem(const Problem& p) {
-  const Epilogue e = parse_epilogue(p.epilogue);
+  const Epilogue& e = p.epilogue;
   const auto activation = e.activation == Activation::kRelu   ? EpilogueActivation::kRelu
                           : e.activation == Activation::kGelu ? EpilogueActivation::kGelu
                                                               : EpilogueActivation::kNone;

@@ -24,7 +24,7 @@ OperandBytes operand_bytes(const Problem& p) {
   b.a = batch * m * k * e;
   b.b = batch * k * n * e;
   b.c = batch * m * n * e;
-  b.bias = parse_epilogue(p.epilogue).bias ? n * e : 0;
+  b.bias = p.epilogue.bias ? n * e : 0;
   return b;
 }
 
@@ -247,7 +247,7 @@ void to_json(nlohmann::json& j, const Problem& p) {
        {"beta", p.beta},
        {"precision", to_string(p.precision)},
        {"batch", p.batch},
-       {"epilogue", p.epilogue}};
+       {"epilogue", to_string(p.epilogue)}};
   // Written only where it matters, so that single problems serialise as before.
   if (p.batch != 1 || p.batch_layout != BatchLayout::kStrided) {
     j["batch_layout"] = to_string(p.batch_layout);
@@ -265,7 +265,7 @@ void from_json(const nlohmann::json& j, Problem& p) {
   p.batch = j.value("batch", int64_t{1});
   if (p.batch < 1) throw invalid_argument("batch " + std::to_string(p.batch) + " is not positive");
   p.batch_layout = parse_batch_layout(j.value("batch_layout", "strided"));
-  p.epilogue = j.value("epilogue", "");
+  p.epilogue = parse_epilogue(j.value("epilogue", ""));
 }
 
 }  // namespace gemmtune

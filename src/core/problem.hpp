@@ -51,6 +51,8 @@ struct Epilogue {
   bool bias = false;
   Activation activation = Activation::kNone;
   bool none() const { return !bias && activation == Activation::kNone; }
+  bool operator==(const Epilogue& o) const { return bias == o.bias && activation == o.activation; }
+  bool operator!=(const Epilogue& o) const { return !(*this == o); }
 };
 
 std::string to_string(Activation a);  // "", "relu", "gelu"
@@ -59,9 +61,6 @@ std::string to_string(Activation a);  // "", "relu", "gelu"
 Epilogue parse_epilogue(const std::string& spec);
 // Canonical spelling: "", "bias", "relu", "gelu", "bias,relu", "bias,gelu".
 std::string to_string(const Epilogue& e);
-inline std::string canonical_epilogue(const std::string& spec) {
-  return to_string(parse_epilogue(spec));
-}
 
 struct Problem {
   std::string kernel = "xgemm";
@@ -74,7 +73,7 @@ struct Problem {
   Precision precision = Precision::kFP32;
   int64_t batch = 1;  // independent GEMMs of the same shape, computed by one launch
   BatchLayout batch_layout = BatchLayout::kStrided;
-  std::string epilogue;  // "" or a comma list such as "bias,relu" (see parse_epilogue)
+  Epilogue epilogue;  // parsed where it enters (command line, JSON), never re-parsed
 
   // "NN", "NT", "TN", "TT" (op(A), op(B)).
   std::string layout() const;

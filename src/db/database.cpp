@@ -16,6 +16,7 @@
 #include "src/core/error.hpp"
 #include "src/core/json_reader.hpp"
 #include "src/core/json_util.hpp"
+#include "src/core/problem_key.hpp"
 #include "src/core/version.hpp"
 #include "src/db/file_lock.hpp"
 #include "src/device/device.hpp"
@@ -136,7 +137,7 @@ EntryKey EntryKey::of(const Problem& p) {
   k.batch = p.batch;
   k.batch_layout = p.batch > 1 ? p.batch_layout : BatchLayout::kStrided;
   k.shape = p.shape;
-  k.epilogue = canonical_epilogue(p.epilogue);
+  k.epilogue = p.epilogue;
   return k;
 }
 
@@ -154,28 +155,25 @@ Problem EntryKey::problem() const {
 }
 
 std::string EntryKey::to_string() const {
+  const std::string e = gemmtune::to_string(epilogue);
   return kernel + " fp" + gemmtune::to_string(precision) + " " + order_name(order) + " " + layout +
          " b" + std::to_string(batch) +
          (batch > 1 ? " " + gemmtune::to_string(batch_layout) : std::string()) + " " +
-         shape.to_string() + (epilogue.empty() ? std::string() : " " + epilogue);
+         shape.to_string() + (e.empty() ? std::string() : " " + e);
 }
 
 bool EntryKey::operator==(const EntryKey& o) const {
-  return same_family(o) && shape == o.shape;
+  return kernel == o.kernel &&
+         ProblemKey(problem(), kWithoutScaling) == ProblemKey(o.problem(), kWithoutScaling);
 }
 
 bool EntryKey::operator<(const EntryKey& o) const {
-  auto tie = [](const EntryKey& k) {
-    return std::make_tuple(k.kernel, static_cast<int>(k.precision), static_cast<int>(k.order),
-                           k.layout, k.batch, static_cast<int>(k.batch_layout), k.epilogue,
-                           k.shape.m, k.shape.n, k.shape.k);
-  };
-  return tie(*this) < tie(o);
+  if (kernel != o.kernel) return kernel < o.kernel;
+  return ProblemKey(problem(), kWithoutScaling) < ProblemKey(o.problem(), kWithoutScaling);
 }
 
 bool EntryKey::same_family(const EntryKey& o) const {
-  return kernel == o.kernel && precision == o.precision && order == o.order && layout == o.layout &&
-         batch == o.batch && batch_layout == o.batch_layout && epilogue == o.epilogue;
+  return kernel == o.kernel && ProblemKey(problem(), kFamily) == ProblemKey(o.problem(), kFamily);
 }
 
 bool DatabaseEntry::faster_than(const DatabaseEntry& other) const {

@@ -65,9 +65,9 @@ struct EntryKey {
   // nothing and is always kStrided, so that a single GEMM has one key whatever was asked.
   BatchLayout batch_layout = BatchLayout::kStrided;
   Shape shape;
-  // The fused epilogue in canonical form ("" none, "bias,relu", ...): it changes the kernel that
-  // runs. Absent from files written before it was part of the key, which means none.
-  std::string epilogue;
+  // The fused epilogue: it changes the kernel that runs. Absent from files written before it was
+  // part of the key, which means none.
+  Epilogue epilogue;
 
   static EntryKey of(const Problem& problem);
   // A problem with this key (alpha 1, beta 0; the caller sets scaling if it has one).
@@ -75,10 +75,11 @@ struct EntryKey {
   // "xgemm fp32 row NN b1 1024x1024x1024"; a batch names its layout: "... b8 offsets 32x32x32",
   // an epilogue follows the shape: "... 32x32x32 bias,relu"
   std::string to_string() const;
+  // The problem's identity without scaling (ProblemKey), beside the kernel: entries compare and
+  // sort by it.
   bool operator==(const EntryKey& o) const;
   bool operator<(const EntryKey& o) const;
-  // Same kernel, precision, order, layout, batch, batch layout and epilogue: only the shape
-  // differs.
+  // Same kernel and problem family (kFamily): only the shape differs.
   bool same_family(const EntryKey& o) const;
 };
 

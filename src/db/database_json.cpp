@@ -68,7 +68,7 @@ void to_json(nlohmann::json& j, const EntryKey& k) {
        {"k", k.shape.k}};
   // Written for batches only, as Problem does, so that files of single GEMMs stay as they were.
   if (k.batch > 1) j["batch_layout"] = to_string(k.batch_layout);
-  if (!k.epilogue.empty()) j["epilogue"] = k.epilogue;
+  if (!k.epilogue.none()) j["epilogue"] = to_string(k.epilogue);
 }
 
 void from_json(const nlohmann::json& j, EntryKey& k) {
@@ -88,7 +88,7 @@ void from_json(const nlohmann::json& j, EntryKey& k) {
   k.batch_layout = r.parsed_or("batch_layout", "strided", parse_batch_layout);
   if (k.batch <= 1) k.batch_layout = BatchLayout::kStrided;
   k.shape = Shape{r.integer("m", 1), r.integer("n", 1), r.integer("k", 1)};
-  k.epilogue = r.parsed_or("epilogue", "", canonical_epilogue);
+  k.epilogue = r.parsed_or("epilogue", "", parse_epilogue);
 }
 
 // ---- Provenance / entries ----

@@ -289,8 +289,9 @@ ExportResult export_c_header(const Database& db, const std::string& source,
         "     {:.17g}, \"{}\", {}, gemmtune_params_{}}},\n",
         c_escape(e.key.kernel), to_string(e.key.precision),
         e.key.order == Order::kRowMajor ? "row" : "col", e.key.layout, e.key.batch, e.key.shape.m,
-        e.key.shape.n, e.key.shape.k, to_string(e.key.batch_layout), c_escape(e.key.epilogue),
-        e.gflops, e.time.median_ms, c_escape(defines), e.parameters.size(), i);
+        e.key.shape.n, e.key.shape.k, to_string(e.key.batch_layout),
+        c_escape(to_string(e.key.epilogue)), e.gflops, e.time.median_ms, c_escape(defines),
+        e.parameters.size(), i);
   }
   if (ok.empty()) out << "    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},\n";
   out << "};\n\n";
@@ -337,8 +338,8 @@ ExportResult export_csv(const Database& db, const CompilerOptions& compiler_opti
     const auto& k = e.key;
     out << csv_field(db.device.name) << "," << csv_field(k.kernel) << "," << to_string(k.precision)
         << "," << (k.order == Order::kRowMajor ? "row" : "col") << "," << k.layout << "," << k.batch
-        << "," << to_string(k.batch_layout) << "," << csv_field(k.epilogue) << "," << k.shape.m
-        << "," << k.shape.n << "," << k.shape.k << "," << to_string(e.status) << ","
+        << "," << to_string(k.batch_layout) << "," << csv_field(to_string(k.epilogue)) << ","
+        << k.shape.m << "," << k.shape.n << "," << k.shape.k << "," << to_string(e.status) << ","
         << fmt::format("{:.17g},{:.17g},{:.17g},{:.17g}", e.gflops, e.time.median_ms, e.time.min_ms,
                        e.time.cv)
         << "," << e.time.runs << "," << fmt::format("{:.17g}", e.max_error) << ","

@@ -14,14 +14,14 @@
 
 #include "src/core/error.hpp"
 #include "src/core/json_util.hpp"
+#include "src/core/problem_key.hpp"
 #include "src/db/file_lock.hpp"
 #include "src/db/file_text.hpp"
 
 namespace gemmtune {
 
 std::string problem_key(const Problem& p) {
-  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}", p.kernel, p.shape.to_string(), p.order_name(),
-                     p.layout(), to_string(p.precision), p.alpha, p.beta, p.batch, p.epilogue);
+  return p.kernel + "|" + ProblemKey(p).to_string();
 }
 
 void to_json(nlohmann::json& j, const JournalEntry& e) {

@@ -35,8 +35,8 @@ struct Journal {
   JsonReader header(size_t i) const;
 };
 
-// A key that is equal for problems that must be measured separately (shape, layout, precision,
-// scaling, batch, epilogue, kernel).
+// What a result was measured for: the template and the problem's whole identity (ProblemKey),
+// equal only for results that may stand for each other.
 std::string problem_key(const Problem& p);
 
 // Reads a journal (.jsonl, or gzip-compressed when built with zlib; a regular file of at most

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "src/core/error.hpp"
+#include "src/core/problem_key.hpp"
 
 #ifdef GEMMTUNE_HAVE_CLBLAST
 
@@ -210,7 +211,7 @@ class ClblastEvaluator : public DeviceEvaluator {
 
  private:
   struct ProblemState {
-    std::string key;
+    ProblemKey key{Problem{}};
     Problem problem;
     HostMatrices inputs;
     std::unique_ptr<Reference> reference;
@@ -230,13 +231,13 @@ class ClblastEvaluator : public DeviceEvaluator {
       return "the device lacks cl_khr_fp64";
     }
     if (p.batch != 1) return std::string("the CLBlast evaluator times single GEMMs (batch 1)");
-    if (!p.epilogue.empty()) return std::string("CLBlast's GEMM has no epilogue");
+    if (!p.epilogue.none()) return std::string("CLBlast's GEMM has no epilogue");
     return std::nullopt;
   }
 
   // Buffers and the reference are made once per problem.
   ProblemState& state_for(const Problem& problem) {
-    const std::string key = nlohmann::json(problem).dump();
+    const ProblemKey key(problem);
     if (state_ && state_->key == key) return *state_;
     state_.reset();
     auto s = std::make_unique<ProblemState>();

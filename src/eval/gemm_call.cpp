@@ -72,12 +72,7 @@ std::optional<Result> GemmCall::refusal(const KernelSpec& spec, const DeviceInfo
     return fail(Status::kUnsupported,
                 "batch " + std::to_string(problem.batch) + " is not positive");
   }
-  Epilogue epilogue;
-  try {
-    epilogue = parse_epilogue(problem.epilogue);
-  } catch (const Error& e) {
-    return fail(Status::kInvalid, e.what());
-  }
+  const Epilogue& epilogue = problem.epilogue;
   // Refused here, before any build, so that the answer is this line and not a build log.
   if (problem.precision == Precision::kFP16 && !device.has_fp16) {
     return fail(Status::kUnsupported,
@@ -90,7 +85,7 @@ std::optional<Result> GemmCall::refusal(const KernelSpec& spec, const DeviceInfo
   }
   if (!supports_epilogue(spec, epilogue)) {
     return fail(Status::kUnsupported,
-                "kernel " + spec.name() + " has no fused epilogue '" + problem.epilogue +
+                "kernel " + spec.name() + " has no fused epilogue '" + to_string(epilogue) +
                     "' (its declaration lists no such \"epilogue\" item; xgemm_fast has bias, "
                     "relu and gelu)");
   }
@@ -146,11 +141,11 @@ std::optional<Result> check_kernel(const cl::Kernel& kernel, const KernelSpec& s
                     "and workspace), plus {} for this batch layout",
                     spec.entry_point(), nargs, kContractArgs, kContractArgsExtended, batch_args));
   }
-  if (!problem.epilogue.empty() && contract != kContractArgsExtended) {
+  if (!problem.epilogue.none() && contract != kContractArgsExtended) {
     return fail(Status::kUnsupported, "kernel " + spec.entry_point() +
                                           " takes no bias argument, so it cannot apply the "
                                           "epilogue '" +
-                                          problem.epilogue + "'");
+                                          to_string(problem.epilogue) + "'");
   }
   return std::nullopt;
 }
@@ -443,8 +438,8 @@ void GemmCall::bind_placement(const GemmBuffers& in, cl::CommandQueue& queue) {
       }
     }
   }
-  if (parse_epilogue(p.epilogue).bias && !in.bias) {
-    throw invalid_argument("the epilogue '" + p.epilogue + "' needs a bias buffer");
+  if (p.epilogue.bias && !in.bias) {
+    throw invalid_argument("the epilogue '" + to_string(p.epilogue) + "' needs a bias buffer");
   }
   // The kernel's view: a row-major call swaps A and B.
   Operand pa{in.a, v.a_rows(),  v.a_cols(),    in.a_offset,

@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "src/core/error.hpp"
+#include "src/core/problem_key.hpp"
 #include "src/eval/gemm_call.hpp"
 #include "src/eval/measure.hpp"
 #include "src/eval/program_builder.hpp"
@@ -32,7 +33,7 @@ constexpr double kGapSentinel = -4321.0;
 // Per problem: inputs, reference and device buffers, made once and reused by every
 // configuration.
 struct ProblemState {
-  std::string key;
+  ProblemKey key{Problem{}};
   Problem problem;
   HostMatrices host;
   std::unique_ptr<Reference> reference;
@@ -129,9 +130,7 @@ class OpenClEvaluator::Impl {
 };
 
 ProblemState& OpenClEvaluator::Impl::state_for(const Problem& problem) {
-  Problem key_problem = problem;
-  key_problem.kernel.clear();  // the data does not depend on the kernel
-  const std::string key = nlohmann::json(key_problem).dump();
+  const ProblemKey key(problem);  // the data does not depend on the kernel
   for (auto it = states_.begin(); it != states_.end(); ++it) {
     if ((*it)->key == key) {
       states_.splice(states_.begin(), states_, it);

@@ -135,7 +135,7 @@ int batch_layout_define(const Problem& problem) {
 }
 
 std::string epilogue_defines(const Problem& problem) {
-  const Epilogue e = parse_epilogue(problem.epilogue);
+  const Epilogue& e = problem.epilogue;
   if (e.none()) return "";
   const int bias = !e.bias ? 0 : problem.order == Order::kRowMajor ? 1 : 2;
   const int activation = e.activation == Activation::kRelu   ? 1

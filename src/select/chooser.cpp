@@ -49,9 +49,9 @@ std::vector<Lookup> lookups(const Problem& problem, const Database& db) {
   };
   const EntryKey base = EntryKey::of(problem);
   both_orders(base, "");
-  if (!base.epilogue.empty()) {
+  if (!base.epilogue.none()) {
     EntryKey plain = base;
-    plain.epilogue.clear();
+    plain.epilogue = Epilogue{};
     both_orders(plain, "epilogue");
   }
   if (base.batch > 1) {

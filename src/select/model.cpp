@@ -13,6 +13,7 @@
 
 #include "src/core/error.hpp"
 #include "src/core/int_math.hpp"
+#include "src/core/problem_key.hpp"
 #include "src/device/device_profile.hpp"
 #include "src/kernel/gemm_view.hpp"
 #include "src/kernel/kernel_spec.hpp"
@@ -153,7 +154,7 @@ ModelConstants calibrated_constants() {
   c.bandwidth_efficiency = 0.5;
   c.launch_us = 5;
   c.rate_cap = 0.7;
-  c.distance_penalty = 0.050;
+  c.distance_penalty = 0.054;
   return c;
 }
 
@@ -300,8 +301,8 @@ Calibration calibrate(const std::vector<CalibrationSample>& observations, const 
   for (size_t i = 0; i < observations.size(); ++i) {
     const CalibrationSample& o = observations[i];
     const Problem& p = o.problem;
-    groups[fmt::format("{}|{}|{}|{}|{}|{}", o.kernel, to_string(o.config), to_string(p.precision),
-                       p.order_name(), p.layout(), p.epilogue)]
+    groups[fmt::format("{}|{}|{}", o.kernel, to_string(o.config),
+                       ProblemKey(p, kFamily | kWithoutBatch).to_string())]
         .push_back(i);
   }
   std::vector<std::pair<size_t, size_t>> pairs;

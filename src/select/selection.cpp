@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "src/core/problem_key.hpp"
 #include "src/kernel/gemm_view.hpp"
 
 namespace gemmtune {
@@ -14,10 +15,9 @@ namespace {
 // The small side of C up to which a skinny kernel (no work-group tile) is a candidate.
 constexpr int64_t kSkinnySide = 16;
 
+// Whatever kernel measured it.
 bool in_family(const Problem& measured, const EntryKey& family) {
-  EntryKey k = EntryKey::of(measured);
-  k.kernel = family.kernel;
-  return k.same_family(family);
+  return ProblemKey(measured, kFamily) == ProblemKey(family.problem(), kFamily);
 }
 
 bool same_view(const Problem& a, const Problem& b) {

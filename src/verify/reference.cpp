@@ -228,7 +228,7 @@ HostMatrices make_inputs(const Problem& problem, uint64_t seed) {
   h.a = random_matrix(s.m * s.k * problem.batch, seed, 0, problem.precision);
   h.b = random_matrix(s.k * s.n * problem.batch, seed, 1, problem.precision);
   h.c = random_matrix(s.m * s.n * problem.batch, seed, 2, problem.precision);
-  if (parse_epilogue(problem.epilogue).bias) {
+  if (problem.epilogue.bias) {
     // Products are near alpha·K and C0 near 1: a bias of -(0.5 to 1.5) times their sum puts
     // about half of the outputs below zero.
     double centre = problem.alpha * static_cast<double>(s.k) + problem.beta;
@@ -249,7 +249,7 @@ Reference::Reference(const Problem& problem, const HostMatrices& inputs,
       inputs.c.size() != batch * static_cast<size_t>(s.m * s.n)) {
     throw invalid_argument("the reference's inputs do not match the problem's shape and batch");
   }
-  const Epilogue epilogue = parse_epilogue(problem.epilogue);
+  const Epilogue& epilogue = problem.epilogue;
   if (epilogue.bias && inputs.bias.size() != static_cast<size_t>(s.n)) {
     throw invalid_argument("the reference's bias does not have N elements");
   }
@@ -450,9 +450,8 @@ Verification Reference::check_with(At at_index, NonFinite non_finite, int64_t si
         "{} of {} {}outputs wrong: max error {:.3g} (relative to |alpha||A||B|+|beta||C|{}) "
         "exceeds tolerance {:.3g}; {} = {:.9g}, expected {:.9g}",
         v.wrong, v.checked, sampled() ? "checked " : "", v.max_error,
-        parse_epilogue(problem_.epilogue).bias ? "+|bias|" : "", v.tolerance,
-        where(worst_e, worst_i, worst_j), at(worst_e, worst_i, worst_j),
-        expected_[static_cast<size_t>(worst_e)](worst_r, worst_j));
+        problem_.epilogue.bias ? "+|bias|" : "", v.tolerance, where(worst_e, worst_i, worst_j),
+        at(worst_e, worst_i, worst_j), expected_[static_cast<size_t>(worst_e)](worst_r, worst_j));
   }
   return v;
 }

@@ -109,6 +109,39 @@ TEST_CASE("a plain search names its template and reuses earlier results without 
   CHECK_THAT(r.err, Catch::Contains("already exists"));
 }
 
+TEST_CASE("strided and offsets batches of one shape do not share evaluation-cache results",
+          "[search][cli][cache]") {
+  if (!test::cli_has_device()) return test::unavailable("no OpenCL device");
+  const std::string dir = test::temp_dir("batch-layout-cache");
+  const std::string env = user_env(dir);
+  const std::string common =
+      " -s 24x16x16 --batch 2 --kernel xgemm_direct --strategy random --seed 5 --max-evals 3 "
+      "--no-db --batch-layout ";
+
+  auto r = run_gemmtune_in(dir, env, "search" + common + "strided");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(shape_result(results_files(dir).back())["measured"] == 3);
+
+  // The same shape with its matrices placed by offsets is another problem: measured, not taken.
+  r = run_gemmtune_in(dir, env, "search" + common + "offsets");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto offsets = shape_result(results_files(dir).back());
+  CHECK(offsets["measured"] == 3);
+  CHECK(offsets["cached"] == 0);
+
+  // Each layout finds its own results again.
+  for (const char* layout : {"strided", "offsets"}) {
+    r = run_gemmtune_in(dir, env, "search" + common + layout);
+    INFO(layout << "\n" << r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto again = shape_result(results_files(dir).back());
+    CHECK(again["measured"] == 0);
+    CHECK(again["cached"] == 3);
+  }
+}
+
 TEST_CASE("search --kernel auto shares the budget over the templates and names the fastest",
           "[search][cli][auto]") {
   if (!test::cli_has_device()) return test::unavailable("no OpenCL device");

@@ -24,7 +24,7 @@ SearchJobOptions recorded_job() {
   a.problem.precision = Precision::kFP16Acc32;
   a.problem.batch = 4;
   a.problem.batch_layout = BatchLayout::kOffsets;
-  a.problem.epilogue = "bias,relu";
+  a.problem.epilogue = parse_epilogue("bias,relu");
   a.problem.alpha = 2;
   a.problem.beta = 0.5;
   a.device = "pthread";
@@ -64,7 +64,7 @@ TEST_CASE("a resumed job takes back the journal's settings that were not given a
   CHECK(p.precision == Precision::kFP16Acc32);
   CHECK(p.batch == 4);
   CHECK(p.batch_layout == BatchLayout::kOffsets);
-  CHECK(p.epilogue == "bias,relu");
+  CHECK(to_string(p.epilogue) == "bias,relu");
   CHECK(p.alpha == 2);
   CHECK(p.beta == 0.5);
   // Recorded again, the settings are the journal's but for what was given.
@@ -105,7 +105,7 @@ TEST_CASE("older journals' spellings read back, and bad recorded values are refu
   apply_journal_settings(resumed, JsonReader(settings));
   CHECK(resumed.problem.order == Order::kColMajor);
   CHECK(resumed.problem.precision == Precision::kFP32);
-  CHECK(resumed.problem.epilogue == "bias,relu");
+  CHECK(to_string(resumed.problem.epilogue) == "bias,relu");
 
   nlohmann::json bad = settings;
   bad["batch_layout"] = "pointers";

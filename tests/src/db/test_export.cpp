@@ -335,7 +335,7 @@ TEST_CASE("csv and c-header tell batch layouts and epilogues apart", "[export]")
   offsets.key.batch_layout = BatchLayout::kOffsets;
   offsets.gflops = 200;
   DatabaseEntry fused = plain;
-  fused.key.epilogue = "bias,relu";
+  fused.key.epilogue = parse_epilogue("bias,relu");
   fused.gflops = 300;
   for (const auto* e : {&plain, &offsets, &fused}) REQUIRE(db.put(*e, false) == PutOutcome::kAdded);
 

@@ -188,10 +188,10 @@ TEST_CASE("a GEMM call refuses bad configurations as results and bad buffers as 
   auto compiled = GemmCall::compile(s.builder, spec, bad, p);
   CHECK_FALSE(compiled.call);
   CHECK(compiled.result.status == Status::kInvalid);
-  p.epilogue = "bias";
+  p.epilogue = parse_epilogue("bias");
   compiled = GemmCall::compile(s.builder, spec, spec.defaults(), p);
   CHECK(compiled.result.status == Status::kUnsupported);
-  p.epilogue.clear();
+  p.epilogue = Epilogue{};
   p.batch = 3;
   p.batch_layout = BatchLayout::kOffsets;
   compiled = GemmCall::compile(s.builder, spec, spec.defaults(), p);

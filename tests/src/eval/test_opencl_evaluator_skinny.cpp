@@ -123,7 +123,7 @@ TEST_CASE("xgemm_skinny refuses batches and epilogues as unsupported results", "
   CHECK(r.status == Status::kUnsupported);
   CHECK_THAT(r.message, Catch::Contains("does not support batched problems"));
   Problem with_bias = problem(Shape{4, 32, 32}, Order::kRowMajor, "NN", 1.0, 0.0);
-  with_bias.epilogue = "bias";
+  with_bias.epilogue = parse_epilogue("bias");
   r = ev->evaluate(with_bias, config);
   CHECK(r.status == Status::kUnsupported);
   CHECK_THAT(r.message, Catch::Contains("no fused epilogue"));

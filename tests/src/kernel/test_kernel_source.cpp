@@ -105,7 +105,7 @@ TEST_CASE("kernel build options carry the problem's view, batch and epilogue",
   row.precision = Precision::kFP16Acc32;
   row.batch = 4;
   row.batch_layout = BatchLayout::kOffsets;
-  row.epilogue = "bias,relu";
+  row.epilogue = parse_epilogue("bias,relu");
   // Defines first, then the epilogue, the profile's options and the cap, in that order.
   CHECK(kernel_build_options(spec, row, capped, attribute_limits(), kProfileOptions) ==
         "-DREGCAP=128 -DWG=8 -DPRECISION=1632 -DTRANSA=0 -DTRANSB=1 -DBATCH_LAYOUT=2 "

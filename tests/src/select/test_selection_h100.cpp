@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
+#include "src/db/journal.hpp"
 #include "src/device/device_profile.hpp"
 #include "src/kernel/kernel_spec.hpp"
 #include "src/select/selection.hpp"
@@ -63,9 +64,7 @@ H100Data& h100() {
     for (const auto& j : journals) {
       for (auto& o : journal_observations(
                j, [d](const std::string& k) { return d->spec(k); }, d->device)) {
-        const std::string key = o.kernel + "|" + to_string(o.config) + "|" +
-                                o.problem.shape.to_string() + "|" + to_string(o.problem.precision) +
-                                "|" + std::to_string(o.problem.batch);
+        const std::string key = problem_key(o.problem) + "|" + to_string(o.config);
         auto it = best.find(key);
         if (it == best.end() || it->second.gflops < o.gflops) best[key] = o;
       }
@@ -78,7 +77,7 @@ H100Data& h100() {
 
 bool fp32_fast(const Problem& p) {
   return p.kernel == "xgemm_fast" && p.precision == Precision::kFP32 && p.batch == 1 &&
-         p.order == Order::kRowMajor && p.layout() == "NN" && p.epilogue.empty();
+         p.order == Order::kRowMajor && p.layout() == "NN" && p.epilogue.none();
 }
 
 struct Fold {
