@@ -232,7 +232,8 @@ void set_lookup(CLI::App& db_cmd, const GlobalOptions& options) {
                                         {{"ELEM_BYTES", element_bytes(problem.precision)}});
             return why.value_or("");
           });
-      if (!start) throw invalid_argument(no_entry_message(a->path, key, a->problem.order, a->kernel));
+      if (!start)
+        throw invalid_argument(no_entry_message(a->path, key, a->problem.order, a->kernel));
       print_offline_start(*start, key, a->json, a->explain);
       return;
     }

@@ -61,8 +61,11 @@ void add_problem_and_strategy_options(CLI::App& cmd, SearchArgs& a, GivenOptions
 
 // Where the search measures, what it writes, and how it finishes.
 void add_run_options(CLI::App& cmd, SearchArgs& a, GivenOptions& g) {
-  add_device_option(cmd, a.job.device);
-  g["device"] = cmd.get_option("--device");
+  g["device"] = cmd.add_option(
+      "-d,--device", a.job.device,
+      "Device: profile name (gfx1012), name substring (H200, pthread) or P:D indices; default: "
+      "first GPU, else first CPU. Several (comma-separated, or 'all': every GPU, else every CPU) "
+      "measure one search at once, one worker per device: devices of one model only");
   add_measure_options(cmd, a.job.eval, kTiming | kCacheDir | kCompileThreads);
   cmd.add_option("--compile-processes", a.job.compile_processes,
                  "Compile worker processes building ahead of the measurement into the binary "

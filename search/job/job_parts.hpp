@@ -61,9 +61,13 @@ struct DatabaseTarget {
 
 // What measures the configurations, and what it says about the device.
 struct SearchTarget {
-  std::unique_ptr<Evaluator> evaluator;
-  ReplayEvaluator* replay = nullptr;  // set when the evaluator answers from a recording
-  CompilePool* pool = nullptr;        // set when compile processes build ahead of it
+  std::unique_ptr<Evaluator> evaluator;  // the first device's (it builds ahead for all)
+  // The other devices of a search over several (one model): each measures beside the first.
+  // Declared after `evaluator`, so that they end before the compile pool they share.
+  std::vector<std::unique_ptr<Evaluator>> other_devices;
+  std::vector<std::string> device_selectors;  // every device measured on, "P:D"
+  ReplayEvaluator* replay = nullptr;          // set when the evaluator answers from a recording
+  CompilePool* pool = nullptr;                // set when compile processes build ahead of it
   nlohmann::json device_json;
   std::string device_id;
   std::optional<KernelSpec> spec;
@@ -74,7 +78,7 @@ struct SearchTarget {
 
 // A recorded space (--replay); takes the kernel and space from the recording when not given.
 SearchTarget open_replay_target(SearchJobOptions& a, Problem& base);
-// A device, measured in a worker process (or in this one with `in_process`).
+// The devices, measured in a worker process each (or in this one with `in_process`).
 SearchTarget open_device_target(SearchJobOptions& a);
 // The problems to tune: the given shapes (or a workload's, or a replay's recorded ones) on the
 // base problem.
@@ -93,6 +97,9 @@ KernelChoice default_kernel(const SearchJobOptions& a);
 // that have the space and implement the problem's epilogue.
 std::vector<std::string> auto_kernels(const std::string& templates_dir, const std::string& space,
                                       const Problem& problem);
+
+// Every evaluator of `t`, the first device's first.
+std::vector<Evaluator*> device_lanes(const SearchTarget& t);
 
 // ---- shape_search.cpp ----
 // Everything the per-shape loop shares.

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include "search/job/job_parts.hpp"
@@ -12,6 +13,7 @@
 #include "search/tuning/worker_evaluator.hpp"
 #include "src/core/error.hpp"
 #include "src/device/device.hpp"
+#include "src/device/device_set.hpp"
 #include "src/eval/evaluator_factory.hpp"
 #include "src/kernel/gemm_view.hpp"
 
@@ -77,7 +79,7 @@ std::string spec_path(const std::string& templates_dir, const std::string& kerne
 
 KernelChoice default_kernel(const SearchJobOptions& a) {
   const auto profiles = job_profiles(a);
-  const Device device = select_device(a.device, &profiles);
+  const Device device = select_devices(a.device, &profiles).front();
   const DeviceProfile* profile = profiles.match(device.info);
   if (profile && !profile->default_kernel.empty()) {
     return {profile->default_kernel, "the default of the " + profile->name + " profile (" +
@@ -137,7 +139,9 @@ SearchTarget open_replay_target(SearchJobOptions& a, Problem& base) {
 SearchTarget open_device_target(SearchJobOptions& a) {
   SearchTarget t;
   const auto profiles = job_profiles(a);
-  const Device device = select_device(a.device, &profiles);
+  const std::vector<Device> devices = select_devices(a.device, &profiles);
+  const Device& device = devices.front();
+  for (const auto& d : devices) t.device_selectors.push_back(d.info.selector());
   const DeviceProfile* profile = profiles.match(device.info);
   t.device_json = device.info;
   t.device_json["id"] = device.info.id();
@@ -154,13 +158,27 @@ SearchTarget open_device_target(SearchJobOptions& a) {
     t.cache.emplace(a.eval.cache_dir, device.info,
                     template_fingerprint(a.eval.templates_dir, a.kernel));
   }
-  if (a.in_process) {
-    t.evaluator = make_evaluator(a.kernel, device, profile, a.eval);
-  } else {
-    t.evaluator = make_worker_evaluator(a, device);
-  }
+  auto measure_on = [&](const Device& d) {
+    return a.in_process ? make_evaluator(a.kernel, d, profile, a.eval)
+                        : make_worker_evaluator(a, d);
+  };
+  t.evaluator = measure_on(device);
   add_compile_pool(a, device, t);
+  for (size_t i = 1; i < devices.size(); ++i) {
+    auto other = measure_on(devices[i]);
+    t.other_devices.push_back(t.pool ? t.pool->share(std::move(other)) : std::move(other));
+  }
+  if (devices.size() > 1) {
+    spdlog::info("measuring on {} devices at once: {}", devices.size(),
+                 fmt::join(t.device_selectors, ", "));
+  }
   return t;
+}
+
+std::vector<Evaluator*> device_lanes(const SearchTarget& t) {
+  std::vector<Evaluator*> lanes{t.evaluator.get()};
+  for (const auto& e : t.other_devices) lanes.push_back(e.get());
+  return lanes;
 }
 
 std::vector<Problem> search_problems(const SearchJobOptions& a,

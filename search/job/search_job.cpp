@@ -235,6 +235,7 @@ KernelSearch search_kernel(SearchJobOptions a, const std::vector<WorkloadShape>&
                         {"kernel", a.kernel},
                         {"space", a.space},
                         {"device", target.device_json},
+                        {"devices", target.device_selectors},
                         {"evaluator", target.evaluator->description()},
                         {"settings", settings_json(a, shapes)},
                         {"resumed_from", a.resume}});

@@ -175,7 +175,8 @@ ShapeOutcome tune_shape(const SearchRun& run, const Problem& problem, const Shap
   }
   ProgressReporter progress(run.terminal, problem.shape.to_string(), problem.flops());
   settings.on_progress = [&progress](const TuneProgress& p) { progress.update(p); };
-  ShapeOutcome so{problem, run_search(*run.target.evaluator, problem, space, *searcher, settings),
+  ShapeOutcome so{problem,
+                  run_search(device_lanes(run.target), problem, space, *searcher, settings),
                   space.size(), std::nullopt};
   progress.finish();
   spdlog::info(

@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
@@ -317,6 +318,34 @@ CompilePool::~CompilePool() = default;
 Result CompilePool::evaluate(const Problem& problem, const Configuration& config) {
   impl_->before_evaluate(problem, config);
   return inner_->evaluate(problem, config);
+}
+
+namespace {
+
+class SharedPoolEvaluator : public Evaluator {
+ public:
+  SharedPoolEvaluator(std::function<void(const Problem&, const Configuration&)> before,
+                      std::unique_ptr<Evaluator> inner, std::string pool)
+      : before_(std::move(before)), inner_(std::move(inner)), pool_(std::move(pool)) {}
+  Result evaluate(const Problem& problem, const Configuration& config) override {
+    before_(problem, config);
+    return inner_->evaluate(problem, config);
+  }
+  std::string description() const override { return inner_->description() + " sharing " + pool_; }
+
+ private:
+  std::function<void(const Problem&, const Configuration&)> before_;
+  std::unique_ptr<Evaluator> inner_;
+  std::string pool_;
+};
+
+}  // namespace
+
+std::unique_ptr<Evaluator> CompilePool::share(std::unique_ptr<Evaluator> other) {
+  Impl* impl = impl_.get();
+  return std::make_unique<SharedPoolEvaluator>(
+      [impl](const Problem& p, const Configuration& c) { impl->before_evaluate(p, c); },
+      std::move(other), fmt::format("the {} compile processes", processes_));
 }
 
 void CompilePool::prepare(const Problem& problem, const std::vector<Configuration>& upcoming) {

@@ -63,6 +63,11 @@ class CompilePool : public Evaluator {
   Stats stats() const;
   Evaluator& inner() { return *inner_; }
 
+  // Another device of the same model measured beside this pool's own (a search over several
+  // devices): it waits for the pool's build of a configuration as evaluate() does, then measures
+  // on `other`, finding the binary in the shared cache. The pool must outlive it.
+  std::unique_ptr<Evaluator> share(std::unique_ptr<Evaluator> other);
+
  private:
   class Impl;
   std::unique_ptr<Evaluator> inner_;

@@ -2,7 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <deque>
+#include <exception>
+#include <mutex>
+#include <thread>
 
 #include <spdlog/spdlog.h>
 
@@ -14,120 +18,237 @@ bool better_result(const Result& candidate, const std::optional<Result>& best, d
   return !best || t < result_time_ms(*best, flops);
 }
 
-TuneOutcome run_search(Evaluator& evaluator, const Problem& problem, const SearchSpace& space,
-                       Searcher& searcher, const TuneSettings& settings) {
-  using clock = std::chrono::steady_clock;
-  const auto start = clock::now();
-  const double flops = problem.flops();
-  auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - start).count(); };
+namespace {
 
-  TuneOutcome out;
-  TuneProgress progress;
-  progress.limit = settings.stop.eval_limit(space.size());
+using Clock = std::chrono::steady_clock;
+
+// One search's shared state. Each lane (a device) takes the next proposal, measures it outside
+// the lock and hands the result back; the searcher, the journal and the counts are touched only
+// under the lock, so the lanes measure at once and everything else happens one result at a time.
+class TuneLoop {
+ public:
+  TuneLoop(const std::vector<Evaluator*>& lanes, const Problem& problem, const SearchSpace& space,
+           Searcher& searcher, const TuneSettings& settings)
+      : lanes_(lanes),
+        problem_(problem),
+        space_(space),
+        searcher_(searcher),
+        settings_(settings),
+        flops_(problem.flops()),
+        start_(Clock::now()) {
+    progress_.limit = settings.stop.eval_limit(space.size());
+  }
+
+  TuneOutcome run() {
+    tell_earlier_results();
+    queue_warm_start();
+    if (lanes_.size() == 1) {
+      measure_on(*lanes_.front());
+    } else {
+      std::vector<std::thread> threads;
+      for (Evaluator* lane : lanes_) threads.emplace_back([this, lane] { measure_on(*lane); });
+      for (auto& t : threads) t.join();
+    }
+    if (failure_) std::rethrow_exception(failure_);
+    if (out_.stop_reason.empty()) {
+      // The lanes ended because the budget was taken by measurements in flight.
+      out_.stop_reason = settings_.stop.reached(out_.evaluations, elapsed(), space_.size())
+                             .value_or("the budget is used");
+    }
+    out_.elapsed_s = elapsed();
+    return std::move(out_);
+  }
+
+ private:
+  double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
 
   // Whether the searcher took `r` (a result of an earlier run) as one of its evaluations.
-  auto tell_known = [&](const Result& r) {
-    const auto index = space.index_of(r.config);
-    if (!index || searcher.seen(*index)) return false;  // not in this space, or recorded twice
-    searcher.tell(*index, r, flops);
-    ++out.evaluations;
-    if (!r.ok()) ++out.failed;
-    if (better_result(r, out.best, flops)) out.best = r;
+  bool tell_known(const Result& r) {
+    const auto index = space_.index_of(r.config);
+    if (!index || searcher_.seen(*index)) return false;  // not in this space, or recorded twice
+    searcher_.tell(*index, r, flops_);
+    ++out_.evaluations;
+    if (!r.ok()) ++out_.failed;
+    if (better_result(r, out_.best, flops_)) out_.best = r;
     return true;
-  };
-  for (const auto& r : settings.known) {
-    if (tell_known(r)) {
-      ++out.resumed;
-    } else if (!space.index_of(r.config)) {
-      ++out.not_in_space;
-    }
-  }
-  // The journal gets them too: it stays the whole record of this search (and a replay file).
-  for (const auto& r : settings.cached) {
-    if (!tell_known(r)) continue;
-    ++out.cached;
-    if (settings.journal) settings.journal->append(problem, r, 0);
-  }
-  if (out.not_in_space > 0) {
-    spdlog::warn("{} journalled results are not in this space; ignored", out.not_in_space);
   }
 
-  std::deque<size_t> queue;
-  std::vector<Configuration> warm;
-  for (const auto& c : settings.warm_start) {
-    const auto index = space.index_of(c);
-    if (!index || !searcher.claim(*index)) continue;
-    queue.push_back(*index);
-    warm.push_back(c);
-  }
-  out.warm_started = warm.size();
-  if (!warm.empty()) evaluator.prepare(problem, warm);
-  while (true) {
-    if (settings.interrupt && settings.interrupt->load()) {
-      out.interrupted = true;
-      out.stop_reason = "interrupted";
-      break;
-    }
-    if (auto why = settings.stop.reached(out.evaluations, elapsed(), space.size())) {
-      out.stop_reason = *why;
-      break;
-    }
-    // Keep `lookahead` proposals in flight, as many as the strategy takes now (it may take more
-    // as it learns), never more than the budget has room for.
-    const size_t lookahead =
-        std::max<size_t>(1, std::min(settings.lookahead, searcher.max_batch()));
-    const size_t room = progress.limit > out.evaluations ? progress.limit - out.evaluations : 0;
-    const size_t target = std::min(lookahead, room);
-    if (queue.size() < target) {
-      const auto fresh = searcher.ask(target - queue.size());
-      if (!fresh.empty()) {
-        std::vector<Configuration> configs;
-        for (size_t i : fresh) configs.push_back(space.config(i));
-        evaluator.prepare(problem, configs);
-        queue.insert(queue.end(), fresh.begin(), fresh.end());
+  void tell_earlier_results() {
+    for (const auto& r : settings_.known) {
+      if (tell_known(r)) {
+        ++out_.resumed;
+      } else if (!space_.index_of(r.config)) {
+        ++out_.not_in_space;
       }
     }
-    if (queue.empty()) {
-      out.stop_reason = "the strategy has nothing more to propose";
-      break;
+    // The journal gets them too: it stays the whole record of this search (and a replay file).
+    for (const auto& r : settings_.cached) {
+      if (!tell_known(r)) continue;
+      ++out_.cached;
+      if (settings_.journal) settings_.journal->append(problem_, r, 0);
     }
-    out.max_in_flight = std::max(out.max_in_flight, queue.size());
-    const size_t index = queue.front();
-    queue.pop_front();
-    const Configuration config = space.config(index);
-    Result r = evaluator.evaluate(problem, config);
-    r.config = config;
-    ++out.evaluations;
-    ++out.measured;
-    if (settings.journal) settings.journal->append(problem, r, elapsed());
-    if (settings.on_measured) settings.on_measured(r);
-    searcher.tell(index, r, flops);
-    if (!r.ok()) ++out.failed;
-    if (r.ok()) ++out.verified;
-    const bool improved = better_result(r, out.best, flops);
-    if (improved) out.best = r;
+    if (out_.not_in_space > 0) {
+      spdlog::warn("{} journalled results are not in this space; ignored", out_.not_in_space);
+    }
+  }
 
-    if (settings.on_progress) {
-      progress.done = out.evaluations;
-      progress.failed = out.failed;
-      progress.measured = out.measured;
-      progress.elapsed_s = elapsed();
-      const double per_eval = progress.elapsed_s / double(out.measured);
-      double remaining =
-          per_eval * double(progress.limit - std::min(progress.limit, out.evaluations));
-      if (settings.stop.time_budget_s > 0) {
-        remaining =
-            std::min(remaining, std::max(0.0, settings.stop.time_budget_s - progress.elapsed_s));
+  void queue_warm_start() {
+    std::vector<Configuration> warm;
+    for (const auto& c : settings_.warm_start) {
+      const auto index = space_.index_of(c);
+      if (!index || !searcher_.claim(*index)) continue;
+      queue_.push_back(*index);
+      warm.push_back(c);
+    }
+    out_.warm_started = warm.size();
+    if (!warm.empty()) lanes_.front()->prepare(problem_, warm);
+  }
+
+  // Ends the search for every lane (the first reason given is kept).
+  void stop(const std::string& reason) {
+    if (out_.stop_reason.empty()) out_.stop_reason = reason;
+    stopped_ = true;
+    changed_.notify_all();
+  }
+
+  // Keeps `lookahead` proposals in flight per lane beyond the first (as many as the strategy
+  // takes now: it may take more as it learns), never more than the budget has room for. The
+  // first lane's evaluator is told what comes, to build it ahead.
+  void propose_more() {
+    const size_t per_search =
+        std::max<size_t>(1, std::min(settings_.lookahead, searcher_.max_batch()));
+    const size_t target = per_search + lanes_.size() - 1;
+    const size_t started = out_.evaluations + measuring_ + queue_.size();
+    const size_t room = progress_.limit > started ? progress_.limit - started : 0;
+    const size_t in_flight = queue_.size() + measuring_;
+    const size_t want = std::min(target > in_flight ? target - in_flight : 0, room);
+    if (want == 0) return;
+    const auto fresh = searcher_.ask(want);
+    if (fresh.empty()) return;
+    std::vector<Configuration> configs;
+    for (size_t i : fresh) configs.push_back(space_.config(i));
+    lanes_.front()->prepare(problem_, configs);
+    queue_.insert(queue_.end(), fresh.begin(), fresh.end());
+  }
+
+  // The next configuration for a lane to measure, or none when the search ends.
+  std::optional<size_t> next(std::unique_lock<std::mutex>& lock) {
+    while (!stopped_) {
+      if (settings_.interrupt && settings_.interrupt->load()) {
+        out_.interrupted = true;
+        stop("interrupted");
+        break;
       }
-      progress.remaining_s = remaining;
-      progress.best = out.best;
-      progress.last = &r;
-      progress.new_best = improved;
-      settings.on_progress(progress);
+      if (auto why = settings_.stop.reached(out_.evaluations, elapsed(), space_.size())) {
+        stop(*why);
+        break;
+      }
+      propose_more();
+      if (!queue_.empty()) {
+        out_.max_in_flight = std::max(out_.max_in_flight, queue_.size() + measuring_);
+        const size_t index = queue_.front();
+        queue_.pop_front();
+        ++measuring_;
+        return index;
+      }
+      if (measuring_ == 0) {
+        const size_t started = out_.evaluations;
+        if (started < progress_.limit) stop("the strategy has nothing more to propose");
+        break;
+      }
+      // Another lane's result may let the strategy propose again, or end the search.
+      changed_.wait(lock);
+    }
+    return std::nullopt;
+  }
+
+  void record(size_t index, Result r) {
+    --measuring_;
+    ++out_.evaluations;
+    ++out_.measured;
+    if (settings_.journal) settings_.journal->append(problem_, r, elapsed());
+    if (settings_.on_measured) settings_.on_measured(r);
+    searcher_.tell(index, r, flops_);
+    if (!r.ok()) ++out_.failed;
+    if (r.ok()) ++out_.verified;
+    const bool improved = better_result(r, out_.best, flops_);
+    if (improved) out_.best = r;
+    report_progress(r, improved);
+    changed_.notify_all();
+  }
+
+  void report_progress(const Result& r, bool improved) {
+    if (!settings_.on_progress) return;
+    progress_.done = out_.evaluations;
+    progress_.failed = out_.failed;
+    progress_.measured = out_.measured;
+    progress_.elapsed_s = elapsed();
+    const double per_eval = progress_.elapsed_s / double(out_.measured);
+    double remaining =
+        per_eval * double(progress_.limit - std::min(progress_.limit, out_.evaluations));
+    if (settings_.stop.time_budget_s > 0) {
+      remaining =
+          std::min(remaining, std::max(0.0, settings_.stop.time_budget_s - progress_.elapsed_s));
+    }
+    progress_.remaining_s = remaining;
+    progress_.best = out_.best;
+    progress_.last = &r;
+    progress_.new_best = improved;
+    settings_.on_progress(progress_);
+  }
+
+  // One lane's loop. An error of one lane (a lost device) ends every lane's search and is
+  // thrown once they have stopped.
+  void measure_on(Evaluator& evaluator) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (auto index = next(lock)) {
+      const Configuration config = space_.config(*index);
+      lock.unlock();
+      Result r;
+      try {
+        r = evaluator.evaluate(problem_, config);
+      } catch (...) {
+        lock.lock();
+        --measuring_;
+        if (!failure_) failure_ = std::current_exception();
+        stop("an evaluator failed");
+        break;
+      }
+      r.config = config;
+      lock.lock();
+      record(*index, std::move(r));
     }
   }
-  out.elapsed_s = elapsed();
-  return out;
+
+  const std::vector<Evaluator*>& lanes_;
+  const Problem& problem_;
+  const SearchSpace& space_;
+  Searcher& searcher_;
+  const TuneSettings& settings_;
+  const double flops_;
+  const Clock::time_point start_;
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<size_t> queue_;  // proposed, not yet taken by a lane
+  size_t measuring_ = 0;      // taken by a lane, result not yet recorded
+  bool stopped_ = false;
+  std::exception_ptr failure_;
+  TuneOutcome out_;
+  TuneProgress progress_;
+};
+
+}  // namespace
+
+TuneOutcome run_search(const std::vector<Evaluator*>& lanes, const Problem& problem,
+                       const SearchSpace& space, Searcher& searcher, const TuneSettings& settings) {
+  if (lanes.empty()) throw std::logic_error("run_search: no evaluator");
+  return TuneLoop(lanes, problem, space, searcher, settings).run();
+}
+
+TuneOutcome run_search(Evaluator& evaluator, const Problem& problem, const SearchSpace& space,
+                       Searcher& searcher, const TuneSettings& settings) {
+  return run_search(std::vector<Evaluator*>{&evaluator}, problem, space, searcher, settings);
 }
 
 }  // namespace gemmtune

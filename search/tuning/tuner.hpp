@@ -29,7 +29,9 @@ struct TuneProgress {
 
 struct TuneSettings {
   StopCondition stop;
-  size_t lookahead = 2;  // proposals in flight: one timed, the others compiling
+  // Proposals in flight: one timed, the others compiling (with several devices, one more per
+  // device beyond the first).
+  size_t lookahead = 2;
   const std::atomic<bool>* interrupt = nullptr;
   JournalWriter* journal = nullptr;
   // Results known from an earlier run (a resumed journal): told to the searcher, never measured.
@@ -78,5 +80,11 @@ bool better_result(const Result& candidate, const std::optional<Result>& best, d
 
 TuneOutcome run_search(Evaluator& evaluator, const Problem& problem, const SearchSpace& space,
                        Searcher& searcher, const TuneSettings& settings);
+// The same search measured on several devices at once, one evaluator (`lanes`) per device: each
+// lane measures the next proposal as soon as it is free, the searcher learns every result, and
+// the journal gets them in the order they end. The first lane is told what comes (prepare()), to
+// build it ahead for all. With one lane it is the search above, on this thread.
+TuneOutcome run_search(const std::vector<Evaluator*>& lanes, const Problem& problem,
+                       const SearchSpace& space, Searcher& searcher, const TuneSettings& settings);
 
 }  // namespace gemmtune

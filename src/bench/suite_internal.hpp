@@ -141,8 +141,8 @@ std::unique_ptr<SideCall> clblast_call(ClEnv& env, CaseData& d, bool epilogue,
 // batched forms) on the same queue and buffers. Its enqueue throws NotAvailable for a precision
 // the library has no call for, Error when the call fails.
 std::unique_ptr<SideCall> library_call(ClEnv& env, CaseData& d, bool epilogue);
-// A device-to-device copy of `bytes` / 2 bytes between two buffers of its own (clEnqueueCopyBuffer):
-// it moves `bytes`, the yardstick of a memory-bound row (MemoryBound).
+// A device-to-device copy of `bytes` / 2 bytes between two buffers of its own
+// (clEnqueueCopyBuffer): it moves `bytes`, the yardstick of a memory-bound row (MemoryBound).
 std::unique_ptr<SideCall> copy_call(ClEnv& env, double bytes);
 // What the library runs for the row on the suite's queue (gemmtune::Explain); none when it
 // cannot say (the call's own failure says why).

@@ -79,8 +79,8 @@ std::optional<std::pair<std::string, std::string>> entry_range_problem(const Dat
   // A cv beyond this is no timing but a damaged file, and would widen compare's noise band until
   // any regression fits in it.
   if (e.time.cv > kMaxTimingCv) {
-    return bad("time.cv", fmt::format("is {:g}, beyond any timing ({:g} at most)", e.time.cv,
-                                      kMaxTimingCv));
+    return bad("time.cv",
+               fmt::format("is {:g}, beyond any timing ({:g} at most)", e.time.cv, kMaxTimingCv));
   }
   if (!std::isfinite(e.alpha) || !std::isfinite(e.beta)) {
     return bad("alpha", "alpha and beta must be finite");

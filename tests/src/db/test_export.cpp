@@ -8,9 +8,9 @@
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
+#include "src/core/json_util.hpp"
 #include "src/db/database.hpp"
 #include "src/db/export.hpp"
-#include "src/core/json_util.hpp"
 #include "tests/test_support.hpp"
 
 using namespace gemmtune;

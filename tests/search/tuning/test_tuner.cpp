@@ -1,0 +1,113 @@
+// The tuning loop over several devices (lanes): every configuration measured once, on whichever
+// lane is free; budgets hold; an error of one lane ends the search and reaches the caller.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <set>
+#include <stdexcept>
+
+#include "search/strategies/strategies.hpp"
+#include "search/tuning/tuner.hpp"
+#include "src/eval/replay_evaluator.hpp"
+#include "tests/search/strategies/synthetic_space.hpp"
+#include "tests/test_support.hpp"
+
+using namespace gemmtune;
+
+namespace {
+
+constexpr double kReplayDelayMs = 2.0;  // long enough for the lanes to overlap
+
+const Journal& recording() {
+  static const Journal j = [] {
+    static const KernelSpec spec =
+        KernelSpec::load(test::source_path("kernel_templates/xgemm.json"));
+    const ParamSpace space(spec, "cpu", DeviceLimits{}, Context{{"ELEM_BYTES", 4}});
+    Problem p;
+    p.shape = {256, 256, 256};
+    return test::synthetic_gemm_journal(space, p, 5);
+  }();
+  return j;
+}
+
+// A device: answers from the recording and counts what it measured.
+class CountingLane : public Evaluator {
+ public:
+  explicit CountingLane(bool fail_third = false)
+      : replay_(recording(), kReplayDelayMs), fail_third_(fail_third) {}
+  Result evaluate(const Problem& problem, const Configuration& config) override {
+    if (fail_third_ && ++calls_ == 3) throw std::runtime_error("the device was lost");
+    ++measured;
+    return replay_.evaluate(problem, config);
+  }
+  std::string description() const override { return "counting lane"; }
+  std::atomic<size_t> measured{0};
+
+ private:
+  ReplayEvaluator replay_;
+  bool fail_third_;
+  size_t calls_ = 0;
+};
+
+struct Fixture {
+  Problem problem = ReplayEvaluator(recording()).problems().front();
+  SearchSpace space =
+      SearchSpace::from_configurations(ReplayEvaluator(recording()).configurations(problem));
+};
+
+}  // namespace
+
+TEST_CASE("two lanes share one search: each configuration once, both lanes busy",
+          "[search][tuner][lanes]") {
+  Fixture f;
+  const std::string journal = test::temp_dir("tuner-lanes") + "/j.jsonl";
+  for (const char* strategy : {"random", "bayes", "anneal"}) {
+    INFO(strategy);
+    CountingLane a, b;
+    auto searcher = make_searcher(strategy, f.space, 3, {});
+    JournalWriter writer(journal, JournalOpen::kAppend);
+    TuneSettings settings;
+    settings.stop.max_evals = 30;
+    settings.journal = &writer;
+    const auto out = run_search({&a, &b}, f.problem, f.space, *searcher, settings);
+    CHECK(out.evaluations == 30);
+    CHECK(out.measured == 30);
+    CHECK(a.measured + b.measured == 30);
+    CHECK(a.measured > 0);
+    CHECK(b.measured > 0);
+    CHECK(out.stop_reason == "reached 30 evaluations");
+    std::set<size_t> seen;
+    for (const auto& o : searcher->history()) seen.insert(o.index);
+    CHECK(seen.size() == 30);
+    REQUIRE(out.best);
+    CHECK(out.best->ok());
+  }
+  // The journal holds every result once: 90 lines of three searches, none twice within one.
+  CHECK(read_journal(journal).entries.size() == 90);
+}
+
+TEST_CASE("with two lanes an exhaustive search of a small space ends when it is measured",
+          "[search][tuner][lanes]") {
+  Fixture f;
+  std::vector<Configuration> few;
+  for (size_t i = 0; i < 7; ++i) few.push_back(f.space.config(i));
+  const SearchSpace small = SearchSpace::from_configurations(few);
+  CountingLane a, b;
+  auto searcher = make_searcher("exhaustive", small, 1, {});
+  TuneSettings settings;
+  settings.stop.max_evals = 100;
+  const auto out = run_search({&a, &b}, f.problem, small, *searcher, settings);
+  CHECK(out.evaluations == 7);
+  CHECK(a.measured + b.measured == 7);
+}
+
+TEST_CASE("an error of one lane stops the search and is thrown", "[search][tuner][lanes]") {
+  Fixture f;
+  CountingLane good, lost(true);
+  auto searcher = make_searcher("random", f.space, 1, {});
+  TuneSettings settings;
+  settings.stop.max_evals = 200;
+  CHECK_THROWS_WITH(run_search({&good, &lost}, f.problem, f.space, *searcher, settings),
+                    Catch::Contains("the device was lost"));
+  CHECK(good.measured < 200);
+}
