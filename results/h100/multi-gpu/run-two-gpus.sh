@@ -2,16 +2,19 @@
 # One 60 s search at 2048x2048x2048 on one GPU and on every GPU of the host, from empty caches
 # (binary, evaluation and the driver's compute cache), for the default strategy (bayes) and for
 # random. Writes each search's log, results file and journal under OUT, and checks that no journal
-# holds a configuration twice. Usage: run-two-gpus.sh GEMMTUNE OUT [SECONDS]
+# holds a configuration twice. Usage: run-two-gpus.sh GEMMTUNE OUT [SECONDS [DEVICE_SETS]]
+# DEVICE_SETS: "default all" (the first GPU alone, then every GPU); a host may list a CPU platform
+# first, so the one-GPU run names no index.
 set -euo pipefail
 gemmtune="$1"
 out="$2"
 seconds="${3:-60}"
+device_sets="${4:-default all}"
 mkdir -p "$out"
 nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv >"$out/gpus.csv"
 "$gemmtune" devices >"$out/devices.txt"
 for strategy in bayes random; do
-  for devices in 0:0 all; do
+  for devices in $device_sets; do
     name="$strategy-$( [ "$devices" = all ] && echo all || echo one)"
     scratch="$(mktemp -d)"
     # Empty caches: gemmtune's binary and evaluation caches and the driver's compute cache.
