@@ -60,13 +60,14 @@ TEST_CASE("a search over two devices measures each configuration once, on both d
     REQUIRE(db.entries().size() == 1);
     const auto out = read_json_file(dir + "/" + name + ".json");
     CHECK(out["results"][0]["evaluations"] == kEvals);
+    CHECK(out["metadata"]["devices"] == nlohmann::json::array({"0:0", "0:1"}));
     CHECK(out["results"][0]["best"]["status"] == "ok");
     CHECK(to_string(db.entries()[0].parameters) ==
           to_string(out["results"][0]["best"]["config"].get<Configuration>()));
   }
 }
 
-TEST_CASE("--device all takes every device of the default device's type",
+TEST_CASE("device all takes every device of the default device's type",
           "[search][cli][devices][device]") {
   const std::string dir = test::temp_dir("search-devices-all");
   if (!two_devices(dir)) return test::unavailable("PoCL does not give two CPU devices here");

@@ -36,8 +36,10 @@ TEST_CASE("several devices are named by a comma list or by all", "[device][devic
   CHECK(selectors(select_devices_from(host, "all")) ==
         std::vector<std::string>{"0:1", "0:2", "0:3"});
   CHECK(selectors(select_devices_from(host, "ALL")).size() == 3);
-  // One selector is one device, as before.
+  // One selector is one device, as before; none is the default device (the first GPU).
   CHECK(selectors(select_devices_from(host, "0:2")) == std::vector<std::string>{"0:2"});
+  CHECK(selectors(select_devices_from(host, "")) == std::vector<std::string>{"0:1"});
+  CHECK(selectors(select_devices_from(host, "default")) == std::vector<std::string>{"0:1"});
   CHECK(names_several_devices("0:1,0:2"));
   CHECK(names_several_devices("all"));
   CHECK_FALSE(names_several_devices("0:1"));
