@@ -2,11 +2,17 @@
 // of other tools' recordings that list each run's time.
 #pragma once
 
+#include <chrono>
 #include <vector>
 
 #include "src/core/result.hpp"
 
 namespace gemmtune {
+
+// Milliseconds from `t0` to now on the steady clock.
+inline double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
 
 // The median of `values` (0 for none).
 double median(std::vector<double> values);

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "src/core/error.hpp"
+#include "src/core/text.hpp"
 #include "src/core/version.hpp"
 #include "src/device/device.hpp"
 #include "src/kernel/kernel_spec.hpp"
@@ -40,11 +41,6 @@ const std::vector<KernelMapping>& mappings() {
 
 std::string upper(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
-  return s;
-}
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   return s;
 }
 

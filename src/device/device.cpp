@@ -8,16 +8,12 @@
 
 #include "src/core/error.hpp"
 #include "src/core/json_reader.hpp"
+#include "src/core/text.hpp"
 #include "src/device/device_profile.hpp"
 
 namespace gemmtune {
 
 namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 std::string trim(std::string s) {
   while (!s.empty() && (std::isspace(static_cast<unsigned char>(s.back())) || s.back() == '\0')) {
@@ -177,8 +173,8 @@ std::vector<Device> list_devices(const ProfileSet* profiles) {
   } catch (const cl::Error& e) {
     // The ICD loader reports "no platform" as an error; that is an empty list, not a failure.
     if (e.err() == CL_PLATFORM_NOT_FOUND_KHR) return out;
-    throw Error(ErrorCode::kDevice, std::string("cannot list OpenCL platforms: ") + e.what() +
-                                        " " + cl_error_name(e.err()));
+    throw Error(ErrorCode::kDevice, std::string("cannot list OpenCL platforms: ") + e.what() + " " +
+                                        cl_error_name(e.err()));
   }
   for (size_t pi = 0; pi < platforms.size(); ++pi) {
     std::vector<cl::Device> devices;

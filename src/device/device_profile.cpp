@@ -1,26 +1,22 @@
 #include "src/device/device_profile.hpp"
 
 #include <algorithm>
-#include <cstdlib>
-#include <mutex>
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
+#include <mutex>
 
 #include <spdlog/spdlog.h>
 
 #include "src/core/error.hpp"
 #include "src/core/int_math.hpp"
 #include "src/core/json_util.hpp"
+#include "src/core/text.hpp"
 #include "src/device/device.hpp"
 
 namespace gemmtune {
 
 namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 // a / b rounded up; 0 for a divisor that is not positive (a figure the profile lacks).
 bool contains_ci(const std::string& haystack, const std::string& needle) {
@@ -181,8 +177,9 @@ void read_starting_configurations(const nlohmann::json& j, const std::string& or
   const auto& s = j[kField];
   if (!s.is_object() || !s.contains("source") || !s["source"].is_string() ||
       !s.contains("entries") || !s["entries"].is_array()) {
-    throw invalid_file(origin, std::string("field '") + kField +
-                                   "' must be {\"source\": how they were chosen, \"entries\": [...]}");
+    throw invalid_file(origin,
+                       std::string("field '") + kField +
+                           "' must be {\"source\": how they were chosen, \"entries\": [...]}");
   }
   p.starting_configurations_source = s["source"].get<std::string>();
   for (size_t i = 0; i < s["entries"].size(); ++i) {
@@ -190,8 +187,9 @@ void read_starting_configurations(const nlohmann::json& j, const std::string& or
     const std::string where = std::string(kField) + ".entries[" + std::to_string(i) + "]";
     if (!e.is_object() || !e.contains("kernel") || !e["kernel"].is_string() ||
         !e.contains("parameters") || !e["parameters"].is_object()) {
-      throw invalid_file(origin, "field '" + where + "' must be {\"kernel\", \"precision\", "
-                                                     "\"parameters\": {...}, \"facts\"}");
+      throw invalid_file(origin, "field '" + where +
+                                     "' must be {\"kernel\", \"precision\", "
+                                     "\"parameters\": {...}, \"facts\"}");
     }
     StartingConfiguration c;
     c.kernel = e["kernel"].get<std::string>();
@@ -202,7 +200,8 @@ void read_starting_configurations(const nlohmann::json& j, const std::string& or
     }
     for (const auto& [name, value] : e["parameters"].items()) {
       if (!value.is_number_integer()) {
-        throw invalid_file(origin, "field '" + where + ".parameters." + name + "' must be an integer");
+        throw invalid_file(origin,
+                           "field '" + where + ".parameters." + name + "' must be an integer");
       }
       c.parameters[name] = value.get<int64_t>();
     }
@@ -210,8 +209,8 @@ void read_starting_configurations(const nlohmann::json& j, const std::string& or
       throw invalid_file(origin, "field '" + where + ".facts' must be a string");
     }
     c.facts = e.value("facts", std::string());
-    for (const auto& [field, target] : {std::pair{"vgprs", &c.registers},
-                                        std::pair{"lds_bytes", &c.local_mem_bytes}}) {
+    for (const auto& [field, target] :
+         {std::pair{"vgprs", &c.registers}, std::pair{"lds_bytes", &c.local_mem_bytes}}) {
       if (!e.contains(field)) continue;
       if (!e[field].is_number_integer() || e[field].get<int64_t>() < 0) {
         throw invalid_file(origin, "field '" + where + "." + field + "' must be a whole number");

@@ -4,17 +4,13 @@
 #include <cctype>
 
 #include "src/core/error.hpp"
+#include "src/core/text.hpp"
 
 namespace gemmtune {
 
 namespace {
 
 constexpr char kAll[] = "all";
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 std::vector<std::string> split_selectors(const std::string& selector) {
   std::vector<std::string> out;
@@ -52,7 +48,9 @@ bool names_several_devices(const std::string& selector) {
 std::vector<Device> select_devices_from(const std::vector<Device>& devices,
                                         const std::string& selector) {
   std::vector<Device> chosen;
-  if (lower(selector) == kAll) {
+  if (!names_several_devices(selector)) {
+    chosen.push_back(select_device_from(devices, selector));  // "" is the default device
+  } else if (lower(selector) == kAll) {
     const std::string type = select_device_from(devices, "").info.type;
     for (const auto& d : devices) {
       if (d.info.type == type) chosen.push_back(d);

@@ -11,6 +11,7 @@
 
 #include "src/core/error.hpp"
 #include "src/core/problem_key.hpp"
+#include "src/core/timing_stats.hpp"
 #include "src/eval/gemm_call.hpp"
 #include "src/eval/measure.hpp"
 #include "src/eval/program_builder.hpp"
@@ -22,10 +23,6 @@ namespace gemmtune {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
 
 // What the gaps of a batched C hold; compared bytewise after the call.
 constexpr double kGapSentinel = -4321.0;

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "src/core/error.hpp"
+#include "src/core/timing_stats.hpp"
 #include "src/kernel/kernel_source.hpp"
 
 namespace gemmtune {
@@ -13,10 +14,6 @@ namespace gemmtune {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
 
 bool contains_ci(std::string haystack, std::string needle) {
   auto lower = [](std::string& s) {

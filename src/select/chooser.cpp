@@ -5,16 +5,12 @@
 #include <cmath>
 #include <set>
 
+#include "src/core/text.hpp"
 #include "src/select/offline_start.hpp"
 
 namespace gemmtune {
 
 namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 // Why a database does not apply to `device`, or "" when it does: the same device name, or the
 // same profile (an architecture; "generic" says nothing about the hardware).
