@@ -5,5 +5,11 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="${GEMMTUNE_BUILD_DIR:-$root/build}"
 jobs="${GEMMTUNE_JOBS:-$(nproc)}"
-cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE="${GEMMTUNE_BUILD_TYPE:-Release}" "$@"
+# Ninja (installed with the dependencies) for a new build folder: it compiles a target's files
+# while the libraries below it are still building, which Makefiles do not.
+generator=()
+if [[ ! -f "$build_dir/CMakeCache.txt" ]] && command -v ninja >/dev/null; then
+  generator=(-G Ninja)
+fi
+cmake -S "$root" -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE="${GEMMTUNE_BUILD_TYPE:-Release}" "$@"
 cmake --build "$build_dir" -j "$jobs"

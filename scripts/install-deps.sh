@@ -7,7 +7,7 @@
 set -euo pipefail
 
 required=(
-  build-essential cmake pkg-config
+  build-essential cmake ninja-build pkg-config
   ocl-icd-opencl-dev opencl-clhpp-headers opencl-c-headers
   libcli11-dev nlohmann-json3-dev libeigen3-dev libspdlog-dev libfmt-dev
   zlib1g-dev catch2 pocl-opencl-icd clinfo

@@ -22,7 +22,13 @@ quiet() {  # runs a step with its output in the log; shows the log when it fails
 }
 : >"$log"
 step "dependencies" && quiet "$root/scripts/install-deps.sh" && echo "ok"
-step "configure" && quiet cmake -S "$root" -B "$build_dir" \
+# Ninja (installed with the dependencies) for a new build folder: it compiles a target's files
+# while the libraries below it are still building, which Makefiles do not.
+generator=()
+if [[ ! -f "$build_dir/CMakeCache.txt" ]] && command -v ninja >/dev/null; then
+  generator=(-G Ninja)
+fi
+step "configure" && quiet cmake -S "$root" -B "$build_dir" "${generator[@]}" \
   -DCMAKE_BUILD_TYPE="${GEMMTUNE_BUILD_TYPE:-Release}" && echo "ok"
 step "build gemmtune" && quiet cmake --build "$build_dir" --target gemmtune -j "$(nproc)" && echo "ok"
 
