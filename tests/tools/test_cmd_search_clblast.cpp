@@ -28,7 +28,7 @@ TEST_CASE("search --kernel clblast-xgemm tunes CLBlast and its export drives clb
   const std::string dir = test::temp_dir("clblast-backend");
   const std::string db_path = dir + "/db.json";
   auto r = run_gemmtune(
-      "search --kernel clblast-xgemm -s 256x256x256 --max-evals 10"
+      "search --kernel clblast-xgemm -s 256x256x256 --max-evals 4"
       " --strategy random --seed 3 --db " +
       db_path + " -o " + dir + "/search.json --eval-timeout 900");
   INFO(r.out << r.err);
@@ -39,7 +39,7 @@ TEST_CASE("search --kernel clblast-xgemm tunes CLBlast and its export drives clb
   CHECK(entry.key.kernel == "clblast-xgemm");
   CHECK(entry.status == Status::kOk);
   CHECK(entry.gflops > 0);
-  CHECK(entry.found.evaluations == 10);
+  CHECK(entry.found.evaluations == 4);
 
   r = run_gemmtune("export " + db_path + " -f clblast-json -o " + dir + "/clblast/");
   INFO(r.err);
