@@ -50,11 +50,6 @@ class TuneLoop {
       for (auto& t : threads) t.join();
     }
     if (failure_) std::rethrow_exception(failure_);
-    if (out_.stop_reason.empty()) {
-      // The lanes ended because the budget was taken by measurements in flight.
-      out_.stop_reason = settings_.stop.reached(out_.evaluations, elapsed(), space_.size())
-                             .value_or("the budget is used");
-    }
     out_.elapsed_s = elapsed();
     return std::move(out_);
   }
@@ -151,9 +146,9 @@ class TuneLoop {
         ++measuring_;
         return index;
       }
+      // The budget is not reached (checked above): the strategy has run dry.
       if (measuring_ == 0) {
-        const size_t started = out_.evaluations;
-        if (started < progress_.limit) stop("the strategy has nothing more to propose");
+        stop("the strategy has nothing more to propose");
         break;
       }
       // Another lane's result may let the strategy propose again, or end the search.

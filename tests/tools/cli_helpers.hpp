@@ -33,22 +33,6 @@ inline bool cli_has_device() {
   return yes;
 }
 
-// A replay file in `dir`: the synthetic journal of the xgemm cpu space at 256x256x256 (seed 5),
-// each recorded result passed through `change` when given.
-inline std::string write_synthetic_replay(const std::string& dir,
-                                          const std::function<Result(const Result&)>& change = {}) {
-  static const KernelSpec spec = KernelSpec::load(source_path("kernel_templates/xgemm.json"));
-  const ParamSpace space(spec, "cpu", DeviceLimits{}, Context{{"ELEM_BYTES", 4}});
-  Problem p;
-  p.shape = {256, 256, 256};
-  const Journal j = synthetic_gemm_journal(space, p, 5);
-  const std::string path = dir + "/replay.jsonl";
-  JournalWriter w(path);
-  w.write_header(j.headers.front());
-  for (const auto& e : j.entries) w.append(e.problem, change ? change(e.result) : e.result, 0);
-  return path;
-}
-
 inline const std::string kDb = source_path("tests/data/db_gfx1012.json");
 
 inline bool exists(const std::string& path) {
@@ -59,10 +43,12 @@ inline void write_text(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
 }
 
-// Synthetic recordings of the xgemm cpu space, one problem per shape, in one journal.
+// A replay file `dir`/`name`: synthetic recordings of the xgemm cpu space (seed 5), one problem
+// per shape, each recorded result passed through `change` when given.
 inline std::string write_replay(const std::string& dir,
                                 const std::vector<Shape>& shapes = {{256, 256, 256}},
-                                bool all_fail = false, const std::string& name = "replay.jsonl") {
+                                const std::function<Result(const Result&)>& change = {},
+                                const std::string& name = "replay.jsonl") {
   static const KernelSpec spec = KernelSpec::load(source_path("kernel_templates/xgemm.json"));
   const ParamSpace space(spec, "cpu", DeviceLimits{}, Context{{"ELEM_BYTES", 4}});
   const std::string path = dir + "/" + name;
@@ -74,10 +60,7 @@ inline std::string write_replay(const std::string& dir,
     const Journal j = synthetic_gemm_journal(space, p, 5);
     if (!header) w.write_header(j.headers.front());
     header = true;
-    for (auto e : j.entries) {
-      if (all_fail) e.result = Result::failure(e.result.config, Status::kCompileFailed, "no");
-      w.append(e.problem, e.result, 0);
-    }
+    for (const auto& e : j.entries) w.append(e.problem, change ? change(e.result) : e.result, 0);
   }
   return path;
 }

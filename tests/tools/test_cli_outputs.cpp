@@ -38,7 +38,7 @@ void check_refused(const test::CommandResult& r, const std::string& path,
 
 TEST_CASE("search refuses a results file that is its database", "[cli][outputs][search]") {
   const std::string dir = test::temp_dir("outputs-search-db");
-  const std::string replay = test::write_synthetic_replay(dir);
+  const std::string replay = test::write_replay(dir);
   const std::string db = dir + "/D.json";
   const std::string search = "search --replay " + replay + " --strategy random --max-evals 3";
   // A database of the replay's device, as a first search leaves it.
@@ -59,7 +59,7 @@ TEST_CASE("search refuses a results file that is its database", "[cli][outputs][
 TEST_CASE("search replaces another database with its results file only with --force",
           "[cli][outputs][search]") {
   const std::string dir = test::temp_dir("outputs-search-other");
-  const std::string replay = test::write_synthetic_replay(dir);
+  const std::string replay = test::write_replay(dir);
   const std::string other = database_copy(dir, "other.json");
   const std::string before = read_text_file(other);
   const std::string search = "search --replay " + replay + " --strategy random --max-evals 3" +

@@ -354,7 +354,9 @@ TEST_CASE("a resumed search refuses problems its journal does not hold", "[cli][
 
 TEST_CASE("a search that finds no valid configuration exits 1", "[cli][search]") {
   const auto dir = temp_dir("rel-all-fail");
-  const std::string replay = write_replay(dir, {{256, 256, 256}}, true);
+  const std::string replay = write_replay(dir, {{256, 256, 256}}, [](const Result& r) {
+    return Result::failure(r.config, Status::kCompileFailed, "no");
+  });
   const auto r = run_gemmtune("-q search --replay " + replay + " --max-evals 5 --db " + dir +
                               "/db.json -o " + dir + "/out.json");
   CHECK(r.exit_code == 1);

@@ -50,7 +50,7 @@ std::vector<std::string> journalled(const std::string& path) {
 
 TEST_CASE("search on a replay writes the best and the journal", "[search][cli]") {
   const std::string dir = test::temp_dir("search-cli");
-  const std::string replay = test::write_synthetic_replay(dir);
+  const std::string replay = test::write_replay(dir);
   const auto r = run_gemmtune("search --replay " + replay + " --strategy anneal --max-evals 25 " +
                               "--seed 3 -o " + dir + "/out.json");
   INFO(r.err);
@@ -90,7 +90,7 @@ TEST_CASE("search on a replay writes the best and the journal", "[search][cli]")
 
 TEST_CASE("a journal is resumed only on the device that recorded it", "[search][cli][resume]") {
   const std::string dir = test::temp_dir("search-cli");
-  const std::string replay = test::write_synthetic_replay(dir);
+  const std::string replay = test::write_replay(dir);
   // The same recording, claimed by another device.
   const std::string other = dir + "/other.jsonl";
   {
@@ -118,7 +118,7 @@ TEST_CASE("a journal is resumed only on the device that recorded it", "[search][
 
 TEST_CASE("search rejects bad input with one line", "[search][cli]") {
   const std::string dir = test::temp_dir("search-cli");
-  const std::string replay = test::write_synthetic_replay(dir);
+  const std::string replay = test::write_replay(dir);
   auto r = run_gemmtune("search --replay " + replay + " --strategy-option bayes.foo=1 -o " + dir +
                         "/a.json");
   CHECK(r.exit_code == 2);
@@ -138,7 +138,7 @@ TEST_CASE("a search stopped by SIGINT or SIGKILL resumes without measuring twice
   for (const int sig : {SIGINT, SIGKILL}) {
     INFO("signal " << sig);
     const std::string dir = test::temp_dir("search-kill");
-    const std::string replay = test::write_synthetic_replay(dir);
+    const std::string replay = test::write_replay(dir);
     const std::string journal = dir + "/out.journal.jsonl";
     const pid_t pid =
         spawn_gemmtune({"search", "--replay", replay, "--replay-delay-ms", "40", "--strategy",
@@ -180,7 +180,7 @@ TEST_CASE("a search stopped by SIGINT or SIGKILL resumes without measuring twice
 
 TEST_CASE("search-eval compares strategies on a replay", "[search][cli]") {
   const std::string dir = test::temp_dir("search-eval");
-  const std::string replay = test::write_synthetic_replay(dir);
+  const std::string replay = test::write_replay(dir);
   auto r = run_gemmtune("search-eval --replay " + replay +
                         " --strategies bayes,random --seeds 4 --max-evals 20 --json");
   INFO(r.err);
@@ -279,7 +279,7 @@ TEST_CASE("search --epilogue is journalled and taken back on --resume",
 
 TEST_CASE("a search in which no configuration passes fails its check", "[cli][search]") {
   const std::string dir = test::temp_dir("cli-search-none");
-  const std::string replay = test::write_synthetic_replay(dir, [](const Result& r) {
+  const std::string replay = test::write_replay(dir, {{256, 256, 256}}, [](const Result& r) {
     return Result::failure(r.config, Status::kWrongResult, "made up");
   });
   const auto r = run_gemmtune("search --replay " + replay +

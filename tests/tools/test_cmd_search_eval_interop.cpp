@@ -153,7 +153,7 @@ TEST_CASE("export -f t4 writes a journal's results, and search-eval replays them
   int n = 0;
   const Status kinds[] = {Status::kCompileFailed, Status::kRunFailed, Status::kInvalid,
                           Status::kWrongResult, Status::kTimeout};
-  const std::string journal = test::write_synthetic_replay(dir, [&](const Result& r) {
+  const std::string journal = test::write_replay(dir, {{256, 256, 256}}, [&](const Result& r) {
     const int i = n++;
     if (i % 7 != 3) return r;
     return Result::failure(r.config, kinds[(i / 7) % 5], "failed");

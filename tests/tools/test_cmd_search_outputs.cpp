@@ -12,11 +12,11 @@
 using namespace gemmtune;
 using test::run_gemmtune;
 
-using test::write_synthetic_replay;
+using test::write_replay;
 
 TEST_CASE("search writes the tuned database and its report", "[search][cli][database]") {
   const std::string dir = test::temp_dir("search-db");
-  const std::string replay = write_synthetic_replay(dir);
+  const std::string replay = write_replay(dir);
   const std::string db_path = dir + "/tuned/db.json";
   auto r = run_gemmtune("search --replay " + replay + " --strategy random --max-evals 20 --seed 2" +
                         " --db " + db_path + " -o " + dir + "/a.json");
@@ -53,7 +53,7 @@ TEST_CASE("search writes the tuned database and its report", "[search][cli][data
 TEST_CASE("search with refine ends on a configuration no single change beats",
           "[search][cli][refine]") {
   const std::string dir = test::temp_dir("search-refine");
-  const std::string replay = write_synthetic_replay(dir);
+  const std::string replay = write_replay(dir);
   // Too small a refinement budget is refused before anything is measured.
   auto r = run_gemmtune("search --replay " + replay + " --max-evals 5 --refine --refine-evals 4" +
                         " --db " + dir + "/db.json -o " + dir + "/x.json");
