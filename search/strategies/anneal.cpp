@@ -20,7 +20,7 @@ class AnnealSearcher : public Searcher {
         patience_(size_t(options.get_int("restart", 1, 1000000))),
         temperature_(t0_) {}
 
-  size_t max_batch() const override { return 2; }
+  size_t max_batch(size_t) const override { return 2; }
 
  protected:
   std::optional<size_t> propose() override {

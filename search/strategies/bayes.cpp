@@ -8,15 +8,18 @@
 // neighbours of the best result only (a hybrid step: the last percent is usually won there).
 // Failed configurations are imputed as slow as the slowest seen so that the model learns to avoid
 // their region (or, optionally, left to a separate failure classifier). Proposals still in flight
-// are given a "constant liar" value so that a batch spreads out while compilation runs ahead;
-// optionally (batch 0) how many may be in flight grows with the results told, so that a compile
-// pool fills as the model learns.
+// are given a guessed value (by default the model's own mean, "kriging believer"), so that a batch
+// spreads out while compilation runs ahead; by default as many are in flight as keep the devices
+// busy. The model is kept up to date incrementally (gp_posterior.hpp) over a training subset of
+// bounded size, so that a proposal costs milliseconds even after a thousand results.
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "search/strategies/gp.hpp"
+#include "search/strategies/gp_posterior.hpp"
 #include "search/strategies/strategies.hpp"
 
 namespace gemmtune {
@@ -25,6 +28,21 @@ namespace {
 
 // Proposals in flight at least: one measured while the next builds.
 constexpr size_t kMinBatch = 2;
+// Most told results in the model right after it is rebuilt, and how many more it takes in before
+// the next rebuild: the posterior costs O(n²) per candidate, and past a few hundred points the
+// model gains little that a subset centred on the best results does not already give.
+constexpr size_t kTrainCap = 256;
+constexpr size_t kTrainSlack = 64;
+// Hyperparameters are refitted on every result below kRefitAlways results, then each time the
+// results grow by kRefitGrowth, and by kRefitGrowthLarge past the training cap.
+constexpr size_t kRefitAlways = 20;
+constexpr double kRefitGrowth = 1.15;
+constexpr double kRefitGrowthLarge = 1.5;
+// Most results the hyperparameters are fitted on (a random part of the training subset): each
+// gradient step costs O(n³), and a few hundred points fix the length scales no better than this.
+constexpr size_t kFitCap = 128;
+// Most hill-climbing steps on the acquisition from one start.
+constexpr int kClimbSteps = 30;
 
 double normal_pdf(double z) {
   return std::exp(-0.5 * z * z) / std::sqrt(2 * M_PI);
@@ -43,9 +61,9 @@ class BayesSearcher : public Searcher {
         init_kind_(options.get_string("init", {"lhs", "random"})),
         init_count_(size_t(options.get_int("init-count", 1, 100000))),
         candidates_(size_t(options.get_int("candidates", 10, 10000000))),
-        batch_(size_t(options.get_int("batch", 0, 1024))),
+        batch_(options.get_int_or("batch", "auto", 0, 1024)),
         batch_growth_(size_t(options.get_int("batch-growth", 1, 1000))),
-        liar_(options.get_string("liar", {"min", "mean", "max"})),
+        liar_(options.get_string("liar", {"min", "mean", "max", "believer"})),
         local_starts_(size_t(options.get_int("local-starts", 0, 1000))),
         failed_(options.get_string("failed", {"worst", "classify"})),
         local_every_(size_t(options.get_int("local-every", 0, 1000))),
@@ -58,13 +76,16 @@ class BayesSearcher : public Searcher {
     fit_options_.iterations = int(options.get_int("fit-iterations", 1, 100000));
   }
 
-  // Without a fixed batch: the whole initial design at once (it does not depend on results), then
-  // one proposal in flight per `batch_growth_` results told (at least two), so that a compile
-  // pool fills as the model learns while the guesses made for proposals in flight (the liar's
-  // values) stay few beside what the model has measured.
-  size_t max_batch() const override {
-    if (batch_ > 0) return batch_;
-    if (history().size() + pending_count() < init_count_) return init_count_;
+  // Automatic batch: as many in flight as keep the devices busy (the pace), at least two, and the
+  // whole initial design at once (it does not depend on results). The liar "believer" keeps a
+  // large batch almost as good per evaluation as a small one, and much better per second when
+  // builds take longer than measurements (results/README.md). Batch 0: one proposal in flight
+  // per `batch_growth_` results told, whatever the pace.
+  size_t max_batch(size_t pace) const override {
+    if (batch_ && *batch_ > 0) return size_t(*batch_);
+    const bool designing = history().size() + pending_count() < init_count_;
+    if (!batch_) return std::max(designing ? init_count_ : kMinBatch, pace);
+    if (designing) return init_count_;
     return std::max(kMinBatch, history().size() / batch_growth_);
   }
 
@@ -120,188 +141,337 @@ class BayesSearcher : public Searcher {
     design_next_ = 0;
   }
 
-  std::optional<size_t> model_point() {
-    // Training data: told results (failures imputed as the slowest seen, or left to the
-    // classifier), then pending proposals at the liar value.
-    std::vector<size_t> rows;
-    std::vector<double> ys;
-    std::vector<bool> failed;
-    std::vector<size_t> all_rows;
-    std::vector<double> labels;  // 1 for a failure, for the classifier
-    double sum = 0, sum2 = 0, worst = -std::numeric_limits<double>::infinity();
-    double best = std::numeric_limits<double>::infinity();
+  // What standardizes log(time): the mean and spread of the successful results, the slowest
+  // (imputed to failures) and the best.
+  struct Scale {
+    double mean = 0, sd = 1, worst = 0, best = 0;
+    double of(double log_time) const { return (log_time - mean) / sd; }
+  };
+  Scale scale() const {
+    double sum = 0, sum2 = 0;
+    Scale s;
+    s.worst = -std::numeric_limits<double>::infinity();
+    s.best = std::numeric_limits<double>::infinity();
     size_t ok = 0;
     for (const auto& o : history()) {
-      all_rows.push_back(o.index);
-      labels.push_back(o.ok ? 0.0 : 1.0);
-      if (!o.ok && failed_ == "classify") continue;
-      rows.push_back(o.index);
-      failed.push_back(!o.ok);
-      const double y = o.ok ? std::log(o.time_ms) : 0;
-      ys.push_back(y);
-      if (o.ok) {
-        sum += y;
-        sum2 += y * y;
-        worst = std::max(worst, y);
-        best = std::min(best, y);
-        ++ok;
-      }
+      if (!o.ok) continue;
+      const double y = std::log(o.time_ms);
+      sum += y;
+      sum2 += y * y;
+      s.worst = std::max(s.worst, y);
+      s.best = std::min(s.best, y);
+      ++ok;
     }
-    const double mean = sum / ok;
-    double sd = std::sqrt(std::max(0.0, sum2 / ok - mean * mean));
-    if (sd < 1e-9) sd = 1;
-    for (size_t i = 0; i < ys.size(); ++i) ys[i] = ((failed[i] ? worst : ys[i]) - mean) / sd;
-    const double y_best = (best - mean) / sd;
+    s.mean = sum / ok;
+    s.sd = std::sqrt(std::max(0.0, sum2 / ok - s.mean * s.mean));
+    if (s.sd < 1e-9) s.sd = 1;
+    return s;
+  }
 
-    const size_t told = rows.size();
-    Eigen::MatrixXd x(told, dims_);
-    for (size_t i = 0; i < told; ++i) encode_row(rows[i], x, Eigen::Index(i));
-    Eigen::VectorXd y = Eigen::Map<Eigen::VectorXd>(ys.data(), told);
-
-    // Hyperparameters are refitted as the data grows by a fraction, which caps the fitting cost.
-    const bool refit = told >= fitted_size_ * 1.15 + 1 || told < 20;
-    if (refit) {
-      gp_.set_data(x, y);
-      gp_.fit(rng_, fit_options_);
-      fitted_size_ = told;
+  std::optional<size_t> model_point() {
+    const Scale sc = scale();
+    size_t told = 0;
+    for (const auto& o : history()) told += o.ok || failed_ != "classify" ? 1 : 0;
+    // Hyperparameters are refitted as the data grows by a fraction, which caps the fitting cost;
+    // past the training cap the fraction is larger, since a fit there costs the most and the
+    // subset it sees changes little.
+    const double growth = told > kTrainCap ? kRefitGrowthLarge : kRefitGrowth;
+    const bool refit = told < kRefitAlways || told >= fitted_size_ * growth + 1;
+    if (refit || !model_ready_ || told_in_model_ > kTrainCap + kTrainSlack) {
+      rebuild(sc, refit);
+    } else {
+      sync(sc);
     }
-    const auto& pend = pending_rows();
-    if (!pend.empty()) {
-      double lie = liar_ == "min" ? y.minCoeff() : liar_ == "max" ? y.maxCoeff() : y.mean();
-      x.conservativeResize(told + pend.size(), Eigen::NoChange);
-      y.conservativeResize(told + pend.size());
-      for (size_t j = 0; j < pend.size(); ++j) {
-        encode_row(pend[j], x, Eigen::Index(told + j));
-        y[told + j] = lie;
-      }
+    if (best_index() && best_index() != pooled_best_) {
+      pool_neighbourhood(*best_index(), true);
+      pooled_best_ = best_index();
     }
-    gp_.set_data(x, y);  // keeps the fitted hyperparameters
-    fit_classifier(all_rows, labels, refit);
+    const double y_best = epoch_.of(sc.best);
 
     // Every local_every_-th proposal is chosen, still by the acquisition, among the unseen
     // neighbours of the best result: the model is least reliable at the fine scale where the
     // last few percent are won.
-    std::vector<size_t> cand;
+    std::vector<int> cand;
     ++model_steps_;
     if (local_every_ > 0 && model_steps_ % local_every_ == 0 && best_index()) {
       for (size_t i : space_.neighbours(*best_index())) {
-        if (!seen(i)) cand.push_back(i);
+        if (!seen(i)) cand.push_back(pool_index(i));
       }
       for (size_t i : space_.second_neighbours(*best_index())) {
-        if (!seen(i)) cand.push_back(i);
+        if (!seen(i)) cand.push_back(pool_index(i));
       }
     }
-    if (cand.empty()) cand = candidate_rows();
-    if (cand.empty()) return std::nullopt;
+    if (cand.empty()) {
+      for (int j = 0; j < int(pool_rows_.size()); ++j) {
+        if (!seen(pool_rows_[size_t(j)])) cand.push_back(j);
+      }
+    }
+    if (cand.empty()) {
+      // Everything pooled is seen: a fresh pool from what remains.
+      rebuild(sc, false);
+      for (int j = 0; j < int(pool_rows_.size()); ++j) {
+        if (!seen(pool_rows_[size_t(j)])) cand.push_back(j);
+      }
+      if (cand.empty()) return std::nullopt;
+    }
 
-    if (acquisition_ != "multi") return maximize(cand, acquisition_, y_best);
+    if (acquisition_ != "multi") return pool_rows_[size_t(maximize(cand, acquisition_, y_best))];
 
     // GP-Hedge (Hoffman et al. 2011): each function nominates a point; a function's gain grows
     // with how good the current model believes its earlier nominees are, and the next nominee is
     // taken from a function drawn with odds exp(eta * gain).
     static const char* kKinds[] = {"ei", "pi", "lcb"};
     if (!nominees_.empty()) {
-      Eigen::MatrixXd xn(3, dims_);
-      for (int a = 0; a < 3; ++a) encode_row(nominees_[a], xn, a);
-      Eigen::VectorXd mu;
-      gp_.predict(xn, &mu, nullptr);
-      for (int a = 0; a < 3; ++a) gains_[a] -= mu[a];
+      for (int a = 0; a < 3; ++a) gains_[a] -= post_.mean(pool_index(nominees_[size_t(a)]));
     }
     nominees_.assign(3, 0);
-    for (int a = 0; a < 3; ++a) nominees_[a] = maximize(cand, kKinds[a], y_best);
+    for (int a = 0; a < 3; ++a) {
+      nominees_[size_t(a)] = pool_rows_[size_t(maximize(cand, kKinds[a], y_best))];
+    }
     const double top = *std::max_element(gains_, gains_ + 3);
     double odds[3], total = 0;
     for (int a = 0; a < 3; ++a) total += odds[a] = std::exp(hedge_eta_ * (gains_[a] - top));
     double u = rng_.uniform() * total;
     int pick = 0;
     while (pick < 2 && u >= odds[pick]) u -= odds[pick++];
-    return nominees_[pick];
+    return nominees_[size_t(pick)];
   }
 
-  // The candidate with the largest acquisition of kind `kind`; in a large space the best
+  // The model from scratch: a training subset of at most kTrainCap told results (the best half
+  // of the cap, the rest drawn at random, so the model stays sharp where the optimum is and still
+  // sees the whole space), hyperparameters refitted on it when `refit`, then the proposals in
+  // flight and a fresh candidate pool.
+  void rebuild(const Scale& sc, bool refit) {
+    std::vector<const Observation*> obs;
+    for (const auto& o : history()) {
+      if (o.ok || failed_ != "classify") obs.push_back(&o);
+    }
+    auto target = [&](const Observation& o) {
+      return sc.of(o.ok ? std::log(o.time_ms) : sc.worst);
+    };
+    const size_t told = obs.size();
+    if (obs.size() > kTrainCap) {
+      std::stable_sort(obs.begin(), obs.end(), [&](const Observation* a, const Observation* b) {
+        return target(*a) < target(*b);
+      });
+      std::vector<const Observation*> rest(obs.begin() + kTrainCap / 2, obs.end());
+      rng_.shuffle(rest);
+      obs.resize(kTrainCap / 2);
+      obs.insert(obs.end(), rest.begin(), rest.begin() + (kTrainCap - kTrainCap / 2));
+    }
+    const Eigen::Index n = Eigen::Index(obs.size());
+    Eigen::MatrixXd x(n, dims_);
+    Eigen::VectorXd y(n);
+    train_rows_.clear();
+    train_pos_.clear();
+    for (Eigen::Index i = 0; i < n; ++i) {
+      encode_row(obs[size_t(i)]->index, x, i);
+      y[i] = target(*obs[size_t(i)]);
+      train_pos_[obs[size_t(i)]->index] = int(i);
+      train_rows_.push_back(obs[size_t(i)]->index);
+    }
+    if (refit) {
+      fit_hyperparameters(x, y);
+      fitted_size_ = told;
+    }
+    post_.reset(gp_.hyperparameters(), x, y);
+    epoch_ = sc;
+    liar_value_ = n == 0           ? 0
+                  : liar_ == "min" ? y.minCoeff()
+                  : liar_ == "max" ? y.maxCoeff()
+                                   : y.mean();
+    told_in_model_ = obs.size();
+    fit_classifier(refit);
+    model_ready_ = true;
+    synced_history_ = history().size();
+    pool_rows_.clear();
+    pool_pos_.clear();
+    sync(sc);  // the proposals in flight
+    add_to_pool(candidate_rows());
+    pooled_best_ = best_index();
+  }
+
+  void fit_hyperparameters(const Eigen::MatrixXd& x, const Eigen::VectorXd& y) {
+    if (x.rows() <= Eigen::Index(kFitCap)) {
+      gp_.set_data(x, y);
+    } else {
+      std::vector<Eigen::Index> pick(size_t(x.rows()));
+      for (size_t i = 0; i < pick.size(); ++i) pick[i] = Eigen::Index(i);
+      rng_.shuffle(pick);
+      pick.resize(kFitCap);
+      std::sort(pick.begin(), pick.end());
+      gp_.set_data(x(pick, Eigen::all), y(pick));
+    }
+    gp_.fit(rng_, fit_options_);
+  }
+
+  // Brings the model up to date with results told and proposals made since it was last touched.
+  // Targets stay in the scale of the model's last rebuild, so that a result changes only its own
+  // row's target (a guess replaced) and the posterior updates cheaply.
+  void sync(const Scale& now) {
+    const auto& h = history();
+    for (; synced_history_ < h.size(); ++synced_history_) {
+      const Observation& o = h[synced_history_];
+      if (classify_) append_failure_label(o);
+      if (!o.ok && failed_ == "classify") continue;
+      const double y = epoch_.of(o.ok ? std::log(o.time_ms) : now.worst);
+      const auto it = train_pos_.find(o.index);
+      if (it == train_pos_.end()) {
+        append_training(o.index, y);
+      } else {
+        post_.set_target(it->second, y);
+      }
+      ++told_in_model_;
+    }
+    for (size_t r : pending_rows()) {
+      if (train_pos_.count(r) != 0) continue;
+      // The believer guesses the model's mean at the row; the others a value fixed per rebuild.
+      append_training(r, liar_ == "believer" ? post_.mean(pool_index(r)) : liar_value_);
+    }
+  }
+
+  void append_training(size_t row, double y) {
+    Eigen::MatrixXd x(1, dims_);
+    encode_row(row, x, 0);
+    train_pos_[row] = int(train_rows_.size());
+    train_rows_.push_back(row);
+    post_.append(x.row(0), y);
+  }
+
+  // The pool index of `row`, adding it to the pool when missing.
+  int pool_index(size_t row) {
+    const auto it = pool_pos_.find(row);
+    if (it != pool_pos_.end()) return it->second;
+    add_to_pool({row});
+    return pool_pos_.at(row);
+  }
+
+  void add_to_pool(const std::vector<size_t>& rows) {
+    std::vector<size_t> fresh;
+    for (size_t r : rows) {
+      if (pool_pos_.emplace(r, int(pool_rows_.size() + fresh.size())).second) fresh.push_back(r);
+    }
+    if (fresh.empty()) return;
+    Eigen::MatrixXd x(Eigen::Index(fresh.size()), dims_);
+    for (size_t i = 0; i < fresh.size(); ++i) encode_row(fresh[i], x, Eigen::Index(i));
+    pool_rows_.insert(pool_rows_.end(), fresh.begin(), fresh.end());
+    post_.add_to_pool(x);
+    if (classify_) fail_post_.add_to_pool(x);
+  }
+
+  // Adds the unseen neighbours of `row` (and its second neighbours when `second`) to the pool;
+  // returns their pool indices.
+  std::vector<int> pool_neighbourhood(size_t row, bool second) {
+    std::vector<size_t> rows;
+    for (size_t i : space_.neighbours(row)) {
+      if (!seen(i)) rows.push_back(i);
+    }
+    if (second) {
+      for (size_t i : space_.second_neighbours(row)) {
+        if (!seen(i)) rows.push_back(i);
+      }
+    }
+    add_to_pool(rows);
+    std::vector<int> out;
+    for (size_t r : rows) out.push_back(pool_pos_.at(r));
+    return out;
+  }
+
+  // The pool candidate with the largest acquisition of kind `kind`; in a large space the best
   // candidates are refined by hill climbing on the acquisition through neighbouring
   // configurations, since a sampled candidate set misses narrow optima.
-  size_t maximize(const std::vector<size_t>& cand, const std::string& kind, double y_best) {
-    const std::vector<double> scores = acquisition(cand, kind, y_best);
+  int maximize(const std::vector<int>& cand, const std::string& kind, double y_best) {
+    std::vector<double> scores(cand.size());
+    for (size_t i = 0; i < cand.size(); ++i) scores[i] = acquisition(cand[i], kind, y_best);
     std::vector<size_t> order(cand.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     const size_t starts = std::max<size_t>(1, std::min<size_t>(local_starts_, order.size()));
     std::partial_sort(order.begin(), order.begin() + starts, order.end(),
                       [&](size_t a, size_t b) { return scores[a] > scores[b]; });
-    size_t best_row = cand[order[0]];
+    int best = cand[order[0]];
     double best_score = scores[order[0]];
     if (unseen_count() > candidates_) {
       for (size_t s = 0; s < std::min<size_t>(local_starts_, order.size()); ++s) {
-        size_t row = cand[order[s]];
+        int at = cand[order[s]];
         double score = scores[order[s]];
-        for (int step = 0; step < 30; ++step) {
-          std::vector<size_t> next;
-          for (size_t i : space_.neighbours(row)) {
-            if (!seen(i)) next.push_back(i);
-          }
-          for (size_t i : space_.second_neighbours(row)) {
-            if (!seen(i)) next.push_back(i);
-          }
+        for (int step = 0; step < kClimbSteps; ++step) {
+          const std::vector<int> next = pool_neighbourhood(pool_rows_[size_t(at)], true);
           if (next.empty()) break;
-          const std::vector<double> ns = acquisition(next, kind, y_best);
-          const size_t k = size_t(std::max_element(ns.begin(), ns.end()) - ns.begin());
-          if (!(ns[k] > score)) break;
-          row = next[k];
-          score = ns[k];
+          int arg = next[0];
+          double top = -std::numeric_limits<double>::infinity();
+          for (int j : next) {
+            const double a = acquisition(j, kind, y_best);
+            if (a > top) {
+              top = a;
+              arg = j;
+            }
+          }
+          if (!(top > score)) break;
+          at = arg;
+          score = top;
         }
         if (score > best_score) {
           best_score = score;
-          best_row = row;
+          best = at;
         }
       }
     }
-    return best_row;
+    return best;
   }
 
-  // The failure classifier: a second GP regressing 1 (failed) / 0 (valid) over every told
-  // result, so that its mean estimates the chance that a configuration fails.
-  void fit_classifier(const std::vector<size_t>& rows, const std::vector<double>& labels,
-                      bool refit) {
+  // The failure classifier: a second GP regressing 1 (failed) / 0 (valid) over the told results
+  // (the same kind of subset as the time model's), so that its mean estimates the chance that a
+  // configuration fails.
+  void fit_classifier(bool refit) {
     classify_ = false;
     if (failed_ != "classify") return;
-    const Eigen::Index n = Eigen::Index(rows.size());
-    const Eigen::VectorXd l = Eigen::Map<const Eigen::VectorXd>(labels.data(), n);
-    fail_rate_ = l.mean();
-    if (fail_rate_ == 0) return;
+    std::vector<const Observation*> obs;
+    size_t failures = 0;
+    for (const auto& o : history()) {
+      obs.push_back(&o);
+      failures += o.ok ? 0 : 1;
+    }
+    fail_rate_ = double(failures) / double(obs.size());
+    if (failures == 0) return;
+    if (obs.size() > kTrainCap) {
+      rng_.shuffle(obs);
+      obs.resize(kTrainCap);
+    }
+    const Eigen::Index n = Eigen::Index(obs.size());
     Eigen::MatrixXd x(n, dims_);
-    for (Eigen::Index i = 0; i < n; ++i) encode_row(rows[size_t(i)], x, i);
-    fail_gp_.set_data(x, (l.array() - fail_rate_).matrix());
+    Eigen::VectorXd l(n);
+    for (Eigen::Index i = 0; i < n; ++i) {
+      encode_row(obs[size_t(i)]->index, x, i);
+      l[i] = (obs[size_t(i)]->ok ? 0.0 : 1.0) - fail_rate_;
+    }
     if (refit || !fail_fitted_) {
+      fail_gp_.set_data(x, l);
       fail_gp_.fit(rng_, fit_options_);
       fail_fitted_ = true;
     }
+    fail_post_.reset(fail_gp_.hyperparameters(), x, l);
     classify_ = true;
   }
 
-  // The acquisition of kind `kind` (larger is better) of unseen rows under the current model.
-  std::vector<double> acquisition(const std::vector<size_t>& rows, const std::string& kind,
-                                  double y_best) {
-    Eigen::MatrixXd xc(rows.size(), dims_);
-    for (size_t i = 0; i < rows.size(); ++i) encode_row(rows[i], xc, Eigen::Index(i));
-    Eigen::VectorXd mu, var, pf;
-    gp_.predict(xc, &mu, &var);
-    if (classify_) fail_gp_.predict(xc, &pf, nullptr);
-    std::vector<double> out(rows.size());
-    for (size_t i = 0; i < rows.size(); ++i) {
-      const double s = std::sqrt(var[i]);
-      // The chance that the configuration runs at all (1 without a classifier).
-      const double valid = classify_ ? std::clamp(1 - (pf[i] + fail_rate_), 0.01, 1.0) : 1.0;
-      if (kind == "lcb") {
-        out[i] = -(mu[i] - kappa_ * s) + std::log(valid);
-      } else if (kind == "pi") {
-        out[i] = valid * normal_cdf((y_best - mu[i] - xi_) / s);
-      } else {
-        const double improvement = y_best - mu[i] - xi_;
-        const double z = improvement / s;
-        out[i] = valid * (improvement * normal_cdf(z) + s * normal_pdf(z));
-      }
-    }
-    return out;
+  // A result told since the classifier was built joins it (with the failure rate of its build).
+  void append_failure_label(const Observation& o) {
+    Eigen::MatrixXd x(1, dims_);
+    encode_row(o.index, x, 0);
+    fail_post_.append(x.row(0), (o.ok ? 0.0 : 1.0) - fail_rate_);
+  }
+
+  // The acquisition of kind `kind` (larger is better) of pool point j under the current model.
+  double acquisition(int j, const std::string& kind, double y_best) {
+    const double mu = post_.mean(j);
+    const double s = std::sqrt(post_.variance(j));
+    // The chance that the configuration runs at all (1 without a classifier).
+    const double valid =
+        classify_ ? std::clamp(1 - (fail_post_.mean(j) + fail_rate_), 0.01, 1.0) : 1.0;
+    if (kind == "lcb") return -(mu - kappa_ * s) + std::log(valid);
+    if (kind == "pi") return valid * normal_cdf((y_best - mu - xi_) / s);
+    const double improvement = y_best - mu - xi_;
+    const double z = improvement / s;
+    return valid * (improvement * normal_cdf(z) + s * normal_pdf(z));
   }
 
   // Unseen rows to score: all of them when few, else a sample plus the neighbourhoods of the best
@@ -351,7 +521,9 @@ class BayesSearcher : public Searcher {
   std::string acquisition_;
   double kappa_, xi_;
   std::string init_kind_;
-  size_t init_count_, candidates_, batch_, batch_growth_;
+  size_t init_count_, candidates_;
+  std::optional<int64_t> batch_;  // nullopt: auto
+  size_t batch_growth_;
   std::string liar_;
   size_t local_starts_;
   std::string failed_;
@@ -359,6 +531,7 @@ class BayesSearcher : public Searcher {
   double hedge_eta_;
   size_t model_steps_ = 0;
   GaussianProcess fail_gp_;
+  GpPosterior fail_post_;
   bool classify_ = false, fail_fitted_ = false;
   double fail_rate_ = 0;
   std::vector<size_t> nominees_;
@@ -366,8 +539,21 @@ class BayesSearcher : public Searcher {
   int params_;  // parameter dimensions (the initial design spans these)
   int dims_;    // model inputs: parameters, then derived features when used
   GpFitOptions fit_options_;
-  GaussianProcess gp_;
+  GaussianProcess gp_;  // fits the hyperparameters
   size_t fitted_size_ = 0;
+  // The model: training rows in the posterior's order (told results, then proposals in flight),
+  // and the candidate pool it scores.
+  GpPosterior post_;
+  bool model_ready_ = false;
+  std::vector<size_t> train_rows_;
+  std::unordered_map<size_t, int> train_pos_;
+  size_t told_in_model_ = 0;
+  size_t synced_history_ = 0;  // history() entries the model has taken in
+  std::vector<size_t> pool_rows_;
+  std::unordered_map<size_t, int> pool_pos_;
+  std::optional<size_t> pooled_best_;  // the best result whose neighbourhood is pooled
+  Scale epoch_;                        // the targets' scale, fixed at the last rebuild
+  double liar_value_ = 0;              // the guess for a proposal in flight (liar min, mean or max)
   std::vector<std::vector<double>> design_;
   size_t design_next_ = 0;
   std::vector<double> buffer_;
@@ -389,15 +575,16 @@ StrategyInfo bayes_strategy() {
               {"init-count", "10", "evaluations of the initial design"},
               {"candidates", "5000",
                "most configurations scored per proposal (the whole space when smaller)"},
-              {"batch", "2",
-               "most proposals in flight (compilation runs ahead of timing); 0: growing with the "
-               "results up to the search's lookahead (see batch-growth), which keeps a compile "
-               "pool busier but lowered the quality reached per evaluation and per simulated "
-               "second on the recordings tried (results/README.md)"},
+              {"batch", "auto",
+               "most proposals in flight (compilation runs ahead of timing): auto (as many as "
+               "keep the devices busy at the build and measuring times seen, up to the search's "
+               "lookahead), a number, or 0 (growing with the results, see batch-growth)"},
               {"batch-growth", "4",
                "batch 0: results told per proposal in flight (at least 2 in flight; the whole "
                "initial design at once)"},
-              {"liar", "mean", "value assumed for proposals in flight: min, mean or max seen"},
+              {"liar", "believer",
+               "value assumed for proposals in flight: min, mean or max seen, or believer (the "
+               "model's mean when proposed)"},
               {"local-starts", "5",
                "best sampled candidates refined by hill climbing on the acquisition (large "
                "spaces)"},

@@ -75,36 +75,37 @@ bool GaussianProcess::set_hyperparameters(const GpHyperparameters& h) {
   return factorize();
 }
 
-Eigen::MatrixXd GaussianProcess::covariance(const Eigen::MatrixXd& a,
-                                            const Eigen::MatrixXd& b) const {
-  const Eigen::VectorXd inv_len = (-h_.log_length.array()).exp().matrix();
+Eigen::MatrixXd matern_covariance(const GpHyperparameters& h, const Eigen::MatrixXd& a,
+                                  const Eigen::MatrixXd& b) {
+  const Eigen::VectorXd inv_len = (-h.log_length.array()).exp().matrix();
   const Eigen::MatrixXd as = a * inv_len.asDiagonal();
   const Eigen::MatrixXd bs = b * inv_len.asDiagonal();
-  const double signal = std::exp(h_.log_signal);
+  const double signal = std::exp(h.log_signal);
   return squared_distances(as, bs).unaryExpr(
-      [signal](double d2) { return signal * matern52(std::sqrt(d2)); });
+      [signal](double d2) { return signal * GaussianProcess::matern52(std::sqrt(d2)); });
+}
+
+bool factorize_with_jitter(const Eigen::MatrixXd& k, Eigen::LLT<Eigen::MatrixXd>* llt) {
+  const double scale = k.diagonal().mean();
+  for (double jitter = 0; jitter <= 1e-2 * scale;
+       jitter = jitter == 0 ? 1e-10 * scale : jitter * 10) {
+    Eigen::MatrixXd kj = k;
+    kj.diagonal().array() += jitter;
+    llt->compute(kj);
+    if (llt->info() == Eigen::Success) return true;
+  }
+  return false;
 }
 
 bool GaussianProcess::factorize() {
-  const int n = int(x_.rows());
-  if (n == 0) return false;
-  Eigen::MatrixXd k = covariance(x_, x_);
-  k.diagonal().array() += std::exp(h_.log_noise);
-  // Jitter grows until the factorization succeeds (duplicate inputs with tiny noise).
-  const double scale = k.diagonal().mean();
-  for (jitter_ = 0; jitter_ <= 1e-2 * scale;
-       jitter_ = jitter_ == 0 ? 1e-10 * scale : jitter_ * 10) {
-    Eigen::MatrixXd kj = k;
-    kj.diagonal().array() += jitter_;
-    llt_.compute(kj);
-    if (llt_.info() == Eigen::Success) {
-      alpha_ = llt_.solve(y_);
-      factorized_ = true;
-      return true;
-    }
-  }
   factorized_ = false;
-  return false;
+  if (x_.rows() == 0) return false;
+  Eigen::MatrixXd k = matern_covariance(h_, x_, x_);
+  k.diagonal().array() += std::exp(h_.log_noise);
+  if (!factorize_with_jitter(k, &llt_)) return false;
+  alpha_ = llt_.solve(y_);
+  factorized_ = true;
+  return true;
 }
 
 void GaussianProcess::predict(const Eigen::MatrixXd& xs, Eigen::VectorXd* mean,
@@ -116,7 +117,7 @@ void GaussianProcess::predict(const Eigen::MatrixXd& xs, Eigen::VectorXd* mean,
     if (variance) *variance = Eigen::VectorXd::Constant(m, signal);
     return;
   }
-  const Eigen::MatrixXd ks = covariance(xs, x_);  // m × n
+  const Eigen::MatrixXd ks = matern_covariance(h_, xs, x_);  // m × n
   if (mean) *mean = ks * alpha_;
   if (variance) {
     const Eigen::MatrixXd v = llt_.matrixL().solve(ks.transpose());  // n × m

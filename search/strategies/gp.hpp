@@ -19,6 +19,15 @@ struct GpHyperparameters {
   static GpHyperparameters unpack(const Eigen::VectorXd& theta);
 };
 
+// The Matérn 5/2 covariance of `h` between the rows of a and b (signal variance included, noise
+// not).
+Eigen::MatrixXd matern_covariance(const GpHyperparameters& h, const Eigen::MatrixXd& a,
+                                  const Eigen::MatrixXd& b);
+
+// Factorizes k + jitter·I, the jitter growing from 0 until the factorization succeeds (duplicate
+// inputs with tiny noise make k singular); false when even 1% of the mean diagonal fails.
+bool factorize_with_jitter(const Eigen::MatrixXd& k, Eigen::LLT<Eigen::MatrixXd>* llt);
+
 struct GpFitOptions {
   int restarts = 1;     // random starting points besides the current hyperparameters
   int iterations = 60;  // gradient steps per start
@@ -51,7 +60,6 @@ class GaussianProcess {
   double fit(Rng& rng, const GpFitOptions& options);
 
  private:
-  Eigen::MatrixXd covariance(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) const;
   bool factorize();
 
   Eigen::MatrixXd x_;
@@ -59,7 +67,6 @@ class GaussianProcess {
   GpHyperparameters h_;
   Eigen::LLT<Eigen::MatrixXd> llt_;
   Eigen::VectorXd alpha_;  // K⁻¹ y
-  double jitter_ = 0;
   bool factorized_ = false;
 };
 

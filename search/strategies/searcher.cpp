@@ -88,6 +88,12 @@ int64_t StrategyOptions::get_int(const std::string& name, int64_t min, int64_t m
   });
 }
 
+std::optional<int64_t> StrategyOptions::get_int_or(const std::string& name, const std::string& word,
+                                                   int64_t min, int64_t max) const {
+  if (raw(name) == word) return std::nullopt;
+  return get_int(name, min, max);
+}
+
 double StrategyOptions::get_double(const std::string& name, double min, double max) const {
   return get_number<double>(name, min, max, "a number",
                             [](const std::string& v, size_t* used) { return std::stod(v, used); });

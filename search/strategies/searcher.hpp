@@ -44,6 +44,9 @@ class StrategyOptions {
                   std::map<std::string, std::string> values);
   std::string get_string(const std::string& name, const std::vector<std::string>& choices) const;
   int64_t get_int(const std::string& name, int64_t min, int64_t max) const;
+  // An integer, or nullopt when the option's value is `word` (such as "auto").
+  std::optional<int64_t> get_int_or(const std::string& name, const std::string& word, int64_t min,
+                                    int64_t max) const;
   double get_double(const std::string& name, double min, double max) const;
 
  private:
@@ -69,9 +72,11 @@ class Searcher {
   void tell(size_t index, const Result& result, double flops);
   void tell(const Observation& observation);
 
-  // How many proposals may usefully be in flight at once now (model-based strategies lose quality
-  // when they propose far ahead of their results); asked again before each proposal.
-  virtual size_t max_batch() const { return SIZE_MAX; }
+  // How many proposals may be in flight at once now, given `pace`: how many keep the devices busy
+  // at the build and measuring times seen so far. Model-based strategies lose quality when they
+  // propose far ahead of their results, so they take no more than the pace asks; asked again
+  // before each proposal.
+  virtual size_t max_batch(size_t pace) const { return SIZE_MAX; }
 
   const SearchSpace& space() const { return space_; }
   const std::vector<Observation>& history() const { return history_; }

@@ -12,6 +12,7 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 
@@ -21,6 +22,7 @@
 #include "search/tuning/channel.hpp"
 #include "src/core/error.hpp"
 #include "src/core/problem_key.hpp"
+#include "src/core/timing_stats.hpp"
 
 namespace gemmtune {
 
@@ -87,28 +89,35 @@ class CompilePool::Impl {
 
   // Called before the evaluator measures a configuration: one still queued is taken back (the
   // evaluator builds it now rather than wait for a worker to reach it), one being built is waited
-  // for, so that the evaluator finds it in the cache.
-  void before_evaluate(const Problem& problem, const Configuration& config) {
+  // for, so that the evaluator finds it in the cache. Returns how long a worker took to build it,
+  // when one did.
+  std::optional<double> before_evaluate(const Problem& problem, const Configuration& config) {
     const std::string key = job_key(problem, config);
     std::unique_lock<std::mutex> lock(mutex_);
     auto it = jobs_.find(key);
-    if (it == jobs_.end()) return;
+    if (it == jobs_.end()) return std::nullopt;
     if (it->second == JobState::kQueued) {
       it->second = JobState::kDone;  // the dispatcher skips it
       ++stats_.taken_back;
-      return;
+      return std::nullopt;
     }
-    if (it->second != JobState::kBuilding) return;
-    ++stats_.waited;
-    const bool finished =
-        done_cv_.wait_for(lock, std::chrono::duration<double>(options_.wait_s), [&] {
-          auto j = jobs_.find(key);
-          return j == jobs_.end() || j->second != JobState::kBuilding;
-        });
-    if (!finished) {
-      spdlog::debug("compile pool: {} still building after {} s; the evaluator builds it",
-                    to_string(config), options_.wait_s);
+    if (it->second == JobState::kBuilding) {
+      ++stats_.waited;
+      const bool finished =
+          done_cv_.wait_for(lock, std::chrono::duration<double>(options_.wait_s), [&] {
+            auto j = jobs_.find(key);
+            return j == jobs_.end() || j->second != JobState::kBuilding;
+          });
+      if (!finished) {
+        spdlog::debug("compile pool: {} still building after {} s; the evaluator builds it",
+                      to_string(config), options_.wait_s);
+      }
     }
+    const auto built = build_ms_.find(key);
+    if (built == build_ms_.end()) return std::nullopt;
+    const double ms = built->second;
+    build_ms_.erase(built);
+    return ms;
   }
 
   Stats stats() const {
@@ -239,6 +248,7 @@ class CompilePool::Impl {
     const std::string outcome = j.value("outcome", "");
     if (outcome == "built") {
       ++stats_.built;
+      build_ms_[p.job] = ms_since(p.since);
     } else if (outcome == "cached") {
       ++stats_.cached;
     } else if (outcome == "invalid") {
@@ -294,6 +304,9 @@ class CompilePool::Impl {
   mutable std::mutex mutex_;
   std::condition_variable done_cv_;
   std::unordered_map<std::string, JobState> jobs_;
+  // How long the workers took for the builds not yet measured, so that a result reports what its
+  // configuration cost to build rather than the load of the binary the worker left.
+  std::unordered_map<std::string, double> build_ms_;
   std::deque<std::pair<std::string, std::string>> queue_;  // key, request line
   std::vector<Proc> procs_;
   int wake_[2] = {-1, -1};
@@ -315,26 +328,36 @@ CompilePool::CompilePool(std::unique_ptr<Evaluator> inner, CompilePoolOptions op
 
 CompilePool::~CompilePool() = default;
 
+namespace {
+
+// The result of measuring a configuration that a worker may have built.
+Result measure_built(Evaluator& inner, const Problem& problem, const Configuration& config,
+                     std::optional<double> build_ms) {
+  Result r = inner.evaluate(problem, config);
+  if (build_ms && r.binary_cached) r.compile_ms = *build_ms;
+  return r;
+}
+
+}  // namespace
+
 Result CompilePool::evaluate(const Problem& problem, const Configuration& config) {
-  impl_->before_evaluate(problem, config);
-  return inner_->evaluate(problem, config);
+  return measure_built(*inner_, problem, config, impl_->before_evaluate(problem, config));
 }
 
 namespace {
 
 class SharedPoolEvaluator : public Evaluator {
  public:
-  SharedPoolEvaluator(std::function<void(const Problem&, const Configuration&)> before,
-                      std::unique_ptr<Evaluator> inner, std::string pool)
+  using Before = std::function<std::optional<double>(const Problem&, const Configuration&)>;
+  SharedPoolEvaluator(Before before, std::unique_ptr<Evaluator> inner, std::string pool)
       : before_(std::move(before)), inner_(std::move(inner)), pool_(std::move(pool)) {}
   Result evaluate(const Problem& problem, const Configuration& config) override {
-    before_(problem, config);
-    return inner_->evaluate(problem, config);
+    return measure_built(*inner_, problem, config, before_(problem, config));
   }
   std::string description() const override { return inner_->description() + " sharing " + pool_; }
 
  private:
-  std::function<void(const Problem&, const Configuration&)> before_;
+  Before before_;
   std::unique_ptr<Evaluator> inner_;
   std::string pool_;
 };
@@ -344,7 +367,7 @@ class SharedPoolEvaluator : public Evaluator {
 std::unique_ptr<Evaluator> CompilePool::share(std::unique_ptr<Evaluator> other) {
   Impl* impl = impl_.get();
   return std::make_unique<SharedPoolEvaluator>(
-      [impl](const Problem& p, const Configuration& c) { impl->before_evaluate(p, c); },
+      [impl](const Problem& p, const Configuration& c) { return impl->before_evaluate(p, c); },
       std::move(other), fmt::format("the {} compile processes", processes_));
 }
 

@@ -46,9 +46,8 @@ double compile_s(const Result& r) {
   return std::max(0.0, r.compile_ms) / kMsPerSecond;
 }
 
-// The recorded measuring time: every timed repetition (a failure measured nothing).
 double measure_s(const Result& r) {
-  return r.ok() ? std::max(1, r.time.runs) * std::max(0.0, r.time.mean_ms) / kMsPerSecond : 0.0;
+  return r.measuring_ms() / kMsPerSecond;
 }
 
 nlohmann::json finite_or_null(double v) {

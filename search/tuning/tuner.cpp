@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -111,7 +112,7 @@ class TuneLoop {
   // first lane's evaluator is told what comes, to build it ahead.
   void propose_more() {
     const size_t per_search =
-        std::max<size_t>(1, std::min(settings_.lookahead, searcher_.max_batch()));
+        std::max<size_t>(1, std::min(settings_.lookahead, searcher_.max_batch(pace())));
     const size_t target = per_search + lanes_.size() - 1;
     const size_t started = out_.evaluations + measuring_ + queue_.size();
     const size_t room = progress_.limit > started ? progress_.limit - started : 0;
@@ -124,6 +125,17 @@ class TuneLoop {
     for (size_t i : fresh) configs.push_back(space_.config(i));
     lanes_.front()->prepare(problem_, configs);
     queue_.insert(queue_.end(), fresh.begin(), fresh.end());
+  }
+
+  // Proposals in flight that keep the devices busy (Little's law): each device measures one
+  // while the next ones build, and a build lasts build/measuring times as long as a measurement,
+  // so that many per device are building at any time; one more absorbs the spread. Before any
+  // measurement it is the least, one building per device: a model-based strategy would otherwise
+  // fill the whole lookahead with guesses made before its first result.
+  size_t pace() const {
+    if (measuring_ms_ <= 0) return lanes_.size() + 1;
+    const double builds = compile_ms_ / measuring_ms_ * double(lanes_.size());
+    return size_t(std::ceil(builds)) + lanes_.size() + 1;
   }
 
   // The next configuration for a lane to measure, or none when the search ends.
@@ -161,6 +173,8 @@ class TuneLoop {
     --measuring_;
     ++out_.evaluations;
     ++out_.measured;
+    compile_ms_ += std::max(0.0, r.compile_ms);
+    measuring_ms_ += r.measuring_ms();
     if (settings_.journal) settings_.journal->append(problem_, r, elapsed());
     if (settings_.on_measured) settings_.on_measured(r);
     searcher_.tell(index, r, flops_);
@@ -227,6 +241,8 @@ class TuneLoop {
   std::condition_variable changed_;
   std::deque<size_t> queue_;  // proposed, not yet taken by a lane
   size_t measuring_ = 0;      // taken by a lane, result not yet recorded
+  double compile_ms_ = 0;     // build and measuring times of the results measured, for pace()
+  double measuring_ms_ = 0;
   bool stopped_ = false;
   std::exception_ptr failure_;
   TuneOutcome out_;

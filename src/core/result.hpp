@@ -2,6 +2,7 @@
 // that a sweep goes on past a bad configuration.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -57,6 +58,10 @@ struct Result {
   ResourceUsage usage;
 
   bool ok() const { return status == Status::kOk; }
+  // Device time of the timed repetitions (0 for a failure, which measured nothing).
+  double measuring_ms() const {
+    return ok() ? std::max(1, time.runs) * std::max(0.0, time.mean_ms) : 0.0;
+  }
   static Result failure(const Configuration& c, Status s, std::string message) {
     Result r;
     r.config = c;

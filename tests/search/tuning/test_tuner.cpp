@@ -111,3 +111,61 @@ TEST_CASE("an error of one lane stops the search and is thrown", "[search][tuner
                     Catch::Contains("the device was lost"));
   CHECK(good.measured < 200);
 }
+
+namespace {
+
+// A device whose builds take `compile_ms` and whose measurements take `measuring_ms`, as the
+// results report them (no time passes). It notes how many proposals are in flight while it
+// measures, once the search is past its start (before any result the pace is unknown).
+class PacedLane : public Evaluator {
+ public:
+  PacedLane(double compile_ms, double measuring_ms, const Searcher& searcher)
+      : replay_(recording()),
+        compile_ms_(compile_ms),
+        measuring_ms_(measuring_ms),
+        searcher_(searcher) {}
+  Result evaluate(const Problem& problem, const Configuration& config) override {
+    // One lane: the loop changes nothing while this runs, so reading the searcher is safe.
+    if (searcher_.history().size() >= kSettled) {
+      late_in_flight = std::max(late_in_flight, searcher_.pending_count());
+    }
+    Result r = replay_.evaluate(problem, config);
+    r.compile_ms = compile_ms_;
+    r.time.runs = kRuns;
+    r.time.mean_ms = measuring_ms_ / kRuns;
+    return r;
+  }
+  std::string description() const override { return "paced lane"; }
+  size_t late_in_flight = 0;
+
+ private:
+  static constexpr int kRuns = 10;
+  static constexpr size_t kSettled = 12;
+  ReplayEvaluator replay_;
+  double compile_ms_, measuring_ms_;
+  const Searcher& searcher_;
+};
+
+}  // namespace
+
+TEST_CASE("bayes keeps as many proposals in flight as keep the device busy",
+          "[search][tuner][bayes]") {
+  Fixture f;
+  constexpr size_t kLookahead = 9;
+  auto in_flight = [&](double compile_ms, double measuring_ms, OptionValues options) {
+    auto searcher = make_searcher("bayes", f.space, 4, options);
+    PacedLane lane(compile_ms, measuring_ms, *searcher);
+    TuneSettings settings;
+    settings.stop.max_evals = 30;
+    settings.lookahead = kLookahead;
+    const auto out = run_search(lane, f.problem, f.space, *searcher, settings);
+    CHECK(out.evaluations == 30);
+    return lane.late_in_flight;
+  };
+  // Builds 50 times longer than a measurement: the whole lookahead is in flight.
+  CHECK(in_flight(500, 10, {}) == kLookahead);
+  // Builds shorter than a measurement: one building, one waiting and the one measured.
+  CHECK(in_flight(5, 10, {}) == 3);
+  // A fixed batch is kept whatever the pace.
+  CHECK(in_flight(500, 10, {{"batch", "2"}}) == 2);
+}

@@ -1,0 +1,154 @@
+#include "search/strategies/gp_posterior.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gemmtune {
+
+namespace {
+
+// Storage grows by this factor when full, so that appending stays amortized O(1) copies.
+constexpr double kGrowth = 1.5;
+// Smallest conditional variance of an appended point, relative to the signal variance: a point
+// (almost) equal to one already in the training set would otherwise divide by zero.
+constexpr double kRelativeJitterFloor = 1e-10;
+
+int grown(int needed, int have) {
+  return needed <= have ? have : std::max(needed, int(have * kGrowth) + 8);
+}
+
+}  // namespace
+
+void GpPosterior::reserve(int rows, int cols) {
+  const int r = grown(rows, int(l_.rows()));
+  const int c = grown(cols, int(v_.cols()));
+  if (r != l_.rows()) {
+    l_.conservativeResize(r, r);
+    x_.conservativeResize(r, x_.cols());
+    y_.conservativeResize(r);
+    beta_.conservativeResize(r);
+  }
+  if (r != v_.rows() || c != v_.cols()) v_.conservativeResize(r, c);
+  if (c != pool_.rows()) {
+    pool_.conservativeResize(c, pool_.cols());
+    v_sq_.conservativeResize(c);
+    means_.conservativeResize(c);
+  }
+}
+
+bool GpPosterior::reset(const GpHyperparameters& h, const Eigen::MatrixXd& x,
+                        const Eigen::VectorXd& y) {
+  h_ = h;
+  signal_ = std::exp(h.log_signal);
+  noise_ = std::exp(h.log_noise);
+  jitter_floor_ = kRelativeJitterFloor * signal_;
+  n_ = 0;
+  m_ = 0;
+  const int d = int(x.cols());
+  x_.resize(0, d);
+  pool_.resize(0, d);
+  l_.resize(0, 0);
+  v_.resize(0, 0);
+  y_.resize(0);
+  beta_.resize(0);
+  v_sq_.resize(0);
+  means_.resize(0);
+  means_stale_ = true;
+  if (x.rows() == 0) return true;
+
+  Eigen::MatrixXd k = matern_covariance(h, x, x);
+  k.diagonal().array() += noise_;
+  Eigen::LLT<Eigen::MatrixXd> llt;
+  if (!factorize_with_jitter(k, &llt)) return false;
+  const int n = int(x.rows());
+  reserve(n, 0);
+  n_ = n;
+  x_.topRows(n) = x;
+  y_.head(n) = y;
+  l_.topLeftCorner(n, n) = llt.matrixL();
+  update_beta();
+  return true;
+}
+
+void GpPosterior::update_beta() {
+  beta_.head(n_) = l_.topLeftCorner(n_, n_).triangularView<Eigen::Lower>().solve(y_.head(n_));
+  means_stale_ = true;
+}
+
+void GpPosterior::append(const Eigen::RowVectorXd& x, double y) {
+  reserve(n_ + 1, m_);
+  const Eigen::VectorXd k = matern_covariance(h_, x_.topRows(n_), x).col(0);
+  const Eigen::VectorXd l = l_.topLeftCorner(n_, n_).triangularView<Eigen::Lower>().solve(k);
+  const double diag = std::sqrt(std::max(signal_ + noise_ - l.squaredNorm(), jitter_floor_));
+  l_.row(n_).head(n_) = l.transpose();
+  l_(n_, n_) = diag;
+  // The new row of V: (k(x, pool) - lᵀ·V) / diag.
+  if (m_ > 0) {
+    const Eigen::RowVectorXd kp = matern_covariance(h_, x, pool_.topRows(m_)).row(0);
+    const Eigen::RowVectorXd row = (kp - l.transpose() * v_.topLeftCorner(n_, m_)) / diag;
+    v_.row(n_).head(m_) = row;
+    v_sq_.head(m_) += row.transpose().cwiseAbs2();
+  }
+  x_.row(n_) = x;
+  y_[n_] = y;
+  beta_[n_] = (y - l.dot(beta_.head(n_))) / diag;
+  if (!means_stale_ && m_ > 0) means_.head(m_) += beta_[n_] * v_.row(n_).head(m_).transpose();
+  ++n_;
+}
+
+void GpPosterior::set_target(int i, double y) {
+  const double delta = y - y_[i];
+  if (delta == 0) return;
+  y_[i] = y;
+  // β = L⁻¹y changes only from entry i on: L[i:, i:]·Δβ = δ·e_0, and the means by V[i:]ᵀ·Δβ.
+  // Results mostly replace the guesses of recent proposals, the last rows, so this is cheap.
+  const int tail = n_ - i;
+  Eigen::VectorXd d = Eigen::VectorXd::Zero(tail);
+  d[0] = delta;
+  l_.block(i, i, tail, tail).triangularView<Eigen::Lower>().solveInPlace(d);
+  beta_.segment(i, tail) += d;
+  if (!means_stale_ && m_ > 0) {
+    means_.head(m_).noalias() += v_.block(i, 0, tail, m_).transpose() * d;
+  }
+}
+
+void GpPosterior::set_targets(const Eigen::VectorXd& y) {
+  y_.head(n_) = y;
+  update_beta();
+}
+
+void GpPosterior::add_to_pool(const Eigen::MatrixXd& xs) {
+  const int add = int(xs.rows());
+  if (add == 0) return;
+  reserve(n_, m_ + add);
+  pool_.middleRows(m_, add) = xs;
+  if (n_ > 0) {
+    Eigen::MatrixXd cols = matern_covariance(h_, x_.topRows(n_), xs);  // n × add
+    l_.topLeftCorner(n_, n_).triangularView<Eigen::Lower>().solveInPlace(cols);
+    v_.block(0, m_, n_, add) = cols;
+    v_sq_.segment(m_, add) = cols.colwise().squaredNorm().transpose();
+    means_.segment(m_, add) = cols.transpose() * beta_.head(n_);
+  } else {
+    v_sq_.segment(m_, add).setZero();
+    means_.segment(m_, add).setZero();
+  }
+  m_ += add;
+}
+
+double GpPosterior::mean(int j) {
+  if (means_stale_) {
+    if (n_ > 0) {
+      means_.head(m_) = v_.topLeftCorner(n_, m_).transpose() * beta_.head(n_);
+    } else {
+      means_.head(m_).setZero();
+    }
+    means_stale_ = false;
+  }
+  return means_[j];
+}
+
+double GpPosterior::variance(int j) const {
+  return std::max(signal_ - v_sq_[j], 1e-12);
+}
+
+}  // namespace gemmtune

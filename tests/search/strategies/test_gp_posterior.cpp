@@ -1,0 +1,97 @@
+// The incremental posterior must give what a Gaussian process fitted from scratch on the same
+// points gives, whatever the order of appends, target changes and pool additions.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "search/strategies/gp.hpp"
+#include "search/strategies/gp_posterior.hpp"
+
+using namespace gemmtune;
+
+namespace {
+
+constexpr int kDims = 3;
+constexpr double kTolerance = 1e-8;  // both sides compute in double from the same factors
+
+Eigen::MatrixXd random_points(Rng& rng, int n) {
+  Eigen::MatrixXd x(n, kDims);
+  for (int i = 0; i < n; ++i) {
+    for (int k = 0; k < kDims; ++k) x(i, k) = rng.uniform();
+  }
+  return x;
+}
+
+double target(const Eigen::RowVectorXd& x) {
+  return std::sin(4 * x[0]) + x[1] * x[2];
+}
+
+GpHyperparameters hyperparameters() {
+  GpHyperparameters h;
+  h.log_length = Eigen::VectorXd::Constant(kDims, std::log(0.4));
+  h.log_signal = std::log(1.3);
+  h.log_noise = std::log(1e-3);
+  return h;
+}
+
+// Checks every pool point of `post` against a GP built from scratch on `x`, `y`.
+void check_against_scratch(GpPosterior& post, const Eigen::MatrixXd& x, const Eigen::VectorXd& y,
+                           const Eigen::MatrixXd& pool) {
+  GaussianProcess gp;
+  gp.set_data(x, y);
+  REQUIRE(gp.set_hyperparameters(hyperparameters()));
+  Eigen::VectorXd mean, var;
+  gp.predict(pool, &mean, &var);
+  REQUIRE(post.pool_size() == pool.rows());
+  for (int j = 0; j < post.pool_size(); ++j) {
+    CHECK(post.mean(j) == Approx(mean[j]).margin(kTolerance));
+    CHECK(post.variance(j) == Approx(var[j]).margin(kTolerance));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the incremental GP posterior equals the posterior computed from scratch",
+          "[gp][bayes]") {
+  Rng rng(11);
+  Eigen::MatrixXd x = random_points(rng, 12);
+  Eigen::VectorXd y(12);
+  for (int i = 0; i < 12; ++i) y[i] = target(x.row(i));
+  Eigen::MatrixXd pool = random_points(rng, 40);
+
+  GpPosterior post;
+  REQUIRE(post.reset(hyperparameters(), x.topRows(8), y.head(8)));
+  post.add_to_pool(pool.topRows(25));
+  CHECK(post.mean(0) == post.mean(0));  // means computed before the appends below
+  // Four more training points, two of them with a guessed target replaced afterwards (a result
+  // arriving for a proposal in flight), and more candidates pooled in between.
+  for (int i = 8; i < 12; ++i) post.append(x.row(i), i % 2 ? 0.0 : y[i]);
+  post.add_to_pool(pool.bottomRows(15));
+  post.set_target(9, y[9]);
+  post.set_target(11, y[11]);
+  check_against_scratch(post, x, y, pool);
+
+  // Changing an early target, then every target, keeps it exact.
+  y[2] += 0.5;
+  post.set_target(2, y[2]);
+  check_against_scratch(post, x, y, pool);
+  y *= 0.5;
+  post.set_targets(y);
+  check_against_scratch(post, x, y, pool);
+}
+
+TEST_CASE("an incremental GP posterior without training points is the prior", "[gp][bayes]") {
+  Rng rng(5);
+  GpPosterior post;
+  REQUIRE(post.reset(hyperparameters(), Eigen::MatrixXd(0, kDims), Eigen::VectorXd(0)));
+  post.add_to_pool(random_points(rng, 3));
+  for (int j = 0; j < 3; ++j) {
+    CHECK(post.mean(j) == 0);
+    CHECK(post.variance(j) == Approx(1.3));
+  }
+  // Appending the same point twice stays finite (a floor on the conditional variance).
+  const Eigen::MatrixXd p = random_points(rng, 1);
+  post.append(p.row(0), 1.0);
+  post.append(p.row(0), 1.0);
+  for (int j = 0; j < 3; ++j) CHECK(std::isfinite(post.mean(j)));
+}
