@@ -119,13 +119,12 @@ DeviceEvaluator& TemplateEvaluators::of(const std::string& kernel) {
   return *ev;
 }
 
-Result TemplateEvaluators::evaluate(const Problem& problem, const Configuration& config) {
-  return of(problem.kernel).evaluate(problem, config);
+Result TemplateEvaluators::evaluate(const KernelCase& c, const Configuration& config) {
+  return of(c.kernel).evaluate(c, config);
 }
 
-void TemplateEvaluators::prepare(const Problem& problem,
-                                 const std::vector<Configuration>& upcoming) {
-  of(problem.kernel).prepare(problem, upcoming);
+void TemplateEvaluators::prepare(const KernelCase& c, const std::vector<Configuration>& upcoming) {
+  of(c.kernel).prepare(c, upcoming);
 }
 
 const KernelSpec& TemplateEvaluators::spec(const std::string& kernel) {
@@ -174,9 +173,9 @@ Configuration small_config(TemplateEvaluators& ev, const std::string& kernel) {
   return s.complete({{"WGD", 16}, {"MDIMCD", 8}, {"NDIMCD", 8}, {"MDIMAD", 8}, {"NDIMBD", 8}});
 }
 
-Problem problem_of(const std::string& kernel, const Shape& shape, Order order,
-                   const std::string& layout) {
-  Problem p;
+KernelCase problem_of(const std::string& kernel, const Shape& shape, Order order,
+                      const std::string& layout) {
+  KernelCase p;
   p.kernel = kernel;
   p.shape = shape;
   p.order = order;
@@ -184,7 +183,7 @@ Problem problem_of(const std::string& kernel, const Shape& shape, Order order,
   return p;
 }
 
-std::string describe(const Problem& p, const Result& r) {
+std::string describe(const KernelCase& p, const Result& r) {
   std::string s = p.kernel + " fp" + to_string(p.precision);
   if (p.batch > 1) s += " batch " + std::to_string(p.batch) + " " + to_string(p.batch_layout);
   s += " " + p.shape.to_string() + " " + p.order_name() + " " + p.layout() +

@@ -75,14 +75,21 @@ struct EvaluatorSettings {
   EvaluatorOptions options() const;
 };
 
+// A problem with the template a device test computes it with. The device tests change the
+// problem's fields in place (p.batch = 4, ...), so the kernel rides along as a derived member
+// rather than beside it.
+struct KernelCase : Problem {
+  std::string kernel = kDefaultKernel;
+};
+
 // The evaluators of every template a test names, each made by make_evaluator (the factory every
-// command uses) on first use and chosen by the problem's kernel.
+// command uses) on first use and chosen by the case's kernel.
 class TemplateEvaluators {
  public:
   TemplateEvaluators(const Device& device, const DeviceProfile* profile,
                      const EvaluatorSettings& settings);
-  Result evaluate(const Problem& problem, const Configuration& config);
-  void prepare(const Problem& problem, const std::vector<Configuration>& upcoming);
+  Result evaluate(const KernelCase& c, const Configuration& config);
+  void prepare(const KernelCase& c, const std::vector<Configuration>& upcoming);
   // The declaration of `kernel`. Throws Error for an unknown kernel.
   const KernelSpec& spec(const std::string& kernel);
 
@@ -103,7 +110,7 @@ std::unique_ptr<TemplateEvaluators> make_test_evaluator(const EvaluatorSettings&
                                                         const DeviceProfile* profile = nullptr);
 
 // A one-line account of an evaluation for INFO: the whole problem, the configuration, the status.
-std::string describe(const Problem& p, const Result& r);
+std::string describe(const KernelCase& p, const Result& r);
 
 // Small tiles of `kernel` (xgemm, xgemm_fast or xgemm_direct) for the device tests: 16x16
 // work-group tiles on 8x8 threads (little padding for xgemm, edges crossed for the others,
@@ -112,7 +119,7 @@ Configuration small_config(TemplateEvaluators& ev, const std::string& kernel);
 
 // A problem of `kernel` with this shape, storage order and layout ("NN" ...), FP32, alpha 1,
 // beta 0, one GEMM.
-Problem problem_of(const std::string& kernel, const Shape& shape, Order order,
-                   const std::string& layout);
+KernelCase problem_of(const std::string& kernel, const Shape& shape, Order order,
+                      const std::string& layout);
 
 }  // namespace gemmtune::test

@@ -39,6 +39,7 @@ double parse_threshold(const std::string& text);
 
 // Everything a comparison needs, set up from the options.
 struct AbSession {
+  std::string kernel;  // the template compared
   Problem problem;
   std::unique_ptr<Evaluator> evaluator;
   const KernelSpec* spec = nullptr;

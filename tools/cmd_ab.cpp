@@ -121,11 +121,12 @@ double ranking_time(const Result& r, double flops) {
 
 // The partial configuration and its origin in words.
 std::pair<Configuration, std::string> resolve_baseline(const std::string& text,
+                                                       const std::string& kernel,
                                                        const Problem& problem) {
   if (starts_with(text, "db:")) {
     const std::string path = text.substr(3);
     const Database db = Database::load(path);
-    const EntryKey key = EntryKey::of(problem);
+    const EntryKey key = EntryKey::of(kernel, problem);
     const DatabaseEntry* e = db.find(key);
     if (!e) throw invalid_argument(path + " has no entry for " + key.to_string());
     if (e->status != Status::kOk) {
@@ -138,15 +139,15 @@ std::pair<Configuration, std::string> resolve_baseline(const std::string& text,
   if (starts_with(text, "journal:")) {
     const std::string path = text.substr(8);
     const Journal journal = read_journal(path);
-    const std::string key = problem_key(problem);
+    const std::string key = problem_key(kernel, problem);
     const Result* best = nullptr;
     for (const auto& e : journal.entries) {
-      if (problem_key(e.problem) != key || !e.result.ok()) continue;
+      if (problem_key(e) != key || !e.result.ok()) continue;
       const double t = ranking_time(e.result, problem.flops());
       if (t > 0 && (!best || t < ranking_time(*best, problem.flops()))) best = &e.result;
     }
     if (!best) {
-      throw invalid_argument(path + " has no valid result for " + problem.kernel + " " +
+      throw invalid_argument(path + " has no valid result for " + kernel + " " +
                              problem.shape.to_string() + " " + problem.layout() + " fp" +
                              to_string(problem.precision));
     }
@@ -156,17 +157,29 @@ std::pair<Configuration, std::string> resolve_baseline(const std::string& text,
   return {parse_configuration(text), "given parameters"};
 }
 
+// A problem a recording holds, with the template it was measured with.
+struct RecordedProblem {
+  std::string kernel;
+  Problem problem;
+};
+
 // The only problem recorded in a journal, if there is exactly one.
-std::optional<Problem> single_problem(const std::vector<Problem>& problems) {
+std::optional<RecordedProblem> single_problem(const std::vector<RecordedProblem>& problems) {
   if (problems.size() == 1) return problems.front();
   return std::nullopt;
 }
 
-std::vector<Problem> journal_problems(const Journal& j) {
-  std::vector<Problem> out;
+std::vector<RecordedProblem> replay_problems(const ReplayEvaluator& replay) {
+  std::vector<RecordedProblem> out;
+  for (const auto& p : replay.problems()) out.push_back({replay.kernel(), p});
+  return out;
+}
+
+std::vector<RecordedProblem> journal_problems(const Journal& j) {
+  std::vector<RecordedProblem> out;
   std::set<std::string> seen;
   for (const auto& e : j.entries) {
-    if (seen.insert(problem_key(e.problem)).second) out.push_back(e.problem);
+    if (seen.insert(problem_key(e)).second) out.push_back({e.kernel, e.problem});
   }
   return out;
 }
@@ -194,13 +207,14 @@ AbSession open_ab_session(const GlobalOptions& global, const AbCommandOptions& o
   std::unique_ptr<ReplayEvaluator> replay;
   if (!o.replay.empty()) replay = std::make_unique<ReplayEvaluator>(o.replay);
   if (shape) {
-    s.problem = o.problem.problem(o.kernel);
+    s.kernel = o.kernel;
+    s.problem = o.problem.problem();
     s.problem.shape = *shape;
   } else {
-    std::optional<Problem> only;
+    std::optional<RecordedProblem> only;
     std::string from;
     if (replay) {
-      only = single_problem(replay->problems());
+      only = single_problem(replay_problems(*replay));
       from = o.replay;
     } else if (starts_with(o.baseline, "journal:")) {
       only = single_problem(journal_problems(read_journal(o.baseline.substr(8))));
@@ -211,13 +225,14 @@ AbSession open_ab_session(const GlobalOptions& global, const AbCommandOptions& o
           from.empty() ? "give the problem shape with --shape MxNxK or -m/-n/-k"
                        : from + " records several problems: choose one with --shape MxNxK");
     }
-    s.problem = *only;
+    s.kernel = only->kernel;
+    s.problem = only->problem;
   }
   check_index_range(s.problem);
 
   // The evaluator.
   std::string problem_words =
-      fmt::format("{} {} {}-major {} fp{}", s.problem.kernel, s.problem.shape.to_string(),
+      fmt::format("{} {} {}-major {} fp{}", s.kernel, s.problem.shape.to_string(),
                   s.problem.order_name(), s.problem.layout(), to_string(s.problem.precision));
   if (s.problem.batch != 1) {
     problem_words +=
@@ -225,9 +240,13 @@ AbSession open_ab_session(const GlobalOptions& global, const AbCommandOptions& o
   }
   if (!s.problem.epilogue.none()) problem_words += " epilogue " + to_string(s.problem.epilogue);
   if (replay) {
+    if (s.kernel != replay->kernel()) {
+      throw invalid_argument("replay " + o.replay + " records kernel " + replay->kernel() +
+                             ", not " + s.kernel);
+    }
     if (!replay->has_problem(s.problem)) replay->configurations(s.problem);  // throws, naming it
     s.owned_spec_ = std::make_unique<KernelSpec>(
-        KernelSpec::load(templates_dir(global) + "/" + s.problem.kernel + ".json"));
+        KernelSpec::load(templates_dir(global) + "/" + s.kernel + ".json"));
     s.spec = s.owned_spec_.get();
     replay->set_defaults(s.spec->defaults());
     const nlohmann::json& h = replay->header();
@@ -248,7 +267,7 @@ AbSession open_ab_session(const GlobalOptions& global, const AbCommandOptions& o
     EvaluatorOptions eo = evaluator_options(global, o.eval);
     // Background compilation would compete with the timed runs and widen the noise.
     eo.compile_threads = 1;
-    auto ev = make_evaluator(s.problem.kernel, device, profile, eo);
+    auto ev = make_evaluator(s.kernel, device, profile, eo);
     s.spec = &ev->spec();
     s.limits = device_limits(device.info, profile);
     s.indicators = report_indicator_function(*s.spec, profile, DatabaseDevice::from(device.info));
@@ -262,7 +281,7 @@ AbSession open_ab_session(const GlobalOptions& global, const AbCommandOptions& o
   s.header_fields.push_back({"problem", problem_words});
 
   // The baseline, completed with the template's defaults.
-  auto [partial, origin] = resolve_baseline(o.baseline, s.problem);
+  auto [partial, origin] = resolve_baseline(o.baseline, s.kernel, s.problem);
   s.baseline = s.spec->complete(partial);
   s.baseline_origin = origin;
   s.header_fields.push_back({"baseline", "`" + to_string(s.baseline) + "` (" + origin + ")"});
@@ -304,7 +323,7 @@ void print_side(const char* label, const AbSide& side) {
 }
 
 void print_record(const AbRecord& r) {
-  std::cout << fmt::format("problem    {} {} {}-major {} fp{}\n", r.problem.kernel,
+  std::cout << fmt::format("problem    {} {} {}-major {} fp{}\n", r.kernel,
                            r.problem.shape.to_string(), r.problem.order_name(), r.problem.layout(),
                            to_string(r.problem.precision));
   std::cout << fmt::format("baseline   {}\n", to_string(r.baseline.config));

@@ -71,7 +71,7 @@ void set_bench_command(CLI::App& app, GlobalOptions& options) {
       found.evaluations = 1;
       found.date = iso_utc_now();
       found.gemmtune_version = version();
-      DatabaseEntry n = DatabaseEntry::from_result(problem, r, found);
+      DatabaseEntry n = DatabaseEntry::from_result(e.key.kernel, problem, r, found);
       n.parameters = e.parameters;  // the configuration measured, as the baseline spells it
       result.put(n, true);
       if (!r.ok()) ++failed;

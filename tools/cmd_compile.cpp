@@ -41,7 +41,7 @@ void run_offline_compile(const GlobalOptions& options, const CompileArgs& a) {
   const DeviceProfile& profile = find_offline_target(profiles, a.target);
   const auto spec = KernelSpec::load_named(templates_dir(options), a.kernel);
   const AmdOfflineCompiler compiler(AmdToolchain::find(), templates_dir(options), a.eval.cache_dir);
-  Problem problem = a.problem.problem(a.kernel);
+  Problem problem = a.problem.problem();
   std::vector<Configuration> configs;
   for (const auto& p : a.params) configs.push_back(parse_configuration(p));
   if (configs.empty()) configs.push_back(spec.defaults());
@@ -49,7 +49,8 @@ void run_offline_compile(const GlobalOptions& options, const CompileArgs& a) {
   std::string misfits;
   for (const auto& c : configs) {
     const AmdBuild b = compiler.build(spec, problem, c, {&profile, a.wavefront});
-    if (b.spills() || b.launch_refused()) misfits += (misfits.empty() ? "" : "; ") + to_string(b.config);
+    if (b.spills() || b.launch_refused())
+      misfits += (misfits.empty() ? "" : "; ") + to_string(b.config);
     if (a.json) {
       out.push_back(b);
       continue;
@@ -57,7 +58,8 @@ void run_offline_compile(const GlobalOptions& options, const CompileArgs& a) {
     std::cout << b.report();
   }
   if (a.json) std::cout << out.dump(2) << "\n";
-  spdlog::debug("offline compiler: {} ({})", compiler.toolchain().clang, compiler.toolchain().version);
+  spdlog::debug("offline compiler: {} ({})", compiler.toolchain().clang,
+                compiler.toolchain().version);
   if (a.require_fit && !misfits.empty()) {
     throw CheckFailed("spills or a refused work-group size on " + profile.name + ": " + misfits);
   }
@@ -76,7 +78,7 @@ void run_compile(const GlobalOptions& options, CompileArgs a) {
       make_evaluator(a.kernel, device, profile, evaluator_options(options, a.eval));
   const KernelSpec& spec = evaluator->spec();
   if (a.space.empty()) a.space = device.info.type == "cpu" ? "cpu" : "gpu";
-  Problem problem = a.problem.problem(a.kernel);
+  Problem problem = a.problem.problem();
   problem.shape = Shape{64, 64, 64};  // builds do not depend on the shape
   const ParamSpace space(spec, a.space, device_limits(device.info, profile),
                          Context{{"ELEM_BYTES", element_bytes(problem.precision)}});
@@ -107,9 +109,10 @@ void set_compile_command(CLI::App& app, GlobalOptions& options) {
                   "I/N: build only the configurations whose index is I modulo N")
       ->capture_default_str();
   add_measure_options(*cmd, a->eval, kCacheDir | kCompileThreads);
-  auto* target = cmd->add_option("--target", a->target,
-                                 "Build offline for this AMD profile (gfx906, gfx1012, ...) with the "
-                                 "LLVM AMDGPU backend and report the resources; no device needed");
+  auto* target =
+      cmd->add_option("--target", a->target,
+                      "Build offline for this AMD profile (gfx906, gfx1012, ...) with the "
+                      "LLVM AMDGPU backend and report the resources; no device needed");
   target->excludes(cmd->get_option("--device"));
   cmd->add_option("--params", a->params,
                   "With --target: a configuration \"MWG=64,...\" (repeatable; missing names take "

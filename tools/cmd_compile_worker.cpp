@@ -71,9 +71,11 @@ void run_compile_worker(const GlobalOptions& options, const CompileWorkerArgs& a
     try {
       const auto request = nlohmann::json::parse(line);
       const Problem problem = request.at("problem").get<Problem>();
+      // The request names the kernel inside its problem (compile_pool.hpp).
+      const std::string kernel = kernel_in_problem_json(request.at("problem"));
       const Configuration config = configuration_from_json(request.at("config"));
-      auto& evaluator = evaluators[problem.kernel];
-      if (!evaluator) evaluator = make_evaluator(problem.kernel, *device, profile, eo);
+      auto& evaluator = evaluators[kernel];
+      if (!evaluator) evaluator = make_evaluator(kernel, *device, profile, eo);
       answer["outcome"] = outcome_of(evaluator->compile(problem, {config}));
     } catch (const std::exception& e) {
       // One configuration's problem (or a malformed request): reported, and the next one comes.

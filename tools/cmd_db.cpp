@@ -186,9 +186,9 @@ void set_lookup(CLI::App& db_cmd, const GlobalOptions& options) {
                 "rejected");
   cmd->add_flag("--json", a->json, "Print JSON");
   cmd->callback([a, &options]() {
-    Problem problem = a->problem.problem(a->kernel.empty() ? "xgemm" : a->kernel);
+    Problem problem = a->problem.problem();
     problem.shape = *a->problem.one_shape();
-    const EntryKey key = EntryKey::of(problem);
+    const EntryKey key = EntryKey::of(a->kernel.empty() ? kDefaultKernel : a->kernel, problem);
     const std::string templates = templates_dir(options);
     const auto db = Database::load(a->path, templates);
     CandidatePool pool;
@@ -250,8 +250,7 @@ void set_lookup(CLI::App& db_cmd, const GlobalOptions& options) {
                             {"notes", s.notes}};
       if (s.kind != Selection::Kind::kSafePath) out["source"] = c.from.source;
       if (s.kind != Selection::Kind::kSafePath && c.from.source == "database") {
-        EntryKey entry_key = EntryKey::of(c.from.problem);
-        entry_key.kernel = c.kernel;
+        const EntryKey entry_key = EntryKey::of(c.kernel, c.from.problem);
         if (const DatabaseEntry* e = db.find(entry_key)) out["entry"] = *e;
       }
       if (s.baseline_gflops) {
@@ -367,7 +366,7 @@ void set_calibrate(CLI::App& db_cmd, const GlobalOptions& options) {
     std::map<std::string, CalibrationSample> best;
     for (const auto& path : a->journals) {
       for (auto& o : journal_observations(path, spec, device)) {
-        const std::string key = problem_key(o.problem) + "|" + to_string(o.config);
+        const std::string key = problem_key(o.kernel, o.problem) + "|" + to_string(o.config);
         auto it = best.find(key);
         if (it == best.end() || it->second.gflops < o.gflops) best[key] = std::move(o);
       }

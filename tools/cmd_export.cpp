@@ -49,7 +49,7 @@ ExportResult export_journal_t4(const std::string& path, const std::string& kerne
   if (!kernel.empty()) {
     auto& e = journal.entries;
     e.erase(std::remove_if(e.begin(), e.end(),
-                           [&](const JournalEntry& x) { return x.problem.kernel != kernel; }),
+                           [&](const JournalEntry& x) { return x.kernel != kernel; }),
             e.end());
   }
   if (journal.entries.empty()) {

@@ -61,8 +61,8 @@ JournalDevice journal_device(const Journal& journal, const ProfileSet& profiles,
   return d;
 }
 
-std::string problem_line(const Problem& p) {
-  return fmt::format("{} {} fp{} {}-major {}{}", p.kernel, p.shape.to_string(),
+std::string problem_line(const std::string& kernel, const Problem& p) {
+  return fmt::format("{} {} fp{} {}-major {}{}", kernel, p.shape.to_string(),
                      to_string(p.precision), p.order_name(), p.layout(),
                      p.batch > 1 ? fmt::format(" batch {}", p.batch) : std::string());
 }
@@ -127,8 +127,7 @@ void run_rank(const GlobalOptions& options, const RankArgs& a) {
       }
       device = l.device.model;
       for (const auto& p : l.problems) {
-        auto s =
-            prior_samples(p, spec_of(p.problem.kernel), l.device.model, resources, o.registers);
+        auto s = prior_samples(p, spec_of(p.kernel), l.device.model, resources, o.registers);
         samples.insert(samples.end(), s.begin(), s.end());
       }
     }
@@ -151,8 +150,7 @@ void run_rank(const GlobalOptions& options, const RankArgs& a) {
   size_t problems = 0;
   for (const auto& l : loaded) {
     for (const auto& p : l.problems) {
-      const ProblemRanking r =
-          validate_ranking(p, spec_of(p.problem.kernel), l.device.model, resources, o);
+      const ProblemRanking r = validate_ranking(p, spec_of(p.kernel), l.device.model, resources, o);
       ++problems;
       for (const auto& t : r.top) {
         sums[t.k].first += t.model;
@@ -163,7 +161,7 @@ void run_rank(const GlobalOptions& options, const RankArgs& a) {
           (l.device.profile->model.empty() ? "" : " " + l.device.profile->model);
       if (a.json) {
         nlohmann::json j = {{"journal", l.path},
-                            {"problem", r.problem},
+                            {"problem", problem_json(r.problem, r.kernel)},
                             {"device", l.device.name},
                             {"profile", profile_name},
                             {"recorded", r.recorded},
@@ -197,7 +195,7 @@ void run_rank(const GlobalOptions& options, const RankArgs& a) {
         out["journals"].push_back(j);
         continue;
       }
-      std::cout << fmt::format("{}: {} on {} ({})\n", l.path, problem_line(r.problem),
+      std::cout << fmt::format("{}: {} on {} ({})\n", l.path, problem_line(r.kernel, r.problem),
                                l.device.name.empty() ? "an unnamed device" : l.device.name,
                                profile_name);
       std::string left;

@@ -34,7 +34,7 @@ void run_refine_command(const GlobalOptions& global, const AbCommandOptions& o,
   const ParamSpace space(*s.spec, r.space, s.limits, ctx);
   if (s.changelog) {
     s.changelog->note(fmt::format(
-        "Single changes within the `{}` space of {}; budget: {}, {}.", r.space, s.problem.kernel,
+        "Single changes within the `{}` space of {}; budget: {}, {}.", r.space, s.kernel,
         r.max_evals > 0 ? fmt::format("{} evaluations", r.max_evals) : "no evaluation limit",
         r.time_budget_s > 0 ? fmt::format("{:g} s", r.time_budget_s) : "no time limit"));
   }
@@ -85,12 +85,12 @@ void run_refine_command(const GlobalOptions& global, const AbCommandOptions& o,
   if (s.log) {
     nlohmann::json j = res;
     j["type"] = "refine_summary";
-    j["problem"] = s.problem;
+    j["problem"] = problem_json(s.problem, s.kernel);
     s.log->append_json(j);
   }
   if (o.json) {
     nlohmann::json j = res;
-    j["problem"] = s.problem;
+    j["problem"] = problem_json(s.problem, s.kernel);
     j["space"] = r.space;
     j["decision_records"] = res.decisions;
     std::cout << j.dump(2) << "\n";

@@ -58,8 +58,9 @@ void throw_for(const Result& r) {
   throw Error(ErrorCode::kInternal, what);
 }
 
-void print_summary(const Problem& p, const Result& r, const std::string& device) {
-  std::cout << fmt::format("kernel     {} on {}\n", p.kernel, device);
+void print_summary(const std::string& kernel, const Problem& p, const Result& r,
+                   const std::string& device) {
+  std::cout << fmt::format("kernel     {} on {}\n", kernel, device);
   std::cout << fmt::format(
       "problem    {} {}-major {} fp{} alpha={} beta={}{}{}\n", p.shape.to_string(), p.order_name(),
       p.layout(), to_string(p.precision), p.alpha, p.beta,
@@ -95,7 +96,7 @@ void print_summary(const Problem& p, const Result& r, const std::string& device)
 }
 
 void run(const GlobalOptions& global, const RunOptions& o) {
-  Problem problem = o.problem.problem(o.kernel);
+  Problem problem = o.problem.problem();
   problem.shape = *o.problem.one_shape();
   check_index_range(problem);
   if (!o.target.empty()) return dry_run(global, o, problem);
@@ -121,11 +122,11 @@ void run(const GlobalOptions& global, const RunOptions& o) {
   }
   if (o.json) {
     nlohmann::json j = result;
-    j["problem"] = problem;
+    j["problem"] = problem_json(problem, o.kernel);
     j["device"] = device.info.name;
     std::cout << j.dump(2) << "\n";
   } else {
-    print_summary(problem, result, device.info.name);
+    print_summary(o.kernel, problem, result, device.info.name);
   }
   // Multi-line build logs are in the summary above; the error names the first line.
   throw_for(result);

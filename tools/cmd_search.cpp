@@ -73,7 +73,7 @@ void run_search_command(const GlobalOptions& global, const SearchArgs& a,
   // The shapes file is read here, before the job: the results file must not replace it.
   check_output_not_input(a.job.output, {{a.problem.shapes_file, "--shapes-file"}}, "-o/--output");
   SearchJobOptions job = a.job;
-  job.problem = a.problem.problem("");  // the job names the kernel
+  job.problem = a.problem.problem();
   job.shapes = a.problem.shape_list();
   for (const auto& [name, option] : given) {
     if (option->count() > 0) job.given.insert(name);

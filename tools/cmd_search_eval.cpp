@@ -202,7 +202,7 @@ void run_search_eval(const GlobalOptions& options, const EvalArgs& a, bool looka
   nlohmann::json out = nlohmann::json::array();
   std::map<std::string, std::unique_ptr<KernelSpec>> specs;
   for (const auto& p : problems) {
-    s.spec = a.no_spec ? nullptr : load_spec(options, p.kernel, specs);
+    s.spec = a.no_spec ? nullptr : load_spec(options, replay.kernel(), specs);
     const auto report = evaluate_strategies(replay, p, s);
     if (a.json) {
       nlohmann::json j = report;

@@ -67,7 +67,7 @@ void run_offline_space(const GlobalOptions& options, const SpaceArgs& a) {
   const DeviceProfile& profile = find_offline_target(profiles, a.target);
   const auto spec = KernelSpec::load_named(templates_dir(options), a.kernel);
   const AmdOfflineCompiler compiler(AmdToolchain::find(), templates_dir(options), a.cache_dir);
-  Problem problem = a.problem.problem(a.kernel);
+  Problem problem = a.problem.problem();
   problem.shape = a.problem.one_shape().value_or(kDefaultRankingShape);
   const DeviceModel device = DeviceModel::of(&profile, 0, 0);
   const auto predict = [&](const Configuration& c, const ResourceUsage& usage) {
@@ -76,7 +76,8 @@ void run_offline_space(const GlobalOptions& options, const SpaceArgs& a) {
   ShortlistCriteria criteria = a.criteria;
   criteria.fixed = parse_configuration(a.fix);
   for (const auto& [name, value] : criteria.fixed) {
-    if (!spec.find_parameter(name)) throw invalid_argument("--fix: " + a.kernel + " has no parameter " + name);
+    if (!spec.find_parameter(name))
+      throw invalid_argument("--fix: " + a.kernel + " has no parameter " + name);
   }
   const Shortlist list =
       make_shortlist(compiler, spec, a.space, problem, {&profile, a.wavefront}, criteria, predict);
@@ -86,25 +87,27 @@ void run_offline_space(const GlobalOptions& options, const SpaceArgs& a) {
   }
   std::cout << fmt::format(
       "{} space '{}' on {}: {} valid configurations; {} predicted with no spill and >= {} waves "
-      "per SIMD (register estimate calibrated on {} offline builds: VGPRs ~ {:.2f} x estimate {:+.0f}, "
+      "per SIMD (register estimate calibrated on {} offline builds: VGPRs ~ {:.2f} x estimate "
+      "{:+.0f}, "
       "within {:.0f}%)\n",
       a.kernel, a.space, profile.name, list.valid, list.predicted_fit, a.criteria.min_waves,
       list.calibration.samples, list.calibration.slope, list.calibration.intercept,
       100 * list.calibration.max_relative_error);
-  std::cout << fmt::format("short list for {} ({} built offline, {} meet the criteria for real), "
-                           "ranked by predicted speed, not measured:\n",
-                           problem.shape.to_string(), list.compiled, list.entries.size());
+  std::cout << fmt::format(
+      "short list for {} ({} built offline, {} meet the criteria for real), "
+      "ranked by predicted speed, not measured:\n",
+      problem.shape.to_string(), list.compiled, list.entries.size());
   for (const auto& e : list.entries) {
     std::cout << fmt::format("  {:8.0f} GFLOPS predicted  {:3} VGPRs {:2} waves  LDS {:5}  {}\n",
-                             e.predicted, e.build.vgprs, e.build.occupancy.waves,
-                             e.build.lds_bytes, to_string(e.build.config));
+                             e.predicted, e.build.vgprs, e.build.occupancy.waves, e.build.lds_bytes,
+                             to_string(e.build.config));
   }
 }
 
 void run_space(const GlobalOptions& options, const SpaceArgs& a) {
   if (!a.target.empty()) return run_offline_space(options, a);
   const auto spec = KernelSpec::load(templates_dir(options) + "/" + a.kernel + ".json");
-  const Precision precision = a.problem.problem(a.kernel).precision;
+  const Precision precision = a.problem.problem().precision;
   DeviceLimits limits;
   std::string against = "no device limits";
   if (a.use_device || !a.device.empty()) {
@@ -166,14 +169,17 @@ void set_space_command(CLI::App& app, GlobalOptions& options) {
   auto* target = cmd->add_option(
       "--target", a->target,
       "Prune offline for this AMD profile (gfx906, gfx1012, ...): real resources from the LLVM "
-      "AMDGPU backend, then a short list ranked by predicted speed (-s: the shape, default 2048^3)");
+      "AMDGPU backend, then a short list ranked by predicted speed (-s: the shape, default "
+      "2048^3)");
   target->excludes(cmd->get_option("--device"));
-  cmd->add_option("--wavefront", a->wavefront, "With --target: the wave size (default the profile's first)")
+  cmd->add_option("--wavefront", a->wavefront,
+                  "With --target: the wave size (default the profile's first)")
       ->check(CLI::IsMember({32, 64}));
   cmd->add_option("--min-waves", a->criteria.min_waves, "With --target: waves per SIMD at least")
       ->check(whole_number(1, 64))
       ->capture_default_str();
-  cmd->add_flag("--allow-spill", a->criteria.allow_spill, "With --target: keep configurations that spill");
+  cmd->add_flag("--allow-spill", a->criteria.allow_spill,
+                "With --target: keep configurations that spill");
   cmd->add_option("--shortlist", a->criteria.length, "With --target: length of the short list")
       ->check(whole_number(1, 1000))
       ->capture_default_str();

@@ -182,9 +182,8 @@ void add_problem_options(CLI::App& cmd, ProblemOptions& o, unsigned fields) {
   }
 }
 
-Problem ProblemOptions::problem(const std::string& kernel) const {
+Problem ProblemOptions::problem() const {
   Problem p;
-  p.kernel = kernel;
   p.precision = parse_precision(precision);
   p.order = parse_order(order);
   set_layout(p, layout);

@@ -86,8 +86,8 @@ struct ProblemOptions {
   // search takes from its journal what was not given again.
   std::map<std::string, CLI::Option*> added;
 
-  // The problem of `kernel` without its shape, each value checked (throws Error naming it).
-  Problem problem(const std::string& kernel) const;
+  // The problem without its shape, each value checked (throws Error naming it).
+  Problem problem() const;
   // The shapes of -s/--shapes and --shapes-file, in that order (kShapeList); empty when none.
   std::vector<Shape> shape_list() const;
   // The one shape of -s/--shape or -m/-n/-k (kOneShape, kMnk); nullopt when none was given.

@@ -24,7 +24,7 @@ IndicatorFunction report_indicator_function(const KernelSpec& spec, const Device
     } else {
       r.config = config;
     }
-    const DatabaseEntry entry = DatabaseEntry::from_result(problem, r, Provenance{});
+    const DatabaseEntry entry = DatabaseEntry::from_result(spec.name(), problem, r, Provenance{});
     const EntryReport report = analyze_entry(entry, &spec, profile, device);
     Indicators out;
     out.source = "bottleneck report";

@@ -93,7 +93,7 @@ void from_json(const nlohmann::json& j, AbSide& s) {
 
 void to_json(nlohmann::json& j, const AbRecord& r) {
   j = {{"date", r.date},
-       {"problem", r.problem},
+       {"problem", problem_json(r.problem, r.kernel)},
        {"change", r.change},
        {"baseline", r.baseline},
        {"changed", r.changed},
@@ -108,6 +108,7 @@ void to_json(nlohmann::json& j, const AbRecord& r) {
 void from_json(const nlohmann::json& j, AbRecord& r) {
   r.date = j.value("date", "");
   r.problem = j.at("problem").get<Problem>();
+  r.kernel = kernel_in_problem_json(j.at("problem"));
   r.change = j.value("change", "");
   r.baseline = j.at("baseline").get<AbSide>();
   r.changed = j.at("changed").get<AbSide>();

@@ -286,6 +286,7 @@ AbRecord run_ab(Evaluator& evaluator, const KernelSpec* spec, const Problem& pro
                 const std::function<bool()>& stop_early) {
   settings.validate();
   AbRecord rec;
+  if (spec) rec.kernel = spec->name();
   rec.problem = problem;
   rec.change = describe_change(baseline, change);
   rec.baseline.config = baseline;

@@ -183,7 +183,8 @@ struct AbSide {
 void summarize_side(AbSide& side, double flops);
 
 struct AbRecord {
-  std::string date;  // ISO 8601 UTC, when decided
+  std::string date;                     // ISO 8601 UTC, when decided
+  std::string kernel = kDefaultKernel;  // the template compared (its spec's, when given)
   Problem problem;
   std::string change;  // "KWI 2->4"
   AbSide baseline, changed;

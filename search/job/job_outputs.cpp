@@ -69,11 +69,11 @@ std::string write_report_beside(const SearchJobOptions& a, const DatabaseTarget&
   return md_path;
 }
 
-nlohmann::json shape_results(const std::vector<ShapeOutcome>& outcomes) {
+nlohmann::json shape_results(const std::string& kernel, const std::vector<ShapeOutcome>& outcomes) {
   nlohmann::json results = nlohmann::json::array();
   for (const auto& o : outcomes) {
     const auto& t = o.outcome;
-    results.push_back({{"problem", o.problem},
+    results.push_back({{"problem", problem_json(o.problem, kernel)},
                        {"shape", o.problem.shape.to_string()},
                        {"best", t.best ? nlohmann::json(*t.best) : nlohmann::json()},
                        {"space_size", o.space_size},
@@ -137,7 +137,7 @@ void write_search_outputs(const SearchJobOptions& a, const SearchTarget& target,
         {"complete", !interrupted},
         {"evaluations_per_minute", per_minute},
         {"verified_per_minute", verified_per_minute}}},
-      {"results", shape_results(outcomes)}};
+      {"results", shape_results(a.kernel, outcomes)}};
   if (target.pool) {
     const auto s = target.pool->stats();
     spdlog::info(

@@ -77,7 +77,7 @@ struct SearchTarget {
 };
 
 // A recorded space (--replay); takes the kernel and space from the recording when not given.
-SearchTarget open_replay_target(SearchJobOptions& a, Problem& base);
+SearchTarget open_replay_target(SearchJobOptions& a);
 // The devices, measured in a worker process each (or in this one with `in_process`).
 SearchTarget open_device_target(SearchJobOptions& a);
 // The problems to tune: the given shapes (or a workload's, or a replay's recorded ones) on the

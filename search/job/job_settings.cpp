@@ -90,7 +90,6 @@ void apply_journal_settings(SearchJobOptions& a, const JsonReader& s) {
 
 Problem base_problem(SearchJobOptions& a) {
   Problem p = a.problem;
-  p.kernel = a.kernel;
   // The command line's checks cover what was given there; a journal's settings come this way too.
   if (!std::isfinite(p.alpha) || !std::isfinite(p.beta)) {
     throw invalid_argument(fmt::format("--alpha {} and --beta {} must be finite", p.alpha, p.beta));

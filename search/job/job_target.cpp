@@ -33,6 +33,7 @@ std::unique_ptr<Evaluator> make_worker_evaluator(const SearchJobOptions& a, cons
                  "--min-time-ms", fmt::format("{}", m.min_time_ms), "--max-runs",
                  std::to_string(m.max_runs), "--seed", std::to_string(m.data_seed)});
   if (!a.eval.cache_dir.empty()) w.argv.insert(w.argv.end(), {"--cache-dir", a.eval.cache_dir});
+  w.kernel = a.kernel;
   w.eval_timeout_s = a.eval_timeout_s;
   w.start_timeout_s = std::max(60.0, a.eval_timeout_s);
   return std::make_unique<WorkerEvaluator>(std::move(w));
@@ -60,6 +61,7 @@ void add_compile_pool(SearchJobOptions& a, const Device& device, SearchTarget& t
   o.argv = a.helper_command;
   o.argv.insert(o.argv.end(), {"compile-worker", "--device", device.info.selector()});
   if (!a.eval.cache_dir.empty()) o.argv.insert(o.argv.end(), {"--cache-dir", a.eval.cache_dir});
+  o.kernel = a.kernel;
   o.processes = a.compile_processes;
   // Long enough for any single build; a hung compiler must not hold the search for longer than
   // an evaluation may take.
@@ -111,7 +113,7 @@ std::vector<std::string> auto_kernels(const std::string& templates_dir, const st
   return names;
 }
 
-SearchTarget open_replay_target(SearchJobOptions& a, Problem& base) {
+SearchTarget open_replay_target(SearchJobOptions& a) {
   if (a.compile_processes > 0)
     throw invalid_argument("--compile-processes: a replay builds nothing");
   SearchTarget t;
@@ -122,9 +124,8 @@ SearchTarget open_replay_target(SearchJobOptions& a, Problem& base) {
   const auto device = h.optional_object("device");
   t.device_json = device ? device->value() : nlohmann::json::object();
   t.device_id = device ? device->string_or("id", "replay") : "replay";
-  const auto recorded_kernel = t.replay->problems().front().kernel;
+  const std::string recorded_kernel = t.replay->kernel();
   if (a.given.count("kernel") == 0 && a.resume.empty()) a.kernel = recorded_kernel;
-  base.kernel = a.kernel;
   if (a.kernel != recorded_kernel) {
     throw invalid_argument("replay " + a.replay + " records kernel " + recorded_kernel + ", not " +
                            a.kernel);
@@ -155,7 +156,7 @@ SearchTarget open_device_target(SearchJobOptions& a) {
     a.eval.compile_threads = int(std::max(1u, std::thread::hardware_concurrency()));
   }
   if (a.replay.empty()) {
-    t.cache.emplace(a.eval.cache_dir, device.info,
+    t.cache.emplace(a.eval.cache_dir, device.info, a.kernel,
                     template_fingerprint(a.eval.templates_dir, a.kernel));
   }
   auto measure_on = [&](const Device& d) {
@@ -206,7 +207,7 @@ std::vector<Problem> search_problems(const SearchJobOptions& a,
       // Take layout, precision and scaling from the recording when only the shape was given.
       bool found = false;
       for (const auto& q : replay->problems()) {
-        if (q.shape == s && q.kernel == p.kernel) {
+        if (q.shape == s) {
           p = q;
           found = true;
           break;

@@ -199,7 +199,7 @@ KernelSearch search_kernel(SearchJobOptions a, const std::vector<WorkloadShape>&
   }
 
   Problem base = base_problem(a);
-  SearchTarget target = a.replay.empty() ? open_device_target(a) : open_replay_target(a, base);
+  SearchTarget target = a.replay.empty() ? open_device_target(a) : open_replay_target(a);
   if (resumed) check_same_device(a.resume, resumed->header(0), target.device_id);
   std::vector<Problem> problems = search_problems(a, workload_shapes, base, target.replay);
   // A resumed part's journal records the shapes of its part only: those are not split again.

@@ -89,9 +89,9 @@ void update_database(const SearchRun& run, const Problem& problem, const ShapeOu
   found.evaluations = int64_t(so.outcome.evaluations) + (so.refined ? so.refined->evaluations : 0);
   found.seed = run.a.seed;
   found.space = run.a.space;
-  const auto put =
-      Database::update(db.path, db.device,
-                       DatabaseEntry::from_result(problem, *so.outcome.best, found), run.a.replace);
+  const auto put = Database::update(
+      db.path, db.device,
+      DatabaseEntry::from_result(run.a.kernel, problem, *so.outcome.best, found), run.a.replace);
   spdlog::info("{}: database {}: {}", problem.shape.to_string(), db.path, to_string(put));
 }
 
@@ -110,7 +110,7 @@ std::vector<Configuration> database_starts(const SearchRun& run, const Problem& 
   std::vector<Configuration> out;
   if (!db.path.empty() && std::filesystem::exists(db.path)) {
     const Database database = Database::load(db.path);
-    for (const auto& match : database.ranked(EntryKey::of(problem))) {
+    for (const auto& match : database.ranked(EntryKey::of(run.a.kernel, problem))) {
       if (out.size() == kDatabaseStarts) break;
       const Configuration c = run.target.spec->complete(match.entry->parameters);
       if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
@@ -149,10 +149,11 @@ ShapeOutcome tune_shape(const SearchRun& run, const Problem& problem, const Shap
                                                  : size_t(a.eval.compile_threads) + 1;
   settings.interrupt = stop_requested();
   settings.journal = &run.journal;
+  settings.kernel = a.kernel;
   if (run.resumed) {
-    const std::string key = problem_key(problem);
+    const std::string key = problem_key(a.kernel, problem);
     for (const auto& e : run.resumed->entries) {
-      if (problem_key(e.problem) == key) settings.known.push_back(e.result);
+      if (problem_key(e) == key) settings.known.push_back(e.result);
     }
   }
   std::unique_ptr<JournalWriter> cache_writer;
@@ -168,8 +169,8 @@ ShapeOutcome tune_shape(const SearchRun& run, const Problem& problem, const Shap
     }
     cache_writer = run.target.cache->writer(problem);
     if (cache_writer) {
-      settings.on_measured = [&cache_writer, &problem](const Result& r) {
-        cache_writer->append(problem, r, 0);
+      settings.on_measured = [&cache_writer, &a, &problem](const Result& r) {
+        cache_writer->append(a.kernel, problem, r, 0);
       };
     }
   }

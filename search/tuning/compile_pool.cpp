@@ -34,9 +34,9 @@ enum class JobState { kQueued, kBuilding, kDone };
 
 // Builds do not depend on the shape (the same binary serves every shape of a problem family), so
 // a configuration announced for two shapes is built once.
-std::string job_key(const Problem& problem, const Configuration& config) {
-  return problem.kernel + "|" + ProblemKey(problem, kWithoutShape).to_string() + " " +
-         to_string(config);
+std::string job_key(const std::string& kernel, const Problem& problem,
+                    const Configuration& config) {
+  return kernel + "|" + ProblemKey(problem, kWithoutShape).to_string() + " " + to_string(config);
 }
 
 }  // namespace
@@ -68,9 +68,9 @@ class CompilePool::Impl {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (stats_.stopped) return false;
-      const nlohmann::json pj = problem;
+      const nlohmann::json pj = problem_json(problem, options_.kernel);
       for (const auto& c : configs) {
-        const std::string key = job_key(problem, c);
+        const std::string key = job_key(options_.kernel, problem, c);
         if (!jobs_.emplace(key, JobState::kQueued).second) continue;
         queue_.emplace_back(
             key, nlohmann::json{{"problem", pj}, {"config", configuration_to_json(c)}}.dump());
@@ -92,7 +92,7 @@ class CompilePool::Impl {
   // for, so that the evaluator finds it in the cache. Returns how long a worker took to build it,
   // when one did.
   std::optional<double> before_evaluate(const Problem& problem, const Configuration& config) {
-    const std::string key = job_key(problem, config);
+    const std::string key = job_key(options_.kernel, problem, config);
     std::unique_lock<std::mutex> lock(mutex_);
     auto it = jobs_.find(key);
     if (it == jobs_.end()) return std::nullopt;

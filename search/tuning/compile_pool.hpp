@@ -11,8 +11,9 @@
 // they keep dying the pool stops and the evaluator compiles everything itself again.
 //
 // Protocol of a compile worker, one JSON object per line: worker → pool first {"ready": true} or
-// {"fatal": "message"}; pool → worker {"problem": P, "config": C}; worker → pool
-// {"outcome": "built" | "cached" | "failed" | "invalid" | "skipped", "ms": T, "message": "..."}.
+// {"fatal": "message"}; pool → worker {"problem": P, "config": C}, P naming the kernel inside;
+// worker → pool {"outcome": "built" | "cached" | "failed" | "invalid" | "skipped", "ms": T,
+// "message": "..."}.
 #pragma once
 
 #include <memory>
@@ -28,6 +29,8 @@ namespace gemmtune {
 struct CompilePoolOptions {
   // A compile worker's command line: requests on its stdin, answers on its stdout.
   std::vector<std::string> argv;
+  // The template the wrapped evaluator measures: requests name it inside their problem.
+  std::string kernel = kDefaultKernel;
   int processes = 1;
   // How long evaluate() waits for a configuration a worker is building before building it itself.
   double wait_s = 60;

@@ -169,8 +169,7 @@ std::optional<std::string> partial_recording(const Journal& journal) {
   // An exhaustive run with --max-evals covered its space when it stopped short of the limit.
   std::map<std::string, int64_t> per_problem;
   int64_t most = 0;
-  for (const auto& e : journal.entries)
-    most = std::max(most, ++per_problem[problem_key(e.problem)]);
+  for (const auto& e : journal.entries) most = std::max(most, ++per_problem[problem_key(e)]);
   for (size_t i = 0; i < journal.headers.size(); ++i) {
     const auto settings = journal.header(i).optional_object("settings");
     if (!settings) continue;

@@ -203,6 +203,7 @@ double quantile(std::vector<double> values, double q) {
 StrategyEvalReport evaluate_strategies(const ReplayEvaluator& replay, const Problem& problem,
                                        const StrategyEvalSettings& settings) {
   StrategyEvalReport report;
+  report.kernel = replay.kernel();
   report.problem = problem;
   const auto configs = replay.configurations(problem);
   SearchSpace space = SearchSpace::from_configurations(configs);
@@ -265,7 +266,7 @@ void to_json(nlohmann::json& j, const StrategyEval& s) {
 }
 
 void to_json(nlohmann::json& j, const StrategyEvalReport& r) {
-  j = {{"problem", r.problem},
+  j = {{"problem", problem_json(r.problem, r.kernel)},
        {"space_size", r.space_size},
        {"valid", r.valid},
        {"optimum_ms", r.optimum_ms},

@@ -90,6 +90,7 @@ struct StrategyEval {
 };
 
 struct StrategyEvalReport {
+  std::string kernel;  // the recording's
   Problem problem;
   size_t space_size = 0;
   size_t valid = 0;  // configurations with a valid measurement

@@ -81,7 +81,7 @@ class TuneLoop {
     for (const auto& r : settings_.cached) {
       if (!tell_known(r)) continue;
       ++out_.cached;
-      if (settings_.journal) settings_.journal->append(problem_, r, 0);
+      if (settings_.journal) settings_.journal->append(settings_.kernel, problem_, r, 0);
     }
     if (out_.not_in_space > 0) {
       spdlog::warn("{} journalled results are not in this space; ignored", out_.not_in_space);
@@ -175,7 +175,7 @@ class TuneLoop {
     ++out_.measured;
     compile_ms_ += std::max(0.0, r.compile_ms);
     measuring_ms_ += r.measuring_ms();
-    if (settings_.journal) settings_.journal->append(problem_, r, elapsed());
+    if (settings_.journal) settings_.journal->append(settings_.kernel, problem_, r, elapsed());
     if (settings_.on_measured) settings_.on_measured(r);
     searcher_.tell(index, r, flops_);
     if (!r.ok()) ++out_.failed;

@@ -34,6 +34,7 @@ struct TuneSettings {
   size_t lookahead = 2;
   const std::atomic<bool>* interrupt = nullptr;
   JournalWriter* journal = nullptr;
+  std::string kernel = kDefaultKernel;  // the template measured, journalled with each result
   // Results known from an earlier run (a resumed journal): told to the searcher, never measured.
   std::vector<Result> known;
   // Results of earlier searches of the same problem (the evaluation cache): told like `known`,

@@ -119,7 +119,7 @@ WorkerEvaluator::Read WorkerEvaluator::read_line(double timeout_s, std::string* 
 
 void WorkerEvaluator::prepare(const Problem& problem, const std::vector<Configuration>& upcoming) {
   nlohmann::json configs = nlohmann::json::array();
-  const nlohmann::json pj = problem;
+  const nlohmann::json pj = problem_json(problem, options_.kernel);
   for (const auto& c : upcoming) {
     configs.push_back(configuration_to_json(c));
     prepared_.emplace_back(pj, configuration_to_json(c));
@@ -141,7 +141,7 @@ void WorkerEvaluator::ensure_started(bool resend_prepared) {
 }
 
 Result WorkerEvaluator::evaluate(const Problem& problem, const Configuration& config) {
-  const nlohmann::json pj = problem;
+  const nlohmann::json pj = problem_json(problem, options_.kernel);
   const nlohmann::json cj = configuration_to_json(config);
   for (auto it = prepared_.begin(); it != prepared_.end(); ++it) {
     if (it->first == pj && it->second == cj) {

@@ -26,6 +26,8 @@ namespace gemmtune {
 struct WorkerOptions {
   // The worker's command line; the channel is file descriptor 3 of the worker.
   std::vector<std::string> argv;
+  // The template the worker measures (its --kernel): requests name it inside their problem.
+  std::string kernel = kDefaultKernel;
   double eval_timeout_s = 120;   // per evaluation, compilation included
   double start_timeout_s = 120;  // from start to the "ready" line (device initialization)
 };

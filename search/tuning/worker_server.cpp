@@ -20,26 +20,37 @@ bool write_json_line(int fd, const nlohmann::json& j) {
   return write_line(fd, j.dump());
 }
 
-std::unique_ptr<Evaluator> worker_evaluator(const WorkerServeOptions& s) {
-  if (!s.replay.empty()) return std::make_unique<ReplayEvaluator>(s.replay, s.replay_delay_ms);
+// The evaluator and the template it measures, which requests must name.
+struct ServedEvaluator {
+  std::unique_ptr<Evaluator> evaluator;
+  std::string kernel;
+};
+
+ServedEvaluator worker_evaluator(const WorkerServeOptions& s) {
+  if (!s.replay.empty()) {
+    auto replay = std::make_unique<ReplayEvaluator>(s.replay, s.replay_delay_ms);
+    std::string kernel = replay->kernel();
+    return {std::move(replay), std::move(kernel)};
+  }
   const auto profiles = ProfileSet::load_dir(find_data_dir("devices", s.devices_dir));
   const Device device = select_device(s.device, &profiles);
   if (s.kernel.empty()) throw invalid_argument("worker: --kernel or --replay is needed");
   EvaluatorOptions eval = s.eval;
   eval.templates_dir = find_data_dir("kernel_templates", eval.templates_dir);
-  return make_evaluator(s.kernel, device, profiles.match(device.info), eval);
+  return {make_evaluator(s.kernel, device, profiles.match(device.info), eval), s.kernel};
 }
 
 }  // namespace
 
 void serve_worker(const WorkerServeOptions& s) {
-  std::unique_ptr<Evaluator> evaluator;
+  ServedEvaluator served;
   try {
-    evaluator = worker_evaluator(s);
+    served = worker_evaluator(s);
   } catch (const std::exception& e) {
     write_json_line(s.fd, {{"fatal", e.what()}});
     throw;
   }
+  Evaluator* evaluator = served.evaluator.get();
   if (!write_json_line(s.fd, {{"ready", true}, {"description", evaluator->description()}})) return;
 
   std::string buffer, line;
@@ -52,7 +63,11 @@ void serve_worker(const WorkerServeOptions& s) {
     }
     const std::string op = request.value("op", "");
     const Problem problem = request.at("problem").get<Problem>();
+    // The request names the kernel inside its problem; a worker measures its own only.
+    const std::string kernel = kernel_in_problem_json(request.at("problem"));
+    const bool ours = kernel == served.kernel;
     if (op == "prepare") {
+      if (!ours) continue;
       std::vector<Configuration> configs;
       for (const auto& c : request.at("configs")) configs.push_back(configuration_from_json(c));
       evaluator->prepare(problem, configs);
@@ -60,7 +75,10 @@ void serve_worker(const WorkerServeOptions& s) {
       const Configuration config = configuration_from_json(request.at("config"));
       Result r;
       try {
-        r = evaluator->evaluate(problem, config);
+        r = ours ? evaluator->evaluate(problem, config)
+                 : Result::failure(
+                       config, Status::kUnsupported,
+                       "this evaluator measures kernel " + served.kernel + ", not " + kernel);
       } catch (const std::exception& e) {
         // The evaluator reports failures as results; anything thrown is still this
         // configuration's failure, not the worker's.

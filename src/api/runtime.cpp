@@ -138,9 +138,7 @@ std::unique_ptr<GemmCall> compile_call(DeviceState& dev, Plan& plan, const Probl
   std::vector<std::string> failures;
   for (size_t i = start; i < plan.choices.choices.size(); ++i) {
     const Choice& c = plan.choices.choices[i];
-    Problem p = problem;
-    p.kernel = c.spec->name();
-    GemmCall::Compiled compiled = GemmCall::compile(*dev.builder, *c.spec, c.config, p);
+    GemmCall::Compiled compiled = GemmCall::compile(*dev.builder, *c.spec, c.config, problem);
     if (compiled.call) {
       std::lock_guard<std::mutex> lock(dev.mutex);
       plan.usable = std::max(plan.usable, i);

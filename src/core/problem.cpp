@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "src/core/error.hpp"
+#include "src/core/json_reader.hpp"
 
 namespace gemmtune {
 
@@ -239,15 +240,10 @@ void from_json(const nlohmann::json& j, Shape& s) {
 }
 
 void to_json(nlohmann::json& j, const Problem& p) {
-  j = {{"kernel", p.kernel},
-       {"shape", p.shape},
-       {"order", p.order_name()},
-       {"layout", p.layout()},
-       {"alpha", p.alpha},
-       {"beta", p.beta},
-       {"precision", to_string(p.precision)},
-       {"batch", p.batch},
-       {"epilogue", to_string(p.epilogue)}};
+  j = {{"shape", p.shape},     {"order", p.order_name()},
+       {"layout", p.layout()}, {"alpha", p.alpha},
+       {"beta", p.beta},       {"precision", to_string(p.precision)},
+       {"batch", p.batch},     {"epilogue", to_string(p.epilogue)}};
   // Written only where it matters, so that single problems serialise as before.
   if (p.batch != 1 || p.batch_layout != BatchLayout::kStrided) {
     j["batch_layout"] = to_string(p.batch_layout);
@@ -255,7 +251,6 @@ void to_json(nlohmann::json& j, const Problem& p) {
 }
 
 void from_json(const nlohmann::json& j, Problem& p) {
-  p.kernel = j.value("kernel", "xgemm");
   p.shape = j.at("shape").get<Shape>();
   p.order = parse_order(j.value("order", "row"));
   set_layout(p, j.value("layout", "NN"));
@@ -266,6 +261,16 @@ void from_json(const nlohmann::json& j, Problem& p) {
   if (p.batch < 1) throw invalid_argument("batch " + std::to_string(p.batch) + " is not positive");
   p.batch_layout = parse_batch_layout(j.value("batch_layout", "strided"));
   p.epilogue = parse_epilogue(j.value("epilogue", ""));
+}
+
+nlohmann::json problem_json(const Problem& p, const std::string& kernel) {
+  nlohmann::json j = p;
+  j["kernel"] = kernel;
+  return j;
+}
+
+std::string kernel_in_problem_json(const nlohmann::json& problem) {
+  return JsonReader(problem).string_or("kernel", kDefaultKernel);
 }
 
 }  // namespace gemmtune

@@ -62,8 +62,9 @@ Epilogue parse_epilogue(const std::string& spec);
 // Canonical spelling: "", "bias", "relu", "gelu", "bias,relu", "bias,gelu".
 std::string to_string(const Epilogue& e);
 
+// The kernel template that computes a problem is a choice made for it, not part of it: it lives
+// with whatever pairs the two (an evaluator, a journal entry, a database key, a compile request).
 struct Problem {
-  std::string kernel = "xgemm";
   Shape shape;
   Order order = Order::kRowMajor;
   bool trans_a = false;  // C = op(A)·op(B), op = transpose when set
@@ -103,7 +104,16 @@ Order parse_order(const std::string& s);
 
 void to_json(nlohmann::json& j, const Shape& s);
 void from_json(const nlohmann::json& j, Shape& s);
+// The problem's own fields; no "kernel" (see problem_json).
 void to_json(nlohmann::json& j, const Problem& p);
 void from_json(const nlohmann::json& j, Problem& p);
+
+// Files have always held the kernel inside the problem's object, beside "shape" (journals,
+// databases' results, evaluation caches, compile and worker messages), and earlier versions read
+// it from there. The owner of the kernel writes it in with problem_json and reads it back with
+// kernel_in_problem_json ("xgemm" when absent, as before).
+inline constexpr const char* kDefaultKernel = "xgemm";
+nlohmann::json problem_json(const Problem& p, const std::string& kernel);
+std::string kernel_in_problem_json(const nlohmann::json& problem);
 
 }  // namespace gemmtune

@@ -22,9 +22,8 @@ uint64_t bits_of(double v) {
 // whoever adds one must decide here whether it tells problems apart, and add it to the identity
 // test (tests/src/core/test_problem_key.cpp).
 auto fields(const Problem& p) {
-  const auto& [kernel, shape, order, trans_a, trans_b, alpha, beta, precision, batch, batch_layout,
+  const auto& [shape, order, trans_a, trans_b, alpha, beta, precision, batch, batch_layout,
                epilogue] = p;
-  (void)kernel;  // the template is not the problem: it travels beside it
   const auto& [m, n, k] = shape;
   const auto& [bias, activation] = epilogue;
   return std::make_tuple(precision, order, trans_a, trans_b, batch, batch_layout, bias, activation,
@@ -34,7 +33,6 @@ auto fields(const Problem& p) {
 }  // namespace
 
 ProblemKey::ProblemKey(const Problem& p, unsigned without) : p_(p), without_(without) {
-  p_.kernel.clear();
   if (without & kWithoutShape) p_.shape = Shape{};
   if (without & kWithoutScaling) {
     p_.alpha = Problem{}.alpha;

@@ -128,9 +128,9 @@ std::string DatabaseDevice::driver_difference(const DatabaseDevice& other) const
 
 // ---- EntryKey ----
 
-EntryKey EntryKey::of(const Problem& p) {
+EntryKey EntryKey::of(const std::string& kernel, const Problem& p) {
   EntryKey k;
-  k.kernel = p.kernel;
+  k.kernel = kernel;
   k.precision = p.precision;
   k.order = p.order;
   k.layout = p.layout();
@@ -143,7 +143,6 @@ EntryKey EntryKey::of(const Problem& p) {
 
 Problem EntryKey::problem() const {
   Problem p;
-  p.kernel = kernel;
   p.precision = precision;
   p.order = order;
   set_layout(p, layout);

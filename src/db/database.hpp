@@ -69,8 +69,9 @@ struct EntryKey {
   // part of the key, which means none.
   Epilogue epilogue;
 
-  static EntryKey of(const Problem& problem);
-  // A problem with this key (alpha 1, beta 0; the caller sets scaling if it has one).
+  static EntryKey of(const std::string& kernel, const Problem& problem);
+  // The problem of this key, its kernel aside (alpha 1, beta 0; the caller sets scaling if it has
+  // one).
   Problem problem() const;
   // "xgemm fp32 row NN b1 1024x1024x1024"; a batch names its layout: "... b8 offsets 32x32x32",
   // an epilogue follows the shape: "... 32x32x32 bias,relu"
@@ -117,8 +118,8 @@ struct DatabaseEntry {
   std::optional<Baseline> baseline;
 
   // An entry from a search's best result.
-  static DatabaseEntry from_result(const Problem& problem, const Result& best,
-                                   const Provenance& found);
+  static DatabaseEntry from_result(const std::string& kernel, const Problem& problem,
+                                   const Result& best, const Provenance& found);
   // Strictly faster than `other` (a failed entry is never faster).
   bool faster_than(const DatabaseEntry& other) const;
 };

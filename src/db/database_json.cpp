@@ -156,10 +156,10 @@ void from_json(const nlohmann::json& j, DatabaseEntry& e) {
   if (r.has("baseline")) e.baseline = r.get<Baseline>("baseline");
 }
 
-DatabaseEntry DatabaseEntry::from_result(const Problem& problem, const Result& best,
-                                         const Provenance& found) {
+DatabaseEntry DatabaseEntry::from_result(const std::string& kernel, const Problem& problem,
+                                         const Result& best, const Provenance& found) {
   DatabaseEntry e;
-  e.key = EntryKey::of(problem);
+  e.key = EntryKey::of(kernel, problem);
   e.parameters = best.config;
   e.status = best.status;
   e.message = best.message;

@@ -49,8 +49,9 @@ std::string template_fingerprint(const std::string& templates_dir, const std::st
 }
 
 EvaluationCache::EvaluationCache(const std::string& dir, const DeviceInfo& device,
-                                 std::string fingerprint)
+                                 std::string kernel, std::string fingerprint)
     : device_(device.name + "|" + device.driver_version + "|" + device.platform_version),
+      kernel_(std::move(kernel)),
       fingerprint_(std::move(fingerprint)) {
   if (dir == "none") return;
   fs::path evaluations;
@@ -73,7 +74,7 @@ EvaluationCache::EvaluationCache(const std::string& dir, const DeviceInfo& devic
 }
 
 std::string EvaluationCache::identity(const Problem& problem) const {
-  return device_ + "|" + fingerprint_ + "|" + problem_key(problem);
+  return device_ + "|" + fingerprint_ + "|" + problem_key(kernel_, problem);
 }
 
 std::string EvaluationCache::path_of(const Problem& problem) const {
@@ -99,11 +100,11 @@ std::vector<Result> EvaluationCache::load(const Problem& problem) const {
   }
   // A hash collision or a hand-copied file must not pass off another problem's results.
   if (recorded_identity(journal) != identity(problem)) return {};
-  const std::string key = problem_key(problem);
+  const std::string key = problem_key(kernel_, problem);
   std::map<std::string, Result> latest;
   std::vector<std::string> order;
   for (const auto& e : journal.entries) {
-    if (problem_key(e.problem) != key || !lasting(e.result)) continue;
+    if (problem_key(e) != key || !lasting(e.result)) continue;
     const std::string c = configuration_to_json(e.result.config).dump();
     if (!latest.count(c)) order.push_back(c);
     latest[c] = e.result;
@@ -125,11 +126,11 @@ std::unique_ptr<JournalWriter> EvaluationCache::writer(const Problem& problem) c
     const std::string recorded = recorded_identity(existing);
     if (recorded != identity(problem) || existing.skipped_lines > 0) {
       std::vector<JournalEntry> kept;
-      const std::string key = problem_key(problem);
+      const std::string key = problem_key(kernel_, problem);
       for (const auto& e : existing.entries) {
         // Records under another problem's header are not this problem's, whatever they say.
         const bool ours = recorded.empty() || recorded == identity(problem);
-        if (ours && problem_key(e.problem) == key) kept.push_back(e);
+        if (ours && problem_key(e) == key) kept.push_back(e);
       }
       if (!existing.entries.empty() || existing.skipped_lines > 0 || !recorded.empty()) {
         spdlog::warn("evaluation cache {} was damaged; rewritten with {} of its records", path,

@@ -26,7 +26,9 @@ class EvaluationCache {
   // `dir` is the cache root the binary cache also uses ("" = $XDG_CACHE_HOME/gemmtune, "none" =
   // no caches at all); the results go to its evaluations/ folder unless
   // $GEMMTUNE_EVALUATION_CACHE names another folder (or "none": results not cached).
-  EvaluationCache(const std::string& dir, const DeviceInfo& device, std::string fingerprint);
+  // The cache of one template's results: `kernel`, whose files `fingerprint` hashes.
+  EvaluationCache(const std::string& dir, const DeviceInfo& device, std::string kernel,
+                  std::string fingerprint);
 
   bool enabled() const { return !dir_.empty(); }
   const std::string& dir() const { return dir_; }
@@ -44,6 +46,7 @@ class EvaluationCache {
   std::string identity(const Problem& problem) const;
   std::string dir_;
   std::string device_;  // name and driver
+  std::string kernel_;
   std::string fingerprint_;
 };
 

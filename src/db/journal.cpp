@@ -20,18 +20,25 @@
 
 namespace gemmtune {
 
-std::string problem_key(const Problem& p) {
-  return p.kernel + "|" + ProblemKey(p).to_string();
+std::string problem_key(const std::string& kernel, const Problem& p) {
+  return kernel + "|" + ProblemKey(p).to_string();
+}
+
+std::string problem_key(const JournalEntry& e) {
+  return problem_key(e.kernel, e.problem);
 }
 
 void to_json(nlohmann::json& j, const JournalEntry& e) {
-  j = {
-      {"type", "result"}, {"problem", e.problem}, {"result", e.result}, {"elapsed_s", e.elapsed_s}};
+  j = {{"type", "result"},
+       {"problem", problem_json(e.problem, e.kernel)},
+       {"result", e.result},
+       {"elapsed_s", e.elapsed_s}};
 }
 
 void from_json(const nlohmann::json& j, JournalEntry& e) {
   const JsonReader r(j);
   e.problem = r.get<Problem>("problem");
+  e.kernel = kernel_in_problem_json(j.at("problem"));
   e.result = r.get<Result>("result");
   e.elapsed_s = r.number_or("elapsed_s", 0.0);
 }
@@ -220,8 +227,9 @@ void JournalWriter::rewrite(nlohmann::json header, const std::vector<JournalEntr
   for (const auto& e : entries) write_line(e);
 }
 
-void JournalWriter::append(const Problem& problem, const Result& result, double elapsed_s) {
-  write_line(JournalEntry{problem, result, elapsed_s});
+void JournalWriter::append(const std::string& kernel, const Problem& problem, const Result& result,
+                           double elapsed_s) {
+  write_line(JournalEntry{kernel, problem, result, elapsed_s});
 }
 
 void JournalWriter::write_line(const nlohmann::json& j) {

@@ -17,6 +17,7 @@
 namespace gemmtune {
 
 struct JournalEntry {
+  std::string kernel = kDefaultKernel;  // the template measured; in the file, inside "problem"
   Problem problem;
   Result result;
   double elapsed_s = 0;  // since the start of the run that measured it
@@ -37,7 +38,8 @@ struct Journal {
 
 // What a result was measured for: the template and the problem's whole identity (ProblemKey),
 // equal only for results that may stand for each other.
-std::string problem_key(const Problem& p);
+std::string problem_key(const std::string& kernel, const Problem& p);
+std::string problem_key(const JournalEntry& e);
 
 // Reads a journal (.jsonl, or gzip-compressed when built with zlib; a regular file of at most
 // kMaxJournalBytes when inflated). An unreadable last line is skipped and counted, since a writer
@@ -67,7 +69,8 @@ class JournalWriter {
   const std::string& path() const { return path_; }
   // `header` gets "type": "header" added.
   void write_header(nlohmann::json header);
-  void append(const Problem& problem, const Result& result, double elapsed_s);
+  void append(const std::string& kernel, const Problem& problem, const Result& result,
+              double elapsed_s);
   // Replaces what the journal holds by `header` and `entries`, in place under the lock: a
   // damaged evaluation cache keeps what it could read.
   void rewrite(nlohmann::json header, const std::vector<JournalEntry>& entries);

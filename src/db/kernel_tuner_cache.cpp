@@ -110,8 +110,8 @@ Journal kernel_tuner_cache_journal(const std::string& path, const nlohmann::orde
   }
   const recording::ValueCoder coder(values);
 
+  const std::string kernel = doc.value("kernel_name", std::string());
   Problem problem;
-  problem.kernel = doc.value("kernel_name", std::string());
   recording::ReadNotes notes;
   problem.shape = recording::shape_from_size(doc.value("problem_size", nlohmann::ordered_json()),
                                              recorded_flops(cache), notes);
@@ -128,7 +128,7 @@ Journal kernel_tuner_cache_journal(const std::string& path, const nlohmann::orde
   j.path = path;
   j.headers.push_back({{"type", "header"},
                        {"source", "kernel_tuner_cache"},
-                       {"kernel", problem.kernel},
+                       {"kernel", kernel},
                        {"device", {{"name", doc.value("device_name", std::string())}}},
                        {"objective", doc.value("objective", std::string())},
                        {"tune_params", params}});
@@ -139,7 +139,7 @@ Journal kernel_tuner_cache_journal(const std::string& path, const nlohmann::orde
     for (size_t i = 0; i < names.size(); ++i) {
       config[names[i]] = coder.code(names[i], parameter_value(record, key, names, i, where), where);
     }
-    j.entries.push_back({problem, cache_result(record, config, where), 0});
+    j.entries.push_back({kernel, problem, cache_result(record, config, where), 0});
   }
   if (j.entries.empty()) throw invalid_file(path, "the cache holds no entry");
   double combinations = 1;

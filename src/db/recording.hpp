@@ -30,6 +30,7 @@ Journal t4_results_journal(const std::string& path, const nlohmann::ordered_json
 
 // One result to write as T4.
 struct T4Record {
+  std::string kernel;  // the template measured
   Problem problem;
   Result result;
   std::string timestamp;  // ISO 8601, or empty when unknown

@@ -133,7 +133,7 @@ Journal t4_results_journal(const std::string& path, const nlohmann::ordered_json
     }
     Problem problem;
     const auto* kernel = measurement(item, "kernel");
-    problem.kernel = kernel ? kernel->value("value", std::string()) : std::string();
+    const std::string kernel_name = kernel ? kernel->value("value", std::string()) : std::string();
     const auto* size = measurement(item, "problem_size");
     recording::ReadNotes shape_notes;
     problem.shape = recording::shape_from_size(
@@ -141,7 +141,7 @@ Journal t4_results_journal(const std::string& path, const nlohmann::ordered_json
         shape_notes);
     warnings.insert(shape_notes.warnings.begin(), shape_notes.warnings.end());
     notes.insert(shape_notes.notes.begin(), shape_notes.notes.end());
-    j.entries.push_back({problem, t4_result(item, config, where), 0});
+    j.entries.push_back({kernel_name, problem, t4_result(item, config, where), 0});
   }
   for (const auto& w : warnings) spdlog::warn("{}: {}", path, w);
   for (const auto& n : notes) spdlog::info("{}: {}", path, n);
@@ -157,7 +157,7 @@ Journal t4_results_journal(const std::string& path, const nlohmann::ordered_json
 
 std::vector<T4Record> t4_records(const Journal& journal) {
   std::vector<T4Record> out;
-  for (const auto& e : journal.entries) out.push_back({e.problem, e.result, ""});
+  for (const auto& e : journal.entries) out.push_back({e.kernel, e.problem, e.result, ""});
   return out;
 }
 
@@ -182,7 +182,7 @@ nlohmann::ordered_json t4_results(const std::vector<T4Record>& records) {
       m.push_back({{"name", "error"}, {"value", r.message}, {"unit", ""}});
     }
     const Shape& s = rec.problem.shape;
-    m.push_back({{"name", "kernel"}, {"value", rec.problem.kernel}, {"unit", ""}});
+    m.push_back({{"name", "kernel"}, {"value", rec.kernel}, {"unit", ""}});
     m.push_back({{"name", "problem_size"}, {"value", {s.m, s.n, s.k}}, {"unit", ""}});
     item["measurements"] = m;
     item["objectives"] = {kObjective};
@@ -204,7 +204,7 @@ std::vector<T4Record> t4_records(const Database& db) {
     r.message = e.message;
     r.time = e.time;
     r.gflops = e.gflops;
-    records.push_back({problem, r, e.found.date});
+    records.push_back({e.key.kernel, problem, r, e.found.date});
   }
   return records;
 }

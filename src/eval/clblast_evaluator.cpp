@@ -177,14 +177,7 @@ class ClblastEvaluator : public DeviceEvaluator {
     return summary;
   }
 
-  Result evaluate(const Problem& problem_in, const Configuration& config) override {
-    Problem problem = problem_in;
-    if (problem.kernel.empty()) problem.kernel = spec_.name();
-    if (problem.kernel != spec_.name()) {
-      return Result::failure(
-          config, Status::kUnsupported,
-          "this evaluator measures kernel " + spec_.name() + ", not " + problem.kernel);
-    }
+  Result evaluate(const Problem& problem, const Configuration& config) override {
     Configuration full;
     try {
       full = spec_.complete(config);

@@ -87,16 +87,6 @@ class OpenClEvaluator::Impl {
 
   const KernelSpec& spec() const { return spec_; }
 
-  // The problem with its kernel resolved (a problem naming no kernel means this evaluator's),
-  // or why the problem cannot be measured here.
-  std::optional<std::string> resolve(Problem& problem) const {
-    if (problem.kernel.empty()) problem.kernel = spec_.name();
-    if (problem.kernel != spec_.name()) {
-      return "this evaluator measures kernel " + spec_.name() + ", not " + problem.kernel;
-    }
-    return std::nullopt;
-  }
-
   Result evaluate(const Problem& problem, const Configuration& config);
 
   void prepare(const Problem& problem, const std::vector<Configuration>& upcoming) {
@@ -230,12 +220,8 @@ OpenClEvaluator::OpenClEvaluator(KernelSpec spec, const Device& device,
 
 OpenClEvaluator::~OpenClEvaluator() = default;
 
-Result OpenClEvaluator::evaluate(const Problem& problem_in, const Configuration& config) {
+Result OpenClEvaluator::evaluate(const Problem& problem, const Configuration& config) {
   try {
-    Problem problem = problem_in;
-    if (auto why = impl_->resolve(problem)) {
-      return Result::failure(config, Status::kUnsupported, *why);
-    }
     return impl_->evaluate(problem, config);
   } catch (const cl::Error& e) {
     return Result::failure(
@@ -254,11 +240,8 @@ Result OpenClEvaluator::evaluate(const Problem& problem_in, const Configuration&
   }
 }
 
-void OpenClEvaluator::prepare(const Problem& problem_in,
-                              const std::vector<Configuration>& upcoming) {
+void OpenClEvaluator::prepare(const Problem& problem, const std::vector<Configuration>& upcoming) {
   try {
-    Problem problem = problem_in;
-    if (impl_->resolve(problem)) return;  // evaluate() reports it
     impl_->prepare(problem, upcoming);
   } catch (const std::exception& e) {
     // prepare() is a hint; evaluate() reports the same problem properly.
@@ -267,9 +250,7 @@ void OpenClEvaluator::prepare(const Problem& problem_in,
 }
 
 DeviceEvaluator::CompileSummary OpenClEvaluator::compile(
-    const Problem& problem_in, const std::vector<Configuration>& configs) {
-  Problem problem = problem_in;
-  if (auto why = impl_->resolve(problem)) throw Error(ErrorCode::kUnsupported, *why);
+    const Problem& problem, const std::vector<Configuration>& configs) {
   return impl_->compile(problem, configs);
 }
 

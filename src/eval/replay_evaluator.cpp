@@ -17,8 +17,12 @@ ReplayEvaluator::ReplayEvaluator(const Journal& journal, double delay_ms)
     header_ = journal.headers.front();
     header_line_ = journal.header_lines.empty() ? 0 : journal.header_lines.front();
   }
+  if (!journal.entries.empty()) kernel_ = journal.entries.front().kernel;
   for (const auto& e : journal.entries) {
-    const std::string key = problem_key(e.problem);
+    // A recording is the space of one template; a result of another (which no search of this
+    // evaluator could ask for) is not replayed.
+    if (e.kernel != kernel_) continue;
+    const std::string key = problem_key(e);
     auto [it, fresh] = tables_.try_emplace(key);
     if (fresh) problems_.push_back(e.problem);
     Table& t = it->second;
@@ -32,11 +36,11 @@ ReplayEvaluator::ReplayEvaluator(const Journal& journal, double delay_ms)
 }
 
 bool ReplayEvaluator::has_problem(const Problem& p) const {
-  return tables_.count(problem_key(p));
+  return tables_.count(problem_key(kernel_, p));
 }
 
 const ReplayEvaluator::Table& ReplayEvaluator::table(const Problem& p) const {
-  auto it = tables_.find(problem_key(p));
+  auto it = tables_.find(problem_key(kernel_, p));
   if (it == tables_.end()) {
     std::string known;
     for (const auto& q : problems_) known += (known.empty() ? "" : ", ") + q.shape.to_string();

@@ -35,6 +35,9 @@ class ReplayEvaluator : public Evaluator {
   // The header as a reader whose errors name the journal, the line and the field.
   JsonReader header_reader() const { return JsonReader(header_, path_, header_line_); }
   const std::string& path() const { return path_; }
+  // The template the recording measured (that of its first result): the one this evaluator
+  // answers for.
+  const std::string& kernel() const { return kernel_; }
   // Recorded problems, in order of first appearance.
   const std::vector<Problem>& problems() const { return problems_; }
   bool has_problem(const Problem& p) const;
@@ -61,6 +64,7 @@ class ReplayEvaluator : public Evaluator {
   double delay_ms_ = 0;
   nlohmann::json header_;
   size_t header_line_ = 0;
+  std::string kernel_;
   std::vector<Problem> problems_;
   std::map<std::string, Table> tables_;
   size_t evaluations_ = 0;

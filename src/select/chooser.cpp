@@ -43,7 +43,8 @@ std::vector<Lookup> lookups(const Problem& problem, const Database& db) {
     out.push_back(
         {flipped, relaxed.empty() ? std::string("storage order") : relaxed + ", storage order"});
   };
-  const EntryKey base = EntryKey::of(problem);
+  // The kernel is what the lookup chooses: selection compares the key's problem family only.
+  const EntryKey base = EntryKey::of(kDefaultKernel, problem);
   both_orders(base, "");
   if (!base.epilogue.none()) {
     EntryKey plain = base;

@@ -17,11 +17,11 @@ std::vector<CalibrationSample> journal_observations(
   std::map<std::string, CalibrationSample> best;
   for (const auto& e : journal.entries) {
     if (e.result.status != Status::kOk || e.result.gflops <= 0) continue;
-    const std::string key = problem_key(e.problem) + "|" + to_string(e.result.config);
+    const std::string key = problem_key(e) + "|" + to_string(e.result.config);
     auto it = best.find(key);
     if (it != best.end() && it->second.gflops >= e.result.gflops) continue;
     CalibrationSample o;
-    o.kernel = e.problem.kernel;
+    o.kernel = e.kernel;
     o.config = e.result.config;
     o.problem = e.problem;
     o.gflops = e.result.gflops;
@@ -40,7 +40,7 @@ void CandidatePool::add_journal(const std::string& path, size_t per_problem) {
   std::map<std::string, std::vector<const JournalEntry*>> by_problem;
   for (const auto& e : journal.entries) {
     if (e.result.status == Status::kOk && e.result.gflops > 0) {
-      by_problem[problem_key(e.problem)].push_back(&e);
+      by_problem[problem_key(e)].push_back(&e);
     }
   }
   for (auto& [key, results] : by_problem) {
@@ -59,7 +59,7 @@ void CandidatePool::add_journal(const std::string& path, size_t per_problem) {
       m.origin = path;
       m.entry = e->problem.shape.to_string() + " in the journal";
       m.usage = e->result.usage;
-      add(e->problem.kernel, e->result.config, std::move(m));
+      add(e->kernel, e->result.config, std::move(m));
       ++taken;
     }
   }

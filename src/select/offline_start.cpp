@@ -22,9 +22,7 @@ std::optional<OfflineStart> offline_start(
     usage.registers = start.registers;
     usage.local_mem_bytes = start.local_mem_bytes;
     usage.source = "offline build";
-    Problem p = problem;
-    p.kernel = start.kernel;
-    const double predicted = prior_estimate(spec, config, p, usage, device).gflops;
+    const double predicted = prior_estimate(spec, config, problem, usage, device).gflops;
     if (best && predicted <= best->predicted_gflops) continue;
     OfflineStart s;
     s.spec = spec;

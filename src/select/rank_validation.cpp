@@ -36,11 +36,12 @@ int64_t accumulator_registers(const KernelSpec* spec, const Configuration& confi
 // The usage the prior is given for one recorded configuration, and where its registers come from.
 enum class Origin { kTable, kJournal, kEstimate, kImplausible };
 
-std::pair<ResourceUsage, Origin> usage_for(const RecordedConfiguration& r, const Problem& problem,
+std::pair<ResourceUsage, Origin> usage_for(const RecordedConfiguration& r,
+                                           const std::string& kernel, const Problem& problem,
                                            const KernelSpec* spec, const ResourceTable* resources,
                                            RegisterSource registers) {
   if (resources) {
-    if (const ResourceUsage* u = resources->find(problem.kernel, r.config)) {
+    if (const ResourceUsage* u = resources->find(kernel, r.config)) {
       return {*u, u->registers ? Origin::kTable : Origin::kEstimate};
     }
   }
@@ -66,10 +67,10 @@ std::vector<RecordedProblem> recorded_problems(const Journal& journal) {
   std::map<std::string, size_t> problem_index;
   std::vector<std::map<std::string, size_t>> config_index;
   for (const JournalEntry& e : journal.entries) {
-    const std::string pk = problem_key(e.problem);
+    const std::string pk = problem_key(e);
     auto [p, new_problem] = problem_index.emplace(pk, out.size());
     if (new_problem) {
-      out.push_back({e.problem, {}});
+      out.push_back({e.kernel, e.problem, {}});
       config_index.emplace_back();
     }
     RecordedProblem& rp = out[p->second];
@@ -172,12 +173,13 @@ ProblemRanking validate_ranking(const RecordedProblem& recorded, const KernelSpe
                                 const DeviceModel& device, const ResourceTable* resources,
                                 const RankValidationOptions& options) {
   ProblemRanking out;
+  out.kernel = recorded.kernel;
   out.problem = recorded.problem;
   out.recorded = recorded.configurations.size();
   std::vector<PriorCandidate> candidates;
   std::vector<const RecordedConfiguration*> kept;
   for (const RecordedConfiguration& r : recorded.configurations) {
-    if (resources && !resources->find(recorded.problem.kernel, r.config)) {
+    if (resources && !resources->find(recorded.kernel, r.config)) {
       ++out.without_resources;
       continue;
     }
@@ -185,7 +187,8 @@ ProblemRanking validate_ranking(const RecordedProblem& recorded, const KernelSpe
       ++out.failed_left_out;
       continue;
     }
-    auto [usage, origin] = usage_for(r, recorded.problem, spec, resources, options.registers);
+    auto [usage, origin] =
+        usage_for(r, recorded.kernel, recorded.problem, spec, resources, options.registers);
     switch (origin) {
       case Origin::kTable:
         ++out.from_table;
@@ -206,7 +209,7 @@ ProblemRanking validate_ranking(const RecordedProblem& recorded, const KernelSpe
   }
   out.ranked = candidates.size();
   const std::string what =
-      fmt::format("{} {}", recorded.problem.kernel, recorded.problem.shape.to_string());
+      fmt::format("{} {}", recorded.kernel, recorded.problem.shape.to_string());
   if (candidates.empty()) {
     throw invalid_argument(fmt::format(
         "nothing to rank for {}: of {} recorded configurations, {} failed and {} are not in the "
@@ -270,8 +273,9 @@ std::vector<PriorSample> prior_samples(const RecordedProblem& recorded, const Ke
   std::vector<PriorSample> out;
   for (const RecordedConfiguration& r : recorded.configurations) {
     if (!(r.gflops > 0)) continue;
-    if (resources && !resources->find(recorded.problem.kernel, r.config)) continue;
-    const ResourceUsage usage = usage_for(r, recorded.problem, spec, resources, registers).first;
+    if (resources && !resources->find(recorded.kernel, r.config)) continue;
+    const ResourceUsage usage =
+        usage_for(r, recorded.kernel, recorded.problem, spec, resources, registers).first;
     out.push_back({recorded.problem, r.config, r.gflops,
                    prior_features(spec, r.config, recorded.problem, usage, device)});
   }

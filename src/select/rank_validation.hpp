@@ -26,6 +26,7 @@ struct RecordedConfiguration {
 };
 
 struct RecordedProblem {
+  std::string kernel;  // the template measured
   Problem problem;
   std::vector<RecordedConfiguration> configurations;  // distinct, in the order first recorded
 };
@@ -83,6 +84,7 @@ struct RankedRow {
 };
 
 struct ProblemRanking {
+  std::string kernel;
   Problem problem;
   size_t recorded = 0;           // distinct configurations recorded
   size_t ranked = 0;             // of those, ranked

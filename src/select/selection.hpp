@@ -24,7 +24,7 @@ class KernelSpec;
 
 // One measurement of a configuration.
 struct Measurement {
-  Problem problem;  // as measured (its kernel is the configuration's)
+  Problem problem;  // as measured (with the candidate's kernel)
   double gflops = 0;
   std::string source;  // "database" or "journal"
   std::string origin;  // the file

@@ -60,7 +60,8 @@ inline std::string write_replay(const std::string& dir,
     const Journal j = synthetic_gemm_journal(space, p, 5);
     if (!header) w.write_header(j.headers.front());
     header = true;
-    for (const auto& e : j.entries) w.append(e.problem, change ? change(e.result) : e.result, 0);
+    for (const auto& e : j.entries)
+      w.append(e.kernel, e.problem, change ? change(e.result) : e.result, 0);
   }
   return path;
 }

@@ -7,9 +7,9 @@
 #include <catch2/catch.hpp>
 
 #include "src/core/configuration.hpp"
+#include "src/core/json_util.hpp"
 #include "src/db/database.hpp"
 #include "src/db/journal.hpp"
-#include "src/core/json_util.hpp"
 #include "src/kernel/kernel_spec.hpp"
 #include "tests/test_support.hpp"
 
@@ -42,7 +42,7 @@ std::string write_small_replay(const std::string& dir) {
     } else {
       r.message = "made-up failure";
     }
-    out << nlohmann::json(JournalEntry{p, r, 0.0}).dump() << "\n";
+    out << nlohmann::json(JournalEntry{"xgemm", p, r, 0.0}).dump() << "\n";
   };
   add("", 1.0, Status::kOk);
   add("KWI=4", 0.8, Status::kOk);

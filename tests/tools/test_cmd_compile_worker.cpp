@@ -57,12 +57,12 @@ TEST_CASE("compile-worker builds each configuration it reads into the cache",
           "[compile-pool][cli][device]") {
   if (!have_device()) return;
   const std::string dir = test::temp_dir("compile-worker");
-  Problem problem = test::problem_of("xgemm", {32, 32, 32}, Order::kRowMajor, "NN");
+  test::KernelCase problem = test::problem_of("xgemm", {32, 32, 32}, Order::kRowMajor, "NN");
   const auto small =
       test::small_config(*test::make_test_evaluator(test::quick_evaluator_options()), "xgemm");
   Configuration invalid = small;
   invalid["MWG"] = 24;  // not a multiple of MDIMC * VWM
-  const nlohmann::json pj = problem;
+  const nlohmann::json pj = problem_json(problem, problem.kernel);
   {
     std::ofstream requests(dir + "/requests.jsonl");
     requests << nlohmann::json{{"problem", pj}, {"config", configuration_to_json(small)}}.dump()

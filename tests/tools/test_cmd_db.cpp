@@ -143,13 +143,12 @@ TEST_CASE("db lookup takes candidates from search journals", "[cli][database]") 
     JournalWriter w(journal, JournalOpen::kCreate);
     w.write_header({{"kernel", "xgemm"}});
     Problem p;
-    p.kernel = "xgemm";
     p.shape = Shape{1000, 900, 1100};
     Result res;
     res.config = Database::load(kDb).entries().at(0).parameters;
     res.config["MWG"] = 32;
     res.gflops = 50000;  // much faster than any entry, at the very shape asked
-    w.append(p, res, 1.0);
+    w.append("xgemm", p, res, 1.0);
   }
   auto r = run_gemmtune("db lookup " + kDb + " -m 1000 -n 900 -k 1100 --json --journal " + journal);
   INFO(r.err);

@@ -45,14 +45,13 @@ std::string write_journal(const std::string& path, const nlohmann::json& device,
   double gflops = 100;
   for (const auto& s : shapes) {
     Problem p;
-    p.kernel = "xgemm";
     p.shape = s;
     Result r;
     r.config = spec.defaults();
     r.status = Status::kOk;
     r.gflops = gflops;
     gflops *= 2;
-    w.append(p, r, 0);
+    w.append("xgemm", p, r, 0);
   }
   return path;
 }

@@ -25,7 +25,8 @@ namespace {
 // so that single changes meet local optima, near-ties and a few wrong results.
 std::string write_replay(const ParamSpace& space, const Problem& problem, const std::string& path) {
   std::ofstream out(path);
-  nlohmann::json header = {{"type", "header"}, {"kernel", problem.kernel}, {"space", space.name()}};
+  nlohmann::json header = {
+      {"type", "header"}, {"kernel", space.spec().name()}, {"space", space.name()}};
   out << header.dump() << "\n";
   for (const auto& c : space.enumerate()) {
     const uint64_t h = fnv1a64(to_string(c));
@@ -43,7 +44,7 @@ std::string write_replay(const ParamSpace& space, const Problem& problem, const 
       r.time.median_ms = (1.0 + 0.15 * tile + 0.3 * vec) * rugged;
       r.gflops = problem.flops() / (r.time.median_ms * 1e6);
     }
-    out << nlohmann::json(JournalEntry{problem, r, 0.0}).dump() << "\n";
+    out << nlohmann::json(JournalEntry{space.spec().name(), problem, r, 0.0}).dump() << "\n";
   }
   return path;
 }
@@ -180,7 +181,7 @@ TEST_CASE("refine on recorded replay files stops where no recorded single change
     REQUIRE(ev.problems().size() == 1);
     const Problem problem = ev.problems().front();
     const KernelSpec spec =
-        KernelSpec::load(source_path("kernel_templates/" + problem.kernel + ".json"));
+        KernelSpec::load(source_path("kernel_templates/" + ev.kernel() + ".json"));
     // The template may have gained parameters since the recording: they ran at their defaults.
     ev.set_defaults(spec.defaults());
     const ParamSpace space(spec, ev.header().at("space").get<std::string>(), DeviceLimits{},

@@ -37,7 +37,7 @@ Journal synthetic_gemm_journal(const ParamSpace& space, const Problem& problem, 
   j.path = "synthetic";
   j.headers.push_back(
       {{"type", "header"},
-       {"kernel", problem.kernel},
+       {"kernel", space.spec().name()},
        {"space", space.name()},
        {"device", {{"id", "synthetic"}, {"name", "synthetic GEMM-like space"}, {"type", "gpu"}}},
        {"synthetic", true}});
@@ -84,7 +84,7 @@ Journal synthetic_gemm_journal(const ParamSpace& space, const Problem& problem, 
       r.time.runs = 10;
       r.gflops = flops / (ms * 1e6);
     }
-    j.entries.push_back({problem, r, 0.0});
+    j.entries.push_back({space.spec().name(), problem, r, 0.0});
     return true;
   });
   return j;
@@ -137,7 +137,7 @@ std::string write_xgemm_cpu_replay(const std::string& path, const std::vector<Sh
     p.shape = shapes[i];
     const Journal j = synthetic_gemm_journal(space, p, seed);
     if (i == 0) w.write_header(j.headers.front());
-    for (const auto& e : j.entries) w.append(e.problem, e.result, 0);
+    for (const auto& e : j.entries) w.append(e.kernel, e.problem, e.result, 0);
   }
   return path;
 }

@@ -49,8 +49,7 @@ TEST_CASE("strategies on the synthetic GPU-like space", "[.tune]") {
     s.strategies.push_back(list.substr(pos, comma == std::string::npos ? comma : comma - pos));
     pos = comma == std::string::npos ? comma : comma + 1;
   }
-  static const KernelSpec spec =
-      KernelSpec::load(test::source_path("kernel_templates/xgemm.json"));
+  static const KernelSpec spec = KernelSpec::load(test::source_path("kernel_templates/xgemm.json"));
   if (!std::getenv("TUNE_NO_FEATURES")) s.spec = &spec;
   s.seeds = std::getenv("TUNE_SEEDS") ? std::atoi(std::getenv("TUNE_SEEDS")) : 20;
   s.max_evals = 100;
@@ -90,6 +89,6 @@ TEST_CASE("strategies on the synthetic GPU-like space", "[.tune]") {
   if (const char* out = std::getenv("TUNE_WRITE_REPLAY")) {
     JournalWriter w(out);
     w.write_header(j.headers.front());
-    for (const auto& e : j.entries) w.append(e.problem, e.result, 0);
+    for (const auto& e : j.entries) w.append(e.kernel, e.problem, e.result, 0);
   }
 }

@@ -22,11 +22,10 @@ struct FieldChange {
 // identity (fields() in src/core/problem_key.cpp), in the same commit.
 std::vector<FieldChange> field_changes() {
   Problem p;
-  auto& [kernel, shape, order, trans_a, trans_b, alpha, beta, precision, batch, batch_layout,
-         epilogue] = p;
+  auto& [shape, order, trans_a, trans_b, alpha, beta, precision, batch, batch_layout, epilogue] = p;
   auto& [m, n, k] = shape;
   auto& [bias, activation] = epilogue;
-  (void)kernel, (void)order, (void)trans_a, (void)trans_b, (void)alpha, (void)beta;
+  (void)order, (void)trans_a, (void)trans_b, (void)alpha, (void)beta;
   (void)precision, (void)batch, (void)batch_layout, (void)m, (void)n, (void)k, (void)bias;
   (void)activation;
   return {

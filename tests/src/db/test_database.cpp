@@ -315,13 +315,13 @@ TEST_CASE("the batch layout is part of the key, and files without it load as str
   p.shape = Shape{32, 32, 32};
   p.batch = 8;
   p.batch_layout = BatchLayout::kOffsets;
-  CHECK(EntryKey::of(p).batch_layout == BatchLayout::kOffsets);
-  CHECK(EntryKey::of(p).problem().batch_layout == BatchLayout::kOffsets);
-  CHECK_THAT(EntryKey::of(p).to_string(), Catch::Contains("b8 offsets 32x32x32"));
+  CHECK(EntryKey::of("xgemm", p).batch_layout == BatchLayout::kOffsets);
+  CHECK(EntryKey::of("xgemm", p).problem().batch_layout == BatchLayout::kOffsets);
+  CHECK_THAT(EntryKey::of("xgemm", p).to_string(), Catch::Contains("b8 offsets 32x32x32"));
   // One GEMM has no layout: whatever was asked, it has a single key.
   p.batch = 1;
-  CHECK(EntryKey::of(p).batch_layout == BatchLayout::kStrided);
-  CHECK(EntryKey::of(p).to_string() == "xgemm fp32 row NN b1 32x32x32");
+  CHECK(EntryKey::of("xgemm", p).batch_layout == BatchLayout::kStrided);
+  CHECK(EntryKey::of("xgemm", p).to_string() == "xgemm fp32 row NN b1 32x32x32");
 
   // The same problem in both layouts: two entries, each found under its own key only.
   Database db;
@@ -432,4 +432,18 @@ TEST_CASE("a database refuses figures no measurement has", "[database]") {
   j["entries"][0]["time"]["max_ms"] = -1.0;
   CHECK_THROWS_WITH(Database::from_json(j, "x.json"),
                     Catch::Contains("x.json") && Catch::Contains("entries[0].time.max_ms"));
+}
+
+TEST_CASE("an entry made from a search result keeps the kernel it was given through JSON",
+          "[database]") {
+  Problem p;
+  p.shape = Shape{48, 40, 32};
+  Result r;
+  r.config = {{"WGD", 16}};
+  r.gflops = 12;
+  const DatabaseEntry e = DatabaseEntry::from_result("xgemm_direct", p, r, Provenance{});
+  CHECK(e.key.kernel == "xgemm_direct");
+  const nlohmann::json j = e;
+  CHECK(j.at("key").at("kernel") == "xgemm_direct");
+  CHECK(j.get<DatabaseEntry>().key == e.key);
 }

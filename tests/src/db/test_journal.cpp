@@ -7,8 +7,8 @@
 #endif
 
 #include "src/core/error.hpp"
-#include "src/db/journal.hpp"
 #include "src/core/json_util.hpp"
+#include "src/db/journal.hpp"
 #include "src/eval/replay_evaluator.hpp"
 #include "tests/test_support.hpp"
 
@@ -38,9 +38,10 @@ TEST_CASE("journal round trip", "[search][journal]") {
   {
     JournalWriter w(path);
     w.write_header({{"kernel", "xgemm"}, {"space", "ci"}});
-    w.append(problem_of(64), ok_result(1, 2.0), 0.5);
-    w.append(problem_of(64), Result::failure({{"A", 2}}, Status::kCompileFailed, "boom"), 0.7);
-    w.append(problem_of(128), ok_result(1, 9.0), 1.0);
+    w.append("xgemm", problem_of(64), ok_result(1, 2.0), 0.5);
+    w.append("xgemm", problem_of(64), Result::failure({{"A", 2}}, Status::kCompileFailed, "boom"),
+             0.7);
+    w.append("xgemm", problem_of(128), ok_result(1, 9.0), 1.0);
   }
   const Journal j = read_journal(path);
   REQUIRE(j.headers.size() == 1);
@@ -49,8 +50,34 @@ TEST_CASE("journal round trip", "[search][journal]") {
   CHECK(j.entries[1].result.status == Status::kCompileFailed);
   CHECK(j.entries[1].result.message == "boom");
   CHECK(j.entries[2].problem.shape.m == 128);
-  CHECK(problem_key(j.entries[0].problem) == problem_key(problem_of(64)));
-  CHECK(problem_key(j.entries[0].problem) != problem_key(j.entries[2].problem));
+  CHECK(problem_key(j.entries[0]) == problem_key("xgemm", problem_of(64)));
+  CHECK(problem_key(j.entries[0]) != problem_key(j.entries[2]));
+}
+
+TEST_CASE("a journal entry keeps its kernel through the file, inside its problem",
+          "[search][journal]") {
+  const std::string dir = test::temp_dir("journal-kernel");
+  const std::string path = dir + "/j.jsonl";
+  {
+    JournalWriter w(path);
+    w.write_header({{"kernel", "xgemm_fast"}});
+    w.append("xgemm_fast", problem_of(64), ok_result(1, 2.0), 0.5);
+  }
+  // Where every earlier version wrote and read it: the result line's problem object.
+  std::ifstream in(path);
+  std::string header, line;
+  std::getline(in, header);
+  std::getline(in, line);
+  CHECK(nlohmann::json::parse(line).at("problem").at("kernel") == "xgemm_fast");
+  const Journal j = read_journal(path);
+  REQUIRE(j.entries.size() == 1);
+  CHECK(j.entries[0].kernel == "xgemm_fast");
+  CHECK(problem_key(j.entries[0]) == problem_key("xgemm_fast", problem_of(64)));
+
+  // A record whose problem names no kernel (older files) is the default template's.
+  nlohmann::json old = nlohmann::json(j.entries[0]);
+  old["problem"].erase("kernel");
+  CHECK(old.get<JournalEntry>().kernel == "xgemm");
 }
 
 TEST_CASE("journal survives a line cut short by a killed writer", "[search][journal]") {
@@ -59,7 +86,7 @@ TEST_CASE("journal survives a line cut short by a killed writer", "[search][jour
   {
     JournalWriter w(path);
     w.write_header({{"kernel", "xgemm"}});
-    w.append(problem_of(64), ok_result(1, 2.0), 0.5);
+    w.append("xgemm", problem_of(64), ok_result(1, 2.0), 0.5);
   }
   {
     std::ofstream out(path, std::ios::app);
@@ -69,7 +96,7 @@ TEST_CASE("journal survives a line cut short by a killed writer", "[search][jour
   CHECK(read_journal(path).skipped_lines == 1);
   {
     JournalWriter w(path);  // resuming drops the cut-short tail, then appends
-    w.append(problem_of(64), ok_result(2, 3.0), 0.1);
+    w.append("xgemm", problem_of(64), ok_result(2, 3.0), 0.1);
   }
   const Journal j = read_journal(path);
   CHECK(j.skipped_lines == 0);
@@ -93,10 +120,10 @@ TEST_CASE("replay answers from a journal, gzip-compressed too", "[search][journa
   {
     JournalWriter w(dir + "/r.jsonl");
     w.write_header({{"kernel", "xgemm"}, {"space", "ci"}, {"device", {{"id", "dev"}}}});
-    w.append(problem_of(64), ok_result(1, 2.0), 0);
-    w.append(problem_of(64), ok_result(2, 1.0), 0);
-    w.append(problem_of(64), ok_result(2, 5.0), 0);  // recorded twice: the first counts
-    w.append(problem_of(64), Result::failure({{"A", 4}}, Status::kWrongResult, "bad"), 0);
+    w.append("xgemm", problem_of(64), ok_result(1, 2.0), 0);
+    w.append("xgemm", problem_of(64), ok_result(2, 1.0), 0);
+    w.append("xgemm", problem_of(64), ok_result(2, 5.0), 0);  // recorded twice: the first counts
+    w.append("xgemm", problem_of(64), Result::failure({{"A", 4}}, Status::kWrongResult, "bad"), 0);
   }
   std::vector<std::string> files = {dir + "/r.jsonl"};
 #ifdef GEMMTUNE_HAVE_ZLIB
@@ -130,7 +157,7 @@ TEST_CASE("replay of a recording older than a parameter answers it at its defaul
   {
     JournalWriter w(dir + "/r.jsonl");
     w.write_header({{"kernel", "xgemm"}, {"space", "ci"}});
-    w.append(problem_of(64), ok_result(1, 2.0), 0);  // recorded before B existed
+    w.append("xgemm", problem_of(64), ok_result(1, 2.0), 0);  // recorded before B existed
   }
   ReplayEvaluator replay(dir + "/r.jsonl");
   const Configuration with_default = {{"A", 1}, {"B", 0}};

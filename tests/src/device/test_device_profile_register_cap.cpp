@@ -152,7 +152,6 @@ TEST_CASE("AMD profiles search register caps as attributes", "[profile][regcap]"
   Configuration capped = spec.defaults();
   capped["REGCAP"] = kCap;
   Problem problem;
-  problem.kernel = "xgemm_fast";
   problem.shape = {256, 256, 256};
   const DeviceLimits cpu = device_limits(DeviceInfo{}, set.find("cpu-generic"));
   const ParamSpace uncapped_only(spec, "skinny", cpu, kFp32);

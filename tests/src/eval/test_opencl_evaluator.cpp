@@ -37,9 +37,9 @@ std::unique_ptr<test::TemplateEvaluators> make_evaluator(const std::string& temp
       quick_options(templates.empty() ? test::source_path("kernel_templates") : templates));
 }
 
-Problem problem(const std::string& kernel, Shape shape, Order order, const std::string& layout,
-                double alpha, double beta) {
-  Problem p = test::problem_of(kernel, shape, order, layout);
+test::KernelCase problem(const std::string& kernel, Shape shape, Order order,
+                         const std::string& layout, double alpha, double beta) {
+  test::KernelCase p = test::problem_of(kernel, shape, order, layout);
   p.alpha = alpha;
   p.beta = beta;
   return p;
@@ -80,7 +80,7 @@ TEST_CASE("a sample of each ci space agrees with Eigen on an awkward shape", "[d
     // Four configurations spread evenly over the space, compiled ahead through prepare().
     std::vector<Configuration> sample;
     for (size_t i = 0; i < 4; ++i) sample.push_back(configs[i * (configs.size() - 1) / 3]);
-    const Problem p = problem(kernel, Shape{67, 45, 33}, Order::kRowMajor, "NN", 1.0, 0.0);
+    const test::KernelCase p = problem(kernel, Shape{67, 45, 33}, Order::kRowMajor, "NN", 1.0, 0.0);
     ev->prepare(p, sample);
     for (const auto& c : sample) {
       const Result r = ev->evaluate(p, c);
@@ -112,7 +112,7 @@ TEST_CASE("awkward shapes in every layout and order agree with Eigen", "[device]
     for (const auto& shape : shapes) {
       for (auto order : {Order::kRowMajor, Order::kColMajor}) {
         for (const std::string layout : {"NN", "NT", "TN", "TT"}) {
-          const Problem p = problem(kernel, shape, order, layout, -1.5, 0.75);
+          const test::KernelCase p = problem(kernel, shape, order, layout, -1.5, 0.75);
           const Result r = ev->evaluate(p, config);
           INFO(describe(p, r));
           CHECK(r.status == Status::kOk);
@@ -121,7 +121,8 @@ TEST_CASE("awkward shapes in every layout and order agree with Eigen", "[device]
     }
     // beta == 0: C starts as NaN on the device and must not be read.
     for (const std::string layout : {"NN", "TT"}) {
-      const Problem p = problem(kernel, Shape{17, 33, 65}, Order::kRowMajor, layout, 2.0, 0.0);
+      const test::KernelCase p =
+          problem(kernel, Shape{17, 33, 65}, Order::kRowMajor, layout, 2.0, 0.0);
       const Result r = ev->evaluate(p, config);
       INFO(describe(p, r));
       CHECK(r.status == Status::kOk);
@@ -134,7 +135,7 @@ TEST_CASE("double precision agrees with Eigen", "[device][xgemm]") {
   if (!ev) return test::unavailable("no OpenCL device");
   if (!bench().device->info.has_fp64) return test::unavailable("the device has no cl_khr_fp64");
   for (const std::string kernel : {"xgemm", "xgemm_direct"}) {
-    Problem p = problem(kernel, Shape{33, 17, 40}, Order::kColMajor, "NT", 0.5, -1.0);
+    test::KernelCase p = problem(kernel, Shape{33, 17, 40}, Order::kColMajor, "NT", 0.5, -1.0);
     p.precision = Precision::kFP64;
     const Result r = ev->evaluate(p, ev->spec(kernel).defaults());
     INFO(describe(p, r));
@@ -149,8 +150,10 @@ TEST_CASE("verification catches wrong kernels", "[device][xgemm]") {
   if (!ev) return test::unavailable("no OpenCL device");
   for (const std::string kernel : {"xgemm", "xgemm_direct"}) {
     Configuration c = ev->spec(kernel).defaults();
-    const Problem with_c = problem(kernel, Shape{40, 24, 48}, Order::kRowMajor, "NN", 1.0, 1.0);
-    const Problem no_c = problem(kernel, Shape{40, 24, 48}, Order::kRowMajor, "NN", 1.0, 0.0);
+    const test::KernelCase with_c =
+        problem(kernel, Shape{40, 24, 48}, Order::kRowMajor, "NN", 1.0, 1.0);
+    const test::KernelCase no_c =
+        problem(kernel, Shape{40, 24, 48}, Order::kRowMajor, "NN", 1.0, 0.0);
     if (kernel == "xgemm_direct") {
       // Its edge path (40 x 24 crosses tiles) must not read C when beta == 0 either.
       c["TEST_PERTURB"] = 3;
@@ -194,7 +197,7 @@ TEST_CASE("invalid configurations, build failures and unsupported problems are r
   }
   auto ev = make_evaluator(templates);
   if (!ev) return test::unavailable("no OpenCL device");
-  const Problem p = problem("xgemm", Shape{8, 8, 8}, Order::kRowMajor, "NN", 1.0, 0.0);
+  const test::KernelCase p = problem("xgemm", Shape{8, 8, 8}, Order::kRowMajor, "NN", 1.0, 0.0);
   Configuration c = ev->spec("xgemm").defaults();
   c["KWI"] = 8;
   c["KWG"] = 8;
@@ -205,7 +208,7 @@ TEST_CASE("invalid configurations, build failures and unsupported problems are r
   c.erase("SA");
   CHECK(ev->evaluate(p, c).status == Status::kInvalid);
 
-  Problem bp = p;
+  test::KernelCase bp = p;
   bp.kernel = "broken";
   r = ev->evaluate(bp, ev->spec("broken").defaults());
   CHECK(r.status == Status::kCompileFailed);
@@ -214,7 +217,7 @@ TEST_CASE("invalid configurations, build failures and unsupported problems are r
   // An unknown kernel has no evaluator at all (make_evaluator refuses it, naming the known).
   REQUIRE_THROWS_WITH(ev->spec("no_such_kernel"), Catch::Contains("known: "));
 
-  Problem batched = p;
+  test::KernelCase batched = p;
   batched.batch = 4;
   CHECK(ev->evaluate(batched, ev->spec("xgemm").defaults()).status == Status::kUnsupported);
 }
@@ -224,7 +227,8 @@ TEST_CASE("a second evaluation of a configuration loads the cached binary", "[de
   if (!b.device) return test::unavailable("no OpenCL device");
   auto options = quick_options(test::source_path("kernel_templates"));
   options.cache_dir = test::temp_dir("fresh-cache");
-  const Problem p = problem("xgemm_direct", Shape{16, 16, 16}, Order::kColMajor, "NN", 1.0, 0.0);
+  const test::KernelCase p =
+      problem("xgemm_direct", Shape{16, 16, 16}, Order::kColMajor, "NN", 1.0, 0.0);
   Configuration c;
   {
     test::TemplateEvaluators first(*b.device, nullptr, options);
@@ -251,7 +255,7 @@ TEST_CASE("timing repeats until both the count and the time are reached", "[devi
   options.min_time_ms = 0;
   options.max_runs = 10;
   test::TemplateEvaluators ev(*b.device, nullptr, options);
-  const Problem p = problem("xgemm", Shape{64, 64, 64}, Order::kRowMajor, "NN", 1.0, 0.0);
+  const test::KernelCase p = problem("xgemm", Shape{64, 64, 64}, Order::kRowMajor, "NN", 1.0, 0.0);
   Result r = ev.evaluate(p, ev.spec("xgemm").defaults());
   REQUIRE(r.status == Status::kOk);
   CHECK(r.time.runs == 4);

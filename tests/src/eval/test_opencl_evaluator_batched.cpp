@@ -38,9 +38,10 @@ std::unique_ptr<test::TemplateEvaluators> make_evaluator() {
   return test::make_test_evaluator(test::quick_evaluator_options());
 }
 
-Problem batched(const std::string& kernel, Shape shape, Order order, const std::string& layout,
-                int64_t batch, BatchLayout batch_layout, Precision precision, double beta) {
-  Problem p = test::problem_of(kernel, shape, order, layout);
+test::KernelCase batched(const std::string& kernel, Shape shape, Order order,
+                         const std::string& layout, int64_t batch, BatchLayout batch_layout,
+                         Precision precision, double beta) {
+  test::KernelCase p = test::problem_of(kernel, shape, order, layout);
   p.batch = batch;
   p.batch_layout = batch_layout;
   p.precision = precision;
@@ -65,14 +66,14 @@ void check_batched(const std::string& kernel, Precision precision,
     for (const auto& layout : layouts) {
       for (auto order : {Order::kRowMajor, Order::kColMajor}) {
         for (const auto& shape : shapes) {
-          const Problem p =
+          const test::KernelCase p =
               batched(kernel, shape, order, layout, kSmallBatch, batch_layout, precision, 0.75);
           const Result r = ev->evaluate(p, config);
           INFO(describe(p, r));
           CHECK(r.status == Status::kOk);
         }
-        const Problem p = batched(kernel, Shape{33, 65, 17}, order, layout, kSmallBatch,
-                                  batch_layout, precision, 0.0);
+        const test::KernelCase p = batched(kernel, Shape{33, 65, 17}, order, layout, kSmallBatch,
+                                           batch_layout, precision, 0.0);
         const Result r = ev->evaluate(p, config);
         INFO(describe(p, r));
         CHECK(r.status == Status::kOk);
@@ -231,8 +232,8 @@ TEST_CASE("batched xgemm_fast with split-K in 16acc32", "[device][batched]") {
   c["SPLITK"] = 3;
   for (auto batch_layout : {BatchLayout::kStrided, BatchLayout::kOffsets}) {
     for (double beta : {0.0, 0.5}) {
-      const Problem p = batched("xgemm_fast", Shape{33, 17, 40}, Order::kRowMajor, "NT",
-                                kSmallBatch, batch_layout, Precision::kFP16Acc32, beta);
+      const test::KernelCase p = batched("xgemm_fast", Shape{33, 17, 40}, Order::kRowMajor, "NT",
+                                         kSmallBatch, batch_layout, Precision::kFP16Acc32, beta);
       const Result r = ev->evaluate(p, c);
       INFO(describe(p, r));
       CHECK(r.status == Status::kOk);
@@ -247,8 +248,8 @@ TEST_CASE("many small matrices run as one launch", "[device][batched]") {
       ev->spec("xgemm_direct")
           .complete({{"WGD", 16}, {"MDIMCD", 8}, {"NDIMCD", 8}, {"MDIMAD", 8}, {"NDIMBD", 8}});
   for (auto batch_layout : {BatchLayout::kStrided, BatchLayout::kOffsets}) {
-    const Problem p = batched("xgemm_direct", Shape{16, 16, 16}, Order::kColMajor, "NN",
-                              kLargeBatch, batch_layout, Precision::kFP32, 1.0);
+    const test::KernelCase p = batched("xgemm_direct", Shape{16, 16, 16}, Order::kColMajor, "NN",
+                                       kLargeBatch, batch_layout, Precision::kFP32, 1.0);
     const Result r = ev->evaluate(p, c);
     INFO(describe(p, r));
     CHECK(r.status == Status::kOk);
@@ -260,8 +261,8 @@ TEST_CASE("many small matrices run as one launch", "[device][batched]") {
 TEST_CASE("a template without batching refuses a batch clearly", "[device][batched]") {
   auto ev = make_evaluator();
   if (!ev) return test::unavailable("no OpenCL device");
-  Problem p = batched("xgemm", Shape{8, 8, 8}, Order::kRowMajor, "NN", 4, BatchLayout::kStrided,
-                      Precision::kFP32, 0.0);
+  test::KernelCase p = batched("xgemm", Shape{8, 8, 8}, Order::kRowMajor, "NN", 4,
+                               BatchLayout::kStrided, Precision::kFP32, 0.0);
   const Result r = ev->evaluate(p, ev->spec("xgemm").defaults());
   CHECK(r.status == Status::kUnsupported);
   CHECK_THAT(r.message, Catch::Contains("does not support batched problems"));

@@ -35,8 +35,9 @@ Configuration dot2_config(test::TemplateEvaluators& ev) {
   return c;
 }
 
-Problem problem(const Shape& shape, Order order, const std::string& layout, Precision precision) {
-  Problem p = test::problem_of("xgemm_fast", shape, order, layout);
+test::KernelCase problem(const Shape& shape, Order order, const std::string& layout,
+                         Precision precision) {
+  test::KernelCase p = test::problem_of("xgemm_fast", shape, order, layout);
   p.precision = precision;
   p.alpha = -1.5;
   p.beta = 0.0;
@@ -54,7 +55,7 @@ TEST_CASE("xgemm_fast DOT2 in 16acc32 over awkward shapes, layouts and orders",
   for (const std::string layout : {"NN", "NT", "TN", "TT"}) {
     for (auto order : {Order::kRowMajor, Order::kColMajor}) {
       for (const auto& shape : shapes) {
-        Problem p = problem(shape, order, layout, Precision::kFP16Acc32);
+        test::KernelCase p = problem(shape, order, layout, Precision::kFP16Acc32);
         if (layout == "NT" && order == Order::kColMajor && shape.k == 65) p.beta = 0.75;
         const Result r = ev->evaluate(p, config);
         INFO(describe(p, r));
@@ -85,7 +86,7 @@ TEST_CASE("xgemm_fast DOT2 in 16acc32 with split-K, beta and the local-memory va
   padded["PADB"] = 4;
   padded["KWG"] = 16;
   for (const auto& c : {split, single, padded}) {
-    Problem p = problem(Shape{33, 65, 17}, Order::kColMajor, "TN", Precision::kFP16Acc32);
+    test::KernelCase p = problem(Shape{33, 65, 17}, Order::kColMajor, "TN", Precision::kFP16Acc32);
     p.alpha = 1.25;
     p.beta = -0.5;
     const Result r = ev->evaluate(p, c);
@@ -122,13 +123,13 @@ TEST_CASE("xgemm_fast DOT2 in pure FP16 is refused clearly without cl_khr_fp16",
     WARN(
         "the device has cl_khr_fp16, so FP16 is not refused here: the DOT2 FP16 path is "
         "checked by the 16acc32-shaped run below instead");
-    Problem p = problem(Shape{17, 33, 65}, Order::kColMajor, "NT", Precision::kFP16);
+    test::KernelCase p = problem(Shape{17, 33, 65}, Order::kColMajor, "NT", Precision::kFP16);
     const Result r = ev->evaluate(p, dot2_config(*ev));
     INFO(describe(p, r));
     CHECK(r.status == Status::kOk);
     return;
   }
-  Problem p = problem(Shape{7, 13, 5}, Order::kColMajor, "NN", Precision::kFP16);
+  test::KernelCase p = problem(Shape{7, 13, 5}, Order::kColMajor, "NN", Precision::kFP16);
   const Result r = ev->evaluate(p, dot2_config(*ev));
   INFO(describe(p, r));
   CHECK(r.status == Status::kUnsupported);

@@ -54,9 +54,9 @@ std::unique_ptr<test::TemplateEvaluators> make_evaluator(
   return test::make_test_evaluator(o, &profile);
 }
 
-Problem fast_problem(Shape shape, Order order, const std::string& layout,
-                     const std::string& epilogue) {
-  Problem p = test::problem_of("xgemm_fast", shape, order, layout);
+test::KernelCase fast_problem(Shape shape, Order order, const std::string& layout,
+                              const std::string& epilogue) {
+  test::KernelCase p = test::problem_of("xgemm_fast", shape, order, layout);
   p.epilogue = parse_epilogue(epilogue);
   return p;
 }
@@ -109,18 +109,18 @@ TEST_CASE("bad epilogue specs are refused naming the bad item", "[epilogue]") {
 
 TEST_CASE("the reference applies bias and activation, and a wrong epilogue fails it",
           "[epilogue]") {
-  const Problem gelu = fast_problem({17, 9, 5}, Order::kRowMajor, "NN", "bias,gelu");
+  const test::KernelCase gelu = fast_problem({17, 9, 5}, Order::kRowMajor, "NN", "bias,gelu");
   const HostMatrices inputs = make_inputs(gelu, kSeed);
   REQUIRE(inputs.bias.size() == 9);
   const Reference ref(gelu, inputs);
   CHECK(ref.check(stored(gelu, ref)).ok);
 
   // The same inputs with ReLU instead of GELU, or without the bias, give results it refuses.
-  Problem relu = gelu;
+  test::KernelCase relu = gelu;
   relu.epilogue = parse_epilogue("bias,relu");
   const Verification wrong_activation = ref.check(stored(relu, Reference(relu, inputs)));
   CHECK_FALSE(wrong_activation.ok);
-  Problem no_bias = gelu;
+  test::KernelCase no_bias = gelu;
   no_bias.epilogue = parse_epilogue("gelu");
   const Verification missing_bias = ref.check(stored(no_bias, Reference(no_bias, inputs)));
   CHECK_FALSE(missing_bias.ok);
@@ -140,7 +140,7 @@ TEST_CASE("xgemm_fast applies the epilogue in every order and layout", "[epilogu
     for (Order order : {Order::kRowMajor, Order::kColMajor}) {
       for (const std::string layout : {"NN", "NT", "TN", "TT"}) {
         for (Shape shape : {Shape{33, 17, 65}, Shape{1, 1, 1}, Shape{65, 3, 7}}) {
-          const Problem p = fast_problem(shape, order, layout, epilogue);
+          const test::KernelCase p = fast_problem(shape, order, layout, epilogue);
           const Result r = ev->evaluate(p, fast_config());
           INFO(describe(p, r));
           CHECK(r.status == Status::kOk);
@@ -153,16 +153,16 @@ TEST_CASE("xgemm_fast applies the epilogue in every order and layout", "[epilogu
 TEST_CASE("xgemm_fast's epilogue with beta, split-K and a batch", "[epilogue][device]") {
   auto ev = make_evaluator();
   if (!ev) return test::unavailable("no OpenCL device");
-  Problem with_beta = fast_problem({33, 17, 65}, Order::kRowMajor, "NT", "bias,gelu");
+  test::KernelCase with_beta = fast_problem({33, 17, 65}, Order::kRowMajor, "NT", "bias,gelu");
   with_beta.alpha = 1.5;
   with_beta.beta = -0.75;
   const Configuration plain = fast_config(), split = fast_config(2);
-  const Problem split_k = fast_problem({33, 17, 65}, Order::kColMajor, "TN", "bias,relu");
-  Problem batched = fast_problem({33, 17, 9}, Order::kRowMajor, "NN", "bias,gelu");
+  const test::KernelCase split_k = fast_problem({33, 17, 65}, Order::kColMajor, "TN", "bias,relu");
+  test::KernelCase batched = fast_problem({33, 17, 9}, Order::kRowMajor, "NN", "bias,gelu");
   batched.batch = 3;
-  Problem split_beta = fast_problem({65, 3, 7}, Order::kRowMajor, "TT", "bias,gelu");
+  test::KernelCase split_beta = fast_problem({65, 3, 7}, Order::kRowMajor, "TT", "bias,gelu");
   split_beta.beta = 2.0;
-  for (const auto& [p, config] : std::vector<std::pair<Problem, Configuration>>{
+  for (const auto& [p, config] : std::vector<std::pair<test::KernelCase, Configuration>>{
            {with_beta, plain}, {split_k, split}, {batched, plain}, {split_beta, split}}) {
     const Result r = ev->evaluate(p, config);
     INFO(describe(p, r));
@@ -172,7 +172,7 @@ TEST_CASE("xgemm_fast's epilogue with beta, split-K and a batch", "[epilogue][de
 
 TEST_CASE("a kernel built with another epilogue than the problem's fails verification",
           "[epilogue][device]") {
-  const Problem p = fast_problem({17, 9, 5}, Order::kRowMajor, "NN", "bias,gelu");
+  const test::KernelCase p = fast_problem({17, 9, 5}, Order::kRowMajor, "NN", "bias,gelu");
   // The profile's options come after the epilogue's defines and override them.
   for (const std::string override : {"-DACTIVATION=1", "-DBIAS=0"}) {
     auto ev = make_evaluator(override);
@@ -186,7 +186,7 @@ TEST_CASE("a kernel built with another epilogue than the problem's fails verific
 TEST_CASE("a kernel without epilogue support reports it unsupported", "[epilogue][device]") {
   auto ev = make_evaluator();
   if (!ev) return test::unavailable("no OpenCL device");
-  Problem p = fast_problem({8, 8, 8}, Order::kRowMajor, "NN", "bias,relu");
+  test::KernelCase p = fast_problem({8, 8, 8}, Order::kRowMajor, "NN", "bias,relu");
   p.kernel = "xgemm";
   const Result r = ev->evaluate(p, ev->spec("xgemm").defaults());
   CHECK(r.status == Status::kUnsupported);
@@ -195,11 +195,11 @@ TEST_CASE("a kernel without epilogue support reports it unsupported", "[epilogue
 
 TEST_CASE("the database key distinguishes epilogues and old files load as none",
           "[epilogue][database]") {
-  Problem p = fast_problem({33, 17, 65}, Order::kRowMajor, "NT", "relu,bias");
-  const EntryKey with = EntryKey::of(p);
+  test::KernelCase p = fast_problem({33, 17, 65}, Order::kRowMajor, "NT", "relu,bias");
+  const EntryKey with = EntryKey::of("xgemm_fast", p);
   CHECK(to_string(with.epilogue) == "bias,relu");
   p.epilogue = Epilogue{};
-  const EntryKey without = EntryKey::of(p);
+  const EntryKey without = EntryKey::of("xgemm_fast", p);
 
   const nlohmann::json jw = with, jn = without;
   CHECK(jw.at("epilogue") == "bias,relu");

@@ -50,7 +50,7 @@ void check_all_layouts(const std::string& kernel, Precision precision) {
   for (const std::string layout : {"NN", "NT", "TN", "TT"}) {
     for (auto order : {Order::kRowMajor, Order::kColMajor}) {
       for (const auto& shape : awkward_shapes()) {
-        Problem p = test::problem_of(kernel, shape, order, layout);
+        test::KernelCase p = test::problem_of(kernel, shape, order, layout);
         p.precision = precision;
         p.alpha = -1.5;
         p.beta = 0.75;
@@ -59,7 +59,7 @@ void check_all_layouts(const std::string& kernel, Precision precision) {
         CHECK(r.status == Status::kOk);
         CHECK(r.tolerance == Approx(relative_tolerance(precision, shape.k)));
       }
-      Problem p = test::problem_of(kernel, Shape{33, 65, 17}, order, layout);
+      test::KernelCase p = test::problem_of(kernel, Shape{33, 65, 17}, order, layout);
       p.precision = precision;
       p.alpha = 2.0;
       p.beta = 0.0;
@@ -169,7 +169,7 @@ TEST_CASE("xgemm_fast in 16acc32 over awkward shapes, layouts and orders", "[dev
 TEST_CASE("xgemm_fast 16acc32 with split-K and without local memory", "[device][precision]") {
   auto ev = make_evaluator();
   if (!ev) return test::unavailable("no OpenCL device");
-  Problem p;
+  test::KernelCase p;
   p.kernel = "xgemm_fast";
   p.shape = Shape{33, 65, 17};
   p.order = Order::kColMajor;
@@ -195,7 +195,7 @@ TEST_CASE("pure FP16 runs with cl_khr_fp16 and is refused clearly without it",
   if (!ev) return test::unavailable("no OpenCL device");
   const bool fp16 = bench().device->info.has_fp16;
   for (const std::string kernel : {"xgemm_direct", "xgemm", "xgemm_fast"}) {
-    Problem p;
+    test::KernelCase p;
     p.kernel = kernel;
     p.shape = Shape{7, 13, 5};
     p.precision = Precision::kFP16;

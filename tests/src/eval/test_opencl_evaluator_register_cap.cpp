@@ -193,7 +193,7 @@ TEST_CASE("xgemm_fast with a register cap is verified in every order and layout"
     for (const std::string layout : {"NN", "NT", "TN", "TT"}) {
       for (Shape shape : {Shape{33, 17, 65}, Shape{1, 1, 1}, Shape{65, 3, 7}}) {
         for (const Configuration& config : capped_configs(spec)) {
-          Problem p = test::problem_of("xgemm_fast", shape, order, layout);
+          test::KernelCase p = test::problem_of("xgemm_fast", shape, order, layout);
           p.beta = 0.5;
           const Result r = ev->evaluate(p, config);
           INFO(test::describe(p, r));
@@ -209,7 +209,7 @@ TEST_CASE("the evaluator passes the cap to the compiler", "[regcap][device]") {
   auto ev = evaluator_with_cap_option("-cl-gemmtune-no-such-option=");
   if (!ev) return test::unavailable("no OpenCL device");
   const KernelSpec spec = xgemm_fast();
-  const Problem p = test::problem_of("xgemm_fast", {17, 9, 5}, Order::kRowMajor, "NN");
+  const test::KernelCase p = test::problem_of("xgemm_fast", {17, 9, 5}, Order::kRowMajor, "NN");
   const Configuration small = spec.complete(
       {{"MWG", 16}, {"NWG", 16}, {"KWG", 8}, {"MDIMC", 4}, {"NDIMC", 8}, {"VWM", 2}, {"VWN", 2}});
   Configuration capped = small;
@@ -234,7 +234,7 @@ TEST_CASE("xgemm_fast with an attribute cap keeps its work-group size and is ver
     for (const std::string layout : {"NN", "TT"}) {
       for (Shape shape : {Shape{33, 17, 65}, Shape{1, 1, 1}}) {
         for (const Configuration& config : capped_configs(spec)) {
-          Problem p = test::problem_of("xgemm_fast", shape, order, layout);
+          test::KernelCase p = test::problem_of("xgemm_fast", shape, order, layout);
           p.beta = 0.5;
           const Result r = ev->evaluate(p, config);
           INFO(test::describe(p, r));

@@ -27,8 +27,9 @@ std::unique_ptr<test::TemplateEvaluators> make_evaluator() {
   return test::make_test_evaluator(o);
 }
 
-Problem problem(Shape shape, Order order, const std::string& layout, double alpha, double beta) {
-  Problem p = test::problem_of(kKernel, shape, order, layout);
+test::KernelCase problem(Shape shape, Order order, const std::string& layout, double alpha,
+                         double beta) {
+  test::KernelCase p = test::problem_of(kKernel, shape, order, layout);
   p.alpha = alpha;
   p.beta = beta;
   return p;
@@ -40,7 +41,7 @@ Shape skinny_shape(int64_t m) {
   return Shape{m, 23 + 2 * (m % 5), 41 + 2 * (m % 7)};
 }
 
-void check_ok(test::TemplateEvaluators& ev, const Problem& p, const Configuration& c) {
+void check_ok(test::TemplateEvaluators& ev, const test::KernelCase& p, const Configuration& c) {
   const Result r = ev.evaluate(p, c);
   INFO(describe(p, r));
   CHECK(r.status == Status::kOk);
@@ -105,7 +106,7 @@ TEST_CASE("xgemm_skinny computes in double and 16acc32 precision", "[device][ski
     for (int64_t side : {0, 1}) {
       const Configuration config = spec.complete({{"SIDE", side}, {"VW", 8}, {"NWI", 8}});
       for (const std::string layout : {"NT", "TN"}) {
-        Problem p = problem(Shape{6, 33, 51}, Order::kRowMajor, layout, kAlpha, kBeta);
+        test::KernelCase p = problem(Shape{6, 33, 51}, Order::kRowMajor, layout, kAlpha, kBeta);
         p.precision = precision;
         check_ok(*ev, p, config);
       }
@@ -117,12 +118,12 @@ TEST_CASE("xgemm_skinny refuses batches and epilogues as unsupported results", "
   auto ev = make_evaluator();
   if (!ev) return test::unavailable("no OpenCL device");
   const Configuration config = ev->spec(kKernel).defaults();
-  Problem batched = problem(Shape{4, 32, 32}, Order::kRowMajor, "NN", 1.0, 0.0);
+  test::KernelCase batched = problem(Shape{4, 32, 32}, Order::kRowMajor, "NN", 1.0, 0.0);
   batched.batch = 3;
   Result r = ev->evaluate(batched, config);
   CHECK(r.status == Status::kUnsupported);
   CHECK_THAT(r.message, Catch::Contains("does not support batched problems"));
-  Problem with_bias = problem(Shape{4, 32, 32}, Order::kRowMajor, "NN", 1.0, 0.0);
+  test::KernelCase with_bias = problem(Shape{4, 32, 32}, Order::kRowMajor, "NN", 1.0, 0.0);
   with_bias.epilogue = parse_epilogue("bias");
   r = ev->evaluate(with_bias, config);
   CHECK(r.status == Status::kUnsupported);

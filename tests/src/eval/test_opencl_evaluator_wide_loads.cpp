@@ -36,8 +36,8 @@ Configuration wide_config(test::TemplateEvaluators& ev, int64_t glv,
   return ev.spec("xgemm_fast").complete(c);
 }
 
-Problem problem(const Shape& shape, Order order, const std::string& layout) {
-  Problem p = test::problem_of("xgemm_fast", shape, order, layout);
+test::KernelCase problem(const Shape& shape, Order order, const std::string& layout) {
+  test::KernelCase p = test::problem_of("xgemm_fast", shape, order, layout);
   p.alpha = 1.25;
   p.beta = -0.5;
   return p;
@@ -61,7 +61,7 @@ TEST_CASE("xgemm_fast with wide global loads over awkward shapes, layouts and or
   if (!ev) return test::unavailable("no OpenCL device");
   for (int64_t glv : {2, 4}) {
     const Configuration config = wide_config(*ev, glv);
-    every_problem([&](const Problem& p) {
+    every_problem([&](const test::KernelCase& p) {
       const Result r = ev->evaluate(p, config);
       INFO(describe(p, r));
       CHECK(r.status == Status::kOk);
@@ -76,7 +76,7 @@ TEST_CASE("ALDCOPY copies misaligned operands so that wide loads apply", "[devic
   // (helper kernels run); 64x32x16 has aligned ones: nothing is copied.
   for (int64_t glv : {2, 4}) {
     const Configuration config = wide_config(*ev, glv, {{"ALDCOPY", 1}});
-    every_problem([&](const Problem& p) {
+    every_problem([&](const test::KernelCase& p) {
       const Result r = ev->evaluate(p, config);
       INFO(describe(p, r));
       CHECK(r.status == Status::kOk);
@@ -104,7 +104,7 @@ TEST_CASE("wide global loads with staging, swizzle, split-K, half storage and ba
     for (const std::string layout : {"NN", "TT"}) {
       for (const Shape& shape : {Shape{64, 32, 16}, Shape{33, 17, 65}}) {
         for (Precision precision : {Precision::kFP32, Precision::kFP16Acc32}) {
-          Problem p = problem(shape, Order::kRowMajor, layout);
+          test::KernelCase p = problem(shape, Order::kRowMajor, layout);
           p.precision = precision;
           const Result r = ev->evaluate(p, config);
           INFO(describe(p, r));
@@ -113,7 +113,7 @@ TEST_CASE("wide global loads with staging, swizzle, split-K, half storage and ba
         // Batches: matrix offsets in the buffers differ per entry, so some entries take the
         // element path where others load wide.
         for (BatchLayout batch_layout : {BatchLayout::kStrided, BatchLayout::kOffsets}) {
-          Problem p = problem(shape, Order::kColMajor, layout);
+          test::KernelCase p = problem(shape, Order::kColMajor, layout);
           p.batch = 3;
           p.batch_layout = batch_layout;
           const Result r = ev->evaluate(p, config);

@@ -33,7 +33,6 @@ KernelSpec tiny_spec() {
 // A column-major single-precision GEMM with op(A) transposed: the view keeps the transposes.
 Problem col_major_tn() {
   Problem p;
-  p.kernel = "tiny";
   p.shape = {64, 32, 16};
   p.order = Order::kColMajor;
   p.trans_a = true;

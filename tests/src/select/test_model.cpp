@@ -20,7 +20,6 @@ namespace {
 // A problem of the kernel's own (column-major) orientation unless `row` is set.
 Problem problem(Shape s, bool row = false, int64_t batch = 1) {
   Problem p;
-  p.kernel = "xgemm_fast";
   p.shape = s;
   p.order = row ? Order::kRowMajor : Order::kColMajor;
   p.batch = batch;

@@ -36,7 +36,6 @@ struct Fixture {
 
 Problem square(int64_t n, Precision precision = Precision::kFP32) {
   Problem p;
-  p.kernel = "xgemm_fast";
   p.shape = {n, n, n};
   p.precision = precision;
   return p;
@@ -250,6 +249,7 @@ TEST_CASE("ranking a recorded problem: ties count as a random pick, failures lef
           "[select][prior]") {
   Fixture f;
   RecordedProblem rec;
+  rec.kernel = "xgemm_fast";
   rec.problem = square(2048);
   auto add = [&](const char* c, double gflops, Status s = Status::kOk) {
     RecordedConfiguration r;
@@ -291,6 +291,7 @@ TEST_CASE("recorded register counts: taken, or replaced where they cannot be the
           "[select][prior]") {
   Fixture f;
   RecordedProblem rec;
+  rec.kernel = "xgemm_fast";
   rec.problem = square(2048);
   RecordedConfiguration r;
   r.config = f.config("MWG=128,NWG=128,MDIMC=16,NDIMC=8");  // 8x16 accumulators
@@ -314,6 +315,7 @@ TEST_CASE("a resource table restricts the ranking and gives its counts", "[selec
   Fixture f;
   const auto dir = temp_dir("prior-table");
   RecordedProblem rec;
+  rec.kernel = "xgemm_fast";
   rec.problem = square(2048);
   for (const char* c : {"MWG=64,NWG=64,MDIMC=8,NDIMC=8", "MWG=128,NWG=128,MDIMC=16,NDIMC=16"}) {
     RecordedConfiguration r;

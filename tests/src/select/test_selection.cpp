@@ -29,7 +29,6 @@ Configuration tile(int64_t mwg, int64_t nwg, int64_t split = 1) {
 
 Problem target(Shape s) {
   Problem p;
-  p.kernel = "xgemm_fast";
   p.shape = s;
   return p;
 }
@@ -53,7 +52,7 @@ SelectOptions options() {
 // The selection for the xgemm_fast FP32 row-major problem `p` from `pool`.
 Selection select_for(const CandidatePool& pool, const Problem& p,
                      const SelectOptions& o = options()) {
-  return select_configuration(pool.candidates(), EntryKey::of(p), p, device(), o);
+  return select_configuration(pool.candidates(), EntryKey::of("xgemm_fast", p), p, device(), o);
 }
 
 Database database(const std::vector<DatabaseEntry>& entries) {
@@ -204,13 +203,13 @@ TEST_CASE("selection: journals add their fastest results per problem", "[select]
       Result r;
       r.config = tile(16 << (i % 3), 32, 1 + i);
       r.gflops = 100.0 * (i + 1);
-      w.append(p, r, 0.1 * i);
+      w.append("xgemm_fast", p, r, 0.1 * i);
     }
     Result bad;
     bad.config = tile(8, 8);
     bad.status = Status::kWrongResult;
     bad.gflops = 9999;
-    w.append(p, bad, 1);
+    w.append("xgemm_fast", p, bad, 1);
   }
   CandidatePool pool;
   pool.add_journal(path, 2);

@@ -64,7 +64,7 @@ H100Data& h100() {
     for (const auto& j : journals) {
       for (auto& o : journal_observations(
                j, [d](const std::string& k) { return d->spec(k); }, d->device)) {
-        const std::string key = problem_key(o.problem) + "|" + to_string(o.config);
+        const std::string key = problem_key(o.kernel, o.problem) + "|" + to_string(o.config);
         auto it = best.find(key);
         if (it == best.end() || it->second.gflops < o.gflops) best[key] = o;
       }
@@ -75,8 +75,9 @@ H100Data& h100() {
   return *data;
 }
 
-bool fp32_fast(const Problem& p) {
-  return p.kernel == "xgemm_fast" && p.precision == Precision::kFP32 && p.batch == 1 &&
+bool fp32_fast(const CalibrationSample& o) {
+  const Problem& p = o.problem;
+  return o.kernel == "xgemm_fast" && p.precision == Precision::kFP32 && p.batch == 1 &&
          p.order == Order::kRowMajor && p.layout() == "NN" && p.epilogue.none();
 }
 
@@ -97,7 +98,7 @@ Fold run_fold(const Shape& target) {
   f.target = target;
   std::vector<CalibrationSample> training;
   for (const auto& o : d.observations) {
-    if (!(fp32_fast(o.problem) && o.problem.shape == target)) training.push_back(o);
+    if (!(fp32_fast(o) && o.problem.shape == target)) training.push_back(o);
   }
   f.constants = calibrate(training, d.device, CalibrationGrid::standard()).constants;
 
@@ -105,7 +106,7 @@ Fold run_fold(const Shape& target) {
   std::map<std::string, double> at_target;
   std::map<std::string, SelectionCandidate> others;
   for (const auto& o : d.observations) {
-    if (!fp32_fast(o.problem)) continue;
+    if (!fp32_fast(o)) continue;
     const std::string id = to_string(o.config);
     if (o.problem.shape == target) {
       at_target[id] = o.gflops;
@@ -130,7 +131,6 @@ Fold run_fold(const Shape& target) {
   if (candidates.empty()) return f;
 
   Problem problem;
-  problem.kernel = "xgemm_fast";
   problem.shape = target;
   // The nearest-entry rule: the shape nearest to the target, its fastest candidate.
   double best_distance = 0;
@@ -159,8 +159,8 @@ Fold run_fold(const Shape& target) {
   SelectOptions options;
   options.constants = f.constants;
   options.specs = [&d](const std::string& k) { return d.spec(k); };
-  const Selection s =
-      select_configuration(candidates, EntryKey::of(problem), problem, d.device, options);
+  const Selection s = select_configuration(candidates, EntryKey::of("xgemm_fast", problem), problem,
+                                           d.device, options);
   REQUIRE(s.kind == Selection::Kind::kModel);
   f.model = at_target.at(to_string(s.chosen->parameters));
   f.predicted = s.chosen->estimate.gflops;
@@ -213,7 +213,7 @@ TEST_CASE("on held-out H100 shapes the model's pick is at least as fast as the n
           "[select][h100]") {
   std::set<Shape> targets;
   for (const auto& o : h100().observations) {
-    if (fp32_fast(o.problem)) targets.insert(o.problem.shape);
+    if (fp32_fast(o)) targets.insert(o.problem.shape);
   }
   std::vector<Fold> folds;
   for (const auto& t : targets) {
