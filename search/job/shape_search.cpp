@@ -147,6 +147,8 @@ ShapeOutcome tune_shape(const SearchRun& run, const Problem& problem, const Shap
                        : run.target.replay       ? 1
                        : a.compile_processes > 0 ? pool_lookahead(size_t(a.compile_processes))
                                                  : size_t(a.eval.compile_threads) + 1;
+  // On a device with a compile pool the lane would otherwise wait for the strategy's thinking.
+  settings.propose_while_measuring = !run.target.replay && a.compile_processes > 0;
   settings.interrupt = stop_requested();
   settings.journal = &run.journal;
   settings.kernel = a.kernel;

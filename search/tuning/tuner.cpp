@@ -43,12 +43,21 @@ class TuneLoop {
   TuneOutcome run() {
     tell_earlier_results();
     queue_warm_start();
+    std::thread proposer;
+    if (settings_.propose_while_measuring) proposer = std::thread([this] { propose_ahead(); });
     if (lanes_.size() == 1) {
       measure_on(*lanes_.front());
     } else {
       std::vector<std::thread> threads;
       for (Evaluator* lane : lanes_) threads.emplace_back([this, lane] { measure_on(*lane); });
       for (auto& t : threads) t.join();
+    }
+    if (proposer.joinable()) {
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stop("the devices have stopped");  // keeps the first reason given
+      }
+      proposer.join();
     }
     if (failure_) std::rethrow_exception(failure_);
     out_.elapsed_s = elapsed();
@@ -138,6 +147,24 @@ class TuneLoop {
     return size_t(std::ceil(builds)) + lanes_.size() + 1;
   }
 
+  // The proposer's loop (propose_while_measuring): tops the queue up whenever a result or a
+  // taken proposal changes what is in flight, so that the lanes find their next configuration
+  // waiting.
+  void propose_ahead() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!stopped_) {
+      try {
+        propose_more();
+      } catch (...) {
+        if (!failure_) failure_ = std::current_exception();
+        stop("the strategy failed");
+        break;
+      }
+      changed_.notify_all();
+      changed_.wait(lock);
+    }
+  }
+
   // The next configuration for a lane to measure, or none when the search ends.
   std::optional<size_t> next(std::unique_lock<std::mutex>& lock) {
     while (!stopped_) {
@@ -150,12 +177,14 @@ class TuneLoop {
         stop(*why);
         break;
       }
-      propose_more();
+      // With a proposer thread, a lane proposes only when nothing is waiting for it.
+      if (!settings_.propose_while_measuring || queue_.empty()) propose_more();
       if (!queue_.empty()) {
         out_.max_in_flight = std::max(out_.max_in_flight, queue_.size() + measuring_);
         const size_t index = queue_.front();
         queue_.pop_front();
         ++measuring_;
+        if (settings_.propose_while_measuring) changed_.notify_all();
         return index;
       }
       // The budget is not reached (checked above): the strategy has run dry.

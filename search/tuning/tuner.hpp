@@ -32,6 +32,10 @@ struct TuneSettings {
   // Proposals in flight: one timed, the others compiling (with several devices, one more per
   // device beyond the first).
   size_t lookahead = 2;
+  // Proposals are made by a thread of their own while the devices measure, rather than by each
+  // device between two measurements: the strategy's thinking then costs no device time, but the
+  // order in which results reach it depends on timing, so a replay is no longer repeatable.
+  bool propose_while_measuring = false;
   const std::atomic<bool>* interrupt = nullptr;
   JournalWriter* journal = nullptr;
   std::string kernel = kDefaultKernel;  // the template measured, journalled with each result

@@ -86,19 +86,50 @@ TEST_CASE("two lanes share one search: each configuration once, both lanes busy"
   CHECK(read_journal(journal).entries.size() == 90);
 }
 
+TEST_CASE("a proposer thread keeps the lanes fed: each configuration once, budgets hold",
+          "[search][tuner][lanes]") {
+  Fixture f;
+  for (size_t lanes : {1, 2}) {
+    for (const char* strategy : {"random", "bayes"}) {
+      INFO(lanes << " lanes, " << strategy);
+      CountingLane a, b;
+      std::vector<Evaluator*> devices{&a, &b};
+      devices.resize(lanes);
+      auto searcher = make_searcher(strategy, f.space, 5, {});
+      TuneSettings settings;
+      settings.stop.max_evals = 25;
+      settings.lookahead = 6;
+      settings.propose_while_measuring = true;
+      const auto out = run_search(devices, f.problem, f.space, *searcher, settings);
+      CHECK(out.evaluations == 25);
+      CHECK(a.measured + b.measured == 25);
+      CHECK(out.stop_reason == "reached 25 evaluations");
+      std::set<size_t> seen;
+      for (const auto& o : searcher->history()) seen.insert(o.index);
+      CHECK(seen.size() == 25);
+      CHECK(out.max_in_flight <= settings.lookahead + lanes - 1);
+    }
+  }
+}
+
 TEST_CASE("with two lanes an exhaustive search of a small space ends when it is measured",
           "[search][tuner][lanes]") {
   Fixture f;
   std::vector<Configuration> few;
   for (size_t i = 0; i < 7; ++i) few.push_back(f.space.config(i));
   const SearchSpace small = SearchSpace::from_configurations(few);
-  CountingLane a, b;
-  auto searcher = make_searcher("exhaustive", small, 1, {});
-  TuneSettings settings;
-  settings.stop.max_evals = 100;
-  const auto out = run_search({&a, &b}, f.problem, small, *searcher, settings);
-  CHECK(out.evaluations == 7);
-  CHECK(a.measured + b.measured == 7);
+  // With or without a proposer thread, the strategy running dry ends the search.
+  for (bool proposer : {false, true}) {
+    INFO("proposer thread " << proposer);
+    CountingLane a, b;
+    auto searcher = make_searcher("exhaustive", small, 1, {});
+    TuneSettings settings;
+    settings.stop.max_evals = 100;
+    settings.propose_while_measuring = proposer;
+    const auto out = run_search({&a, &b}, f.problem, small, *searcher, settings);
+    CHECK(out.evaluations == 7);
+    CHECK(a.measured + b.measured == 7);
+  }
 }
 
 TEST_CASE("an error of one lane stops the search and is thrown", "[search][tuner][lanes]") {
