@@ -194,12 +194,7 @@ class BayesSearcher : public Searcher {
     std::vector<int> cand;
     ++model_steps_;
     if (local_every_ > 0 && model_steps_ % local_every_ == 0 && best_index()) {
-      for (size_t i : space_.neighbours(*best_index())) {
-        if (!seen(i)) cand.push_back(pool_index(i));
-      }
-      for (size_t i : space_.second_neighbours(*best_index())) {
-        if (!seen(i)) cand.push_back(pool_index(i));
-      }
+      cand = pool_neighbourhood(*best_index(), true);
     }
     if (cand.empty()) {
       for (int j = 0; j < int(pool_rows_.size()); ++j) {
