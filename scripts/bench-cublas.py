@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Times cuBLAS FP32 GEMM through PyTorch for the bench-suite shapes.
 
-torch.matmul on row-major FP32 tensors with TF32 disabled, timed with CUDA events: the median of
---reps calls after --warmup untimed calls. Each result is checked once against a float64 product
+torch.matmul on row-major FP32 tensors with TF32 disabled, timed two ways, each the median of
+--reps calls after --warmup untimed calls: on the device (CUDA events recorded before and after the
+call: the time the GPU spends from the first event to the last, comparable with gemmtune's device
+time) and as a whole call (host clock from before the call to the return of the synchronization,
+as gemmtune's whole-call time is taken; it includes PyTorch's dispatch of the call). Each result is checked once against a float64 product
 on the GPU (this also proves TF32 was off: TF32 errors are far beyond the FP32 tolerance).
 
 The --json output can be merged into the suite as a third column:
@@ -19,9 +22,10 @@ import os
 import statistics
 import sys
 import tempfile
+import time
 
 FORMAT = "gemmtune-cublas-bench"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 DEFAULT_SHAPES = ("256x256x256,1000x1000x1000,1024x1024x1024,2048x2048x2048,4096x4096x4096,"
                   "4097x4097x4097,8192x8192x8192,128x4096x1024,64x4096x4096,8192x64x8192")
 # The tolerance rule of gemmtune's reference: |C - Cref| <= 8 * u * sqrt(K) * (|A||B| + |bias|).
@@ -94,12 +98,22 @@ def measure(torch, m, n, k, epilogue, reps, warmup, seed):
         end.record()
         end.synchronize()
         times.append(start.elapsed_time(end))
+    walls = []
+    for _ in range(reps):
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        call()
+        torch.cuda.synchronize()
+        walls.append((time.perf_counter() - t0) * 1e3)
     median = statistics.median(times)
+    wall = statistics.median(walls)
     flops = 2.0 * m * n * k
     return {
         "m": m, "n": n, "k": k, "epilogue": epilogue,
         "median_ms": median, "min_ms": min(times), "runs": reps,
         "gflops": flops / (median * 1e6) if median > 0 else 0.0,
+        "wall_median_ms": wall,
+        "wall_gflops": flops / (wall * 1e6) if wall > 0 else 0.0,
         "max_error": rel, "tolerance": tolerance, "verified": bool(rel <= tolerance),
     }
 
@@ -167,11 +181,13 @@ def main():
         sys.stdout.write(text)
     else:
         print(f"{doc['device']} (torch {doc['torch']}, CUDA {doc['cuda']}, TF32 off)")
-        print(f"{'shape':<16} {'epilogue':<9} {'median ms':>10} {'GFLOPS':>10} {'verified':>9}")
+        print(f"{'shape':<16} {'epilogue':<9} {'device ms':>10} {'GFLOPS':>10} "
+              f"{'call ms':>10} {'GFLOPS':>10} {'verified':>9}")
         for r in results:
             shape = f"{r['m']}x{r['n']}x{r['k']}"
             print(f"{shape:<16} {'bias+ReLU' if r['epilogue'] else '-':<9} "
                   f"{r['median_ms']:>10.4f} {r['gflops']:>10.1f} "
+                  f"{r['wall_median_ms']:>10.4f} {r['wall_gflops']:>10.1f} "
                   f"{'ok' if r['verified'] else 'WRONG':>9}")
     return 0 if all(r["verified"] for r in results) else 1
 

@@ -11,8 +11,10 @@
 // scripts/bench-cublas.py.
 //
 // Timing: "wall" is the whole call as a user sees it, from the first enqueue to the return of
-// clFinish on a host steady clock (every kernel of the call included). "kernel" is gemmtune's
-// main kernel alone, from profiling events; the library and CLBlast get the whole-call time only.
+// clFinish on a host steady clock (every kernel of the call included). "device" is gemmtune's
+// time on the device, from the first kernel's start to the last kernel's end (profiling events of
+// a separate call); the library and CLBlast get the whole-call time only. cuBLAS comes with both,
+// and each is compared with its own kind.
 #pragma once
 
 #include <cstdint>
@@ -38,8 +40,10 @@ struct DeviceProfile;
 
 constexpr const char* kBenchSuiteFormat = "gemmtune-bench-suite";
 // 2: rows carry precision, batch and batch_layout (a version-1 reader would take every row for a
-// single FP32 GEMM). Version-1 documents still load, as FP32 single GEMMs.
-constexpr int kBenchSuiteSchemaVersion = 2;
+// single FP32 GEMM). Version-1 documents still load, as FP32 single GEMMs. 3: cuBLAS as
+// cublas_call_* (whole call) and cublas_device_* (CUDA events); the "cublas_gflops" of earlier
+// versions, CUDA events, loads as the device figure.
+constexpr int kBenchSuiteSchemaVersion = 3;
 // The "format" field of scripts/bench-cublas.py's --json output.
 constexpr const char* kCublasBenchFormat = "gemmtune-cublas-bench";
 
@@ -126,9 +130,11 @@ struct SideResult {
   bool verified = false;
   std::string checked;  // what verification covered, e.g. "all 4096 outputs"
   double max_error = 0, tolerance = 0;
-  TimingStats wall;          // whole call; wall.kernel_median_ms is the main kernel (gemmtune only)
+  // Whole call; wall.kernel_median_ms is the device time, every kernel of the call from the first
+  // start to the last end (gemmtune only).
+  TimingStats wall;
   double gflops = 0;         // from the median whole-call time
-  double kernel_gflops = 0;  // from the median main-kernel time (gemmtune only)
+  double kernel_gflops = 0;  // from the median device time (gemmtune only)
 
   bool ok() const { return available && status == "ok"; }
 };
@@ -181,9 +187,13 @@ struct SuiteRow {
   // CLBlast with the parameters of --clblast-params, interleaved with its stock parameters.
   SideResult clblast_tuned;
   std::optional<double> clblast_tuned_gain;  // tuned CLBlast GFLOPS / stock CLBlast GFLOPS
-  std::optional<double> cublas_gflops;
-  std::optional<double> cublas_ratio;  // gemmtune GFLOPS / cuBLAS GFLOPS
-  std::optional<MemoryBound> memory;   // set for memory-bound rows (see MemoryBound)
+  // cuBLAS (scripts/bench-cublas.py): whole-call GFLOPS (host clock to the return of the
+  // synchronization, as gemmtune's; none from a file that lacks them) and device GFLOPS (CUDA
+  // events around the call).
+  std::optional<double> cublas_gflops, cublas_device_gflops;
+  std::optional<double> cublas_ratio;         // gemmtune / cuBLAS, whole call against whole call
+  std::optional<double> cublas_device_ratio;  // gemmtune / cuBLAS, device time against device time
+  std::optional<MemoryBound> memory;          // set for memory-bound rows (see MemoryBound)
 
   // The row's problem: row-major NN, alpha 1, beta 0, in its precision and batch.
   Problem problem() const;
@@ -247,10 +257,14 @@ SuiteReport run_bench_suite(const Device& device, const DeviceProfile* profile,
                             const BenchSuiteOptions& options);
 
 // cuBLAS timings read from scripts/bench-cublas.py's --json output.
+struct CublasFigures {
+  double device_gflops = 0;           // CUDA events around the call
+  std::optional<double> call_gflops;  // whole call on the host clock (schema 2 on)
+};
 struct CublasResults {
   std::string source;  // the file and the device, torch and CUDA it reports
   // By shape, epilogue, precision ("32" when a result names none) and batch (1 when none).
-  std::map<std::tuple<Shape, bool, std::string, int64_t>, double> gflops;
+  std::map<std::tuple<Shape, bool, std::string, int64_t>, CublasFigures> figures;
 };
 // Throws Error(kInvalidFile) naming `origin` for a document of another kind or a bad result.
 CublasResults read_cublas_results(const nlohmann::json& cublas, const std::string& origin);
@@ -264,8 +278,11 @@ struct RatioSummary {
   double geomean = 0, worst = 0;
   std::string worst_row;  // SuiteRow::label()
 };
-// `library`: the library column's ratios instead of the direct gemmtune column's.
-RatioSummary summarize_ratios(const SuiteReport& report, bool cublas, bool library = false);
+// The other side of a ratio, and for cuBLAS which of its times.
+enum class Peer { kCLBlast, kCublas, kCublasDevice };
+// `library`: the library column's ratios instead of the direct gemmtune column's (whole call
+// only: the library has no device time).
+RatioSummary summarize_ratios(const SuiteReport& report, Peer peer, bool library = false);
 // One line per other side that has ratios ("gemmtune / CLBlast: geometric mean 1.230, worst
 // 0.750 (4096x4096x64 fp32), over 20 rows"); for CLBlast a line saying so when there is none.
 std::vector<std::string> suite_summary_lines(const SuiteReport& report);

@@ -74,7 +74,7 @@ class ClblastCall : public SideCall {
     }
   }
 
-  void enqueue(cl::Event*) override {
+  void enqueue(std::vector<cl::Event>*) override {
     const Problem& p = d_.problem;
     check(typed([&](auto zero) { return call(zero); }), routine());
     if (epilogue_) {

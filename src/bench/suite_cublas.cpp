@@ -33,6 +33,15 @@ CublasResults read_cublas_results(const nlohmann::json& j, const std::string& or
     if (!r.contains("gflops") || !r["gflops"].is_number()) {
       throw invalid_file(origin, where + ": 'gflops' must be a number");
     }
+    CublasFigures figures;
+    figures.device_gflops = r["gflops"].get<double>();
+    // Schema 1 files have the device time only.
+    if (r.contains("wall_gflops")) {
+      if (!r["wall_gflops"].is_number()) {
+        throw invalid_file(origin, where + ": 'wall_gflops' must be a number");
+      }
+      figures.call_gflops = r["wall_gflops"].get<double>();
+    }
     const bool epilogue =
         r.contains("epilogue") && r["epilogue"].is_boolean() && r["epilogue"].get<bool>();
     // Precision and batch are optional: bench-cublas.py times single FP32 GEMMs and names neither.
@@ -53,7 +62,7 @@ CublasResults read_cublas_results(const nlohmann::json& j, const std::string& or
       batch = r["batch"].get<int64_t>();
     }
     const Shape s{r["m"].get<int64_t>(), r["n"].get<int64_t>(), r["k"].get<int64_t>()};
-    out.gflops[{s, epilogue, precision, batch}] = r["gflops"].get<double>();
+    out.figures[{s, epilogue, precision, batch}] = figures;
   }
   auto text = [&](const char* key, const char* fallback) {
     return j.contains(key) && j[key].is_string() ? j[key].get<std::string>()
@@ -67,11 +76,20 @@ CublasResults read_cublas_results(const nlohmann::json& j, const std::string& or
 void merge_cublas(SuiteReport& report, const CublasResults& cublas) {
   int matched = 0;
   for (auto& row : report.rows) {
-    auto it = cublas.gflops.find({row.shape, row.epilogue, to_string(row.precision), row.batch});
-    if (it == cublas.gflops.end()) continue;
+    auto it = cublas.figures.find({row.shape, row.epilogue, to_string(row.precision), row.batch});
+    if (it == cublas.figures.end()) continue;
     ++matched;
-    row.cublas_gflops = it->second;
-    if (row.gemmtune.ok() && it->second > 0) row.cublas_ratio = row.gemmtune.gflops / it->second;
+    const CublasFigures& f = it->second;
+    row.cublas_device_gflops = f.device_gflops;
+    row.cublas_gflops = f.call_gflops;
+    if (!row.gemmtune.ok()) continue;
+    // Each time against its own kind: whole call with whole call, device with device.
+    if (f.call_gflops && *f.call_gflops > 0) {
+      row.cublas_ratio = row.gemmtune.gflops / *f.call_gflops;
+    }
+    if (f.device_gflops > 0 && row.gemmtune.kernel_gflops > 0) {
+      row.cublas_device_ratio = row.gemmtune.kernel_gflops / f.device_gflops;
+    }
   }
   if (matched == 0)
     spdlog::warn("{}: no shape of the suite is in the cuBLAS results", cublas.source);

@@ -109,7 +109,9 @@ namespace {
 class TunedCall : public SideCall {
  public:
   TunedCall(ClEnv& env, std::unique_ptr<GemmCall> call) : env_(env), call_(std::move(call)) {}
-  void enqueue(cl::Event* main_event) override { call_->enqueue(env_.queue(), main_event); }
+  void enqueue(std::vector<cl::Event>* events) override {
+    call_->enqueue(env_.queue(), nullptr, events);
+  }
   bool kernel_events() const override { return true; }
 
  private:
@@ -180,19 +182,24 @@ Verification verify_call(ClEnv& env, CaseData& d, SideCall& call, bool epilogue)
 }
 
 std::pair<double, double> time_call(ClEnv& env, SideCall& call, bool events) {
-  cl::Event main;
+  std::vector<cl::Event> kernels;
   call.prepare();
   const auto t0 = Clock::now();
-  call.enqueue(events ? &main : nullptr);
+  call.enqueue(events ? &kernels : nullptr);
   env.queue().finish();
   const double wall = ms_between(t0, Clock::now());
-  double kernel = 0;
-  if (events && main()) {
-    kernel = static_cast<double>(main.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
-                                 main.getProfilingInfo<CL_PROFILING_COMMAND_START>()) *
-             1e-6;
+  // The device time: from the first kernel's start to the last one's end, the gaps between
+  // kernels included (what CUDA events around a call measure).
+  cl_ulong first = 0, last = 0;
+  for (const cl::Event& e : kernels) {
+    if (!e()) continue;
+    const cl_ulong start = e.getProfilingInfo<CL_PROFILING_COMMAND_START>();
+    const cl_ulong end = e.getProfilingInfo<CL_PROFILING_COMMAND_END>();
+    if (first == 0 || start < first) first = start;
+    last = std::max(last, end);
   }
-  return {wall, kernel};
+  const double device = last > first ? static_cast<double>(last - first) * 1e-6 : 0;
+  return {wall, device};
 }
 
 }  // namespace gemmtune::suite

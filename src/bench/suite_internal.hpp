@@ -119,9 +119,9 @@ ClblastParameters load_clblast_parameters(const cl::Device& device, const std::s
 class SideCall {
  public:
   virtual ~SideCall() = default;
-  // Enqueues every kernel of the call; the main kernel's event goes to `main_event` when the
-  // side has one (gemmtune), and is ignored otherwise (CLBlast).
-  virtual void enqueue(cl::Event* main_event) = 0;
+  // Enqueues every kernel of the call; with `events`, each kernel's event goes there when the
+  // side has them (gemmtune), and it is ignored otherwise (CLBlast).
+  virtual void enqueue(std::vector<cl::Event>* events) = 0;
   virtual bool kernel_events() const = 0;
   // What must precede each call and is not part of its time (CLBlast's parameter set).
   virtual void prepare() {}
@@ -174,8 +174,8 @@ class LibrarySession {
 // matrices against the reference, and the gaps between a batch's matrices for writes.
 Verification verify_call(ClEnv& env, CaseData& d, SideCall& call, bool epilogue);
 
-// Whole-call wall time on the host, and the main kernel's time when `events` and the call gives
-// an event.
+// Whole-call wall time on the host, and with `events` the device time of the call's kernels
+// (first start to last end) when the call gives their events, else 0.
 std::pair<double, double> time_call(ClEnv& env, SideCall& call, bool events);
 
 // Measures one row of the suite: chooses gemmtune's configuration, verifies every side and times

@@ -104,8 +104,12 @@ void to_json(nlohmann::json& j, const SuiteRow& r) {
     j["clblast_tuned"] = r.clblast_tuned;
     j["clblast_tuned_gain"] = or_null(r.clblast_tuned_gain);
   }
-  if (r.cublas_gflops) j["cublas_gflops"] = *r.cublas_gflops;
-  if (r.cublas_ratio) j["cublas_ratio"] = *r.cublas_ratio;
+  // Reports of schema 2 and before hold "cublas_gflops" and "cublas_ratio" from CUDA events
+  // divided into gemmtune's whole call: different names now, so that they are not read as these.
+  if (r.cublas_gflops) j["cublas_call_gflops"] = *r.cublas_gflops;
+  if (r.cublas_ratio) j["cublas_call_ratio"] = *r.cublas_ratio;
+  if (r.cublas_device_gflops) j["cublas_device_gflops"] = *r.cublas_device_gflops;
+  if (r.cublas_device_ratio) j["cublas_device_ratio"] = *r.cublas_device_ratio;
   if (const auto& m = r.memory) {
     j["memory"] = {{"bytes", m->bytes},
                    {"copy_ms", m->copy_ms},
@@ -137,8 +141,11 @@ void from_json(const nlohmann::json& j, SuiteRow& r) {
   r.library_ratio = optional_field<double>(j, "library_ratio");
   if (j.contains("clblast_tuned")) r.clblast_tuned = j["clblast_tuned"].get<SideResult>();
   r.clblast_tuned_gain = optional_field<double>(j, "clblast_tuned_gain");
-  r.cublas_gflops = optional_field<double>(j, "cublas_gflops");
-  r.cublas_ratio = optional_field<double>(j, "cublas_ratio");
+  r.cublas_gflops = optional_field<double>(j, "cublas_call_gflops");
+  r.cublas_ratio = optional_field<double>(j, "cublas_call_ratio");
+  r.cublas_device_gflops = optional_field<double>(j, "cublas_device_gflops");
+  if (!r.cublas_device_gflops) r.cublas_device_gflops = optional_field<double>(j, "cublas_gflops");
+  r.cublas_device_ratio = optional_field<double>(j, "cublas_device_ratio");
   if (j.contains("memory")) {
     const auto& m = j["memory"];
     r.memory = MemoryBound{m.at("bytes").get<double>(), m.at("copy_ms").get<double>(),
@@ -163,10 +170,12 @@ void to_json(nlohmann::json& j, const SuiteReport& r) {
        {"library_database", r.library_database},
        {"rows", r.rows}};
   // Derived from the rows (not read back): gemmtune's ratios against each other side.
-  for (bool cublas : {false, true}) {
-    const RatioSummary s = summarize_ratios(r, cublas);
+  for (const auto& [peer, key] :
+       {std::pair{Peer::kCLBlast, "clblast"}, std::pair{Peer::kCublas, "cublas"},
+        std::pair{Peer::kCublasDevice, "cublas_device"}}) {
+    const RatioSummary s = summarize_ratios(r, peer);
     if (s.rows == 0) continue;
-    j["summary"][cublas ? "cublas" : "clblast"] = {
+    j["summary"][key] = {
         {"rows", s.rows}, {"geomean", s.geomean}, {"worst", s.worst}, {"worst_row", s.worst_row}};
   }
 }

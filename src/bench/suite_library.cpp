@@ -67,7 +67,7 @@ class LibraryCall : public SideCall {
     epilogue_.activation = q_.activation;
   }
 
-  void enqueue(cl::Event* /*main_event*/) override {
+  void enqueue(std::vector<cl::Event>* /*events*/) override {
     StatusCode s = StatusCode::kInternalError;
     switch (p_.precision) {
       case Precision::kFP32:

@@ -47,19 +47,43 @@ std::vector<Shape> random_suite_shapes(const RandomShapes& r) {
   return out;
 }
 
-RatioSummary summarize_ratios(const SuiteReport& report, bool cublas, bool library) {
+namespace {
+
+std::optional<double> ratio_of(const SuiteRow& row, Peer peer, bool library) {
+  switch (peer) {
+    case Peer::kCLBlast:
+      return library ? row.library_ratio : row.ratio;
+    case Peer::kCublas:
+      if (!library) return row.cublas_ratio;
+      if (row.library.ok() && row.cublas_gflops && *row.cublas_gflops > 0)
+        return row.library.gflops / *row.cublas_gflops;
+      return std::nullopt;
+    case Peer::kCublasDevice:
+      if (library) return std::nullopt;  // the library has no device time
+      return row.cublas_device_ratio;
+  }
+  return std::nullopt;
+}
+
+const char* peer_name(Peer peer) {
+  switch (peer) {
+    case Peer::kCLBlast:
+      return "CLBlast";
+    case Peer::kCublas:
+      return "cuBLAS";
+    case Peer::kCublasDevice:
+      return "cuBLAS (device times)";
+  }
+  return "?";
+}
+
+}  // namespace
+
+RatioSummary summarize_ratios(const SuiteReport& report, Peer peer, bool library) {
   RatioSummary s;
   double log_sum = 0;
   for (const auto& row : report.rows) {
-    std::optional<double> ratio = cublas ? row.cublas_ratio : row.ratio;
-    if (library) {
-      ratio = row.library_ratio;
-      if (cublas) {
-        ratio.reset();
-        if (row.library.status == "ok" && row.cublas_gflops && *row.cublas_gflops > 0)
-          ratio = row.library.gflops / *row.cublas_gflops;
-      }
-    }
+    const std::optional<double> ratio = ratio_of(row, peer, library);
     if (!ratio || !(*ratio > 0) || !std::isfinite(*ratio)) continue;
     if (s.rows == 0 || *ratio < s.worst) {
       s.worst = *ratio;
@@ -76,11 +100,11 @@ std::vector<std::string> suite_summary_lines(const SuiteReport& report) {
   std::vector<std::string> out;
   for (bool library : {false, true}) {
     const char* side = library ? "library" : "gemmtune";
-    for (bool cublas : {false, true}) {
-      const RatioSummary s = summarize_ratios(report, cublas, library);
-      const char* other = cublas ? "cuBLAS" : "CLBlast";
+    for (Peer peer : {Peer::kCLBlast, Peer::kCublas, Peer::kCublasDevice}) {
+      const RatioSummary s = summarize_ratios(report, peer, library);
+      const char* other = peer_name(peer);
       if (s.rows == 0) {
-        if (!cublas && !library)
+        if (peer == Peer::kCLBlast && !library)
           out.push_back(fmt::format("{} / {}: no row with both sides", side, other));
         continue;
       }

@@ -82,14 +82,14 @@ Table suite_table(const SuiteReport& report, bool markdown) {
               "Kernel",
               "Configuration from",
               "gemmtune GFLOPS",
-              "gemmtune kernel-only GFLOPS",
+              "gemmtune device GFLOPS",
               "library GFLOPS",
               "CLBlast GFLOPS",
               "gemmtune / CLBlast",
               "library / CLBlast"};
   if (!markdown) {
-    t.header = {"shape",    "precision",   "batch",   "epilogue", "kernel", "from",
-                "gemmtune", "kernel-only", "library", "CLBlast",  "ratio",  "library ratio"};
+    t.header = {"shape",    "precision", "batch",   "epilogue", "kernel", "from",
+                "gemmtune", "device",    "library", "CLBlast",  "ratio",  "library ratio"};
   }
   const bool tuned = !report.clblast_tuned.empty();
   if (tuned) {
@@ -99,6 +99,8 @@ Table suite_table(const SuiteReport& report, bool markdown) {
   if (cublas) {
     t.header.push_back(markdown ? "cuBLAS GFLOPS" : "cuBLAS");
     t.header.push_back(markdown ? "gemmtune / cuBLAS" : "ratio");
+    t.header.push_back(markdown ? "cuBLAS device GFLOPS" : "cuBLAS device");
+    t.header.push_back(markdown ? "gemmtune / cuBLAS, device" : "device ratio");
   }
   t.header.push_back(!markdown ? "verified"
                      : tuned   ? "Verified (gemmtune / library / CLBlast / CLBlast tuned)"
@@ -123,6 +125,8 @@ Table suite_table(const SuiteReport& report, bool markdown) {
     if (cublas) {
       cells.push_back(r.cublas_gflops ? fixed(*r.cublas_gflops, 1) : "n/a");
       cells.push_back(ratio_of(r.cublas_ratio));
+      cells.push_back(r.cublas_device_gflops ? fixed(*r.cublas_device_gflops, 1) : "n/a");
+      cells.push_back(ratio_of(r.cublas_device_ratio));
     }
     cells.push_back(verified_of(r, tuned));
     t.rows.push_back(std::move(cells));
@@ -248,13 +252,20 @@ std::string suite_markdown(const SuiteReport& report) {
           "CLBlast column installs CLBlast's own parameters (read before any override) before "
           "each of its calls, so both are timed interleaved in this process\n";
   }
-  if (!report.cublas_source.empty()) md += "- cuBLAS: " + report.cublas_source + "\n";
+  if (!report.cublas_source.empty()) {
+    md += "- cuBLAS: " + report.cublas_source +
+          "; whole call: host clock from before torch.matmul to the return of "
+          "torch.cuda.synchronize (PyTorch's dispatch included), compared with gemmtune's whole "
+          "call; device: CUDA events recorded around the call, compared with gemmtune's device "
+          "time\n";
+  }
   md += fmt::format(
       "- Timing: row-major NN, alpha 1, beta 0, in each row's precision; median of {} "
       "interleaved calls of each side after {} warm-up call(s). GFLOPS = 2MNK x batch / "
       "whole-call time (first enqueue to the return of clFinish, host steady clock, every kernel "
-      "of the call, no profiling event requested; a batch is one call). Kernel-only: gemmtune's "
-      "main kernel from the profiling event of a separate call after each timed one.\n",
+      "of the call, no profiling event requested; a batch is one call). Device: gemmtune's time on "
+      "the device, from the first kernel's start to the last kernel's end (profiling events of a "
+      "separate call after each timed one).\n",
       report.reps, report.warmup);
   md +=
       "- Batch: GEMMs per call and where their matrices lie: strided (one buffer per operand, a "

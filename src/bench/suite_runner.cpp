@@ -101,7 +101,7 @@ class SuiteRunner {
           return;
         }
         // A user's call asks for no profiling event, so the whole-call time is taken without
-        // one; the kernel-only time comes from a second, separate call with an event.
+        // one; the device time comes from a second, separate call with events.
         side->wall.push_back(time_call(env_, *side->call, false).first);
         if (side->call->kernel_events()) {
           side->kernel.push_back(time_call(env_, *side->call, true).second);

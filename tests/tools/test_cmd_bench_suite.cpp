@@ -256,7 +256,11 @@ TEST_CASE("bench-suite without CLBlast says n/a and merges a cuBLAS column", "[c
   std::ofstream(cublas) << nlohmann::json{{"format", gemmtune::kCublasBenchFormat},
                                           {"device", "Some CUDA GPU"},
                                           {"results",
-                                           {{{"m", 64}, {"n", 64}, {"k", 64}, {"gflops", 0.5}}}}}
+                                           {{{"m", 64},
+                                             {"n", 64},
+                                             {"k", 64},
+                                             {"gflops", 50.0},
+                                             {"wall_gflops", 0.5}}}}}
                                .dump();
   auto r = run_gemmtune(base_args() + " --shapes 64 --no-clblast --cublas " + cublas + " -o " +
                         dir + "/suite.md");
@@ -271,9 +275,17 @@ TEST_CASE("bench-suite without CLBlast says n/a and merges a cuBLAS column", "[c
   };
   CHECK(table[2][col("CLBlast GFLOPS")] == "n/a");
   CHECK(table[2][col("gemmtune / CLBlast")] == "n/a");
+  // The whole call against cuBLAS's whole call, the device time against its CUDA events.
   CHECK(table[2][col("cuBLAS GFLOPS")] == "0.5");
+  CHECK(table[2][col("cuBLAS device GFLOPS")] == "50.0");
   // A slow reference so that the ratio is well above the table's rounding even on a busy CPU.
-  CHECK(std::stod(table[2][col("gemmtune / cuBLAS")]) > 0);
+  const double call = std::stod(table[2][col("gemmtune / cuBLAS")]);
+  const double device = std::stod(table[2][col("gemmtune / cuBLAS, device")]);
+  CHECK(call > 0);
+  CHECK(device > 0);
+  // gemmtune's device time is within its whole call, and cuBLAS's device rate here is 100 times
+  // its call rate: the device ratio is the lower unless one was divided by the other's kind.
+  CHECK(device < call);
 }
 
 TEST_CASE("bench-suite reports a kernel that computes wrong results and exits 1",
@@ -539,7 +551,7 @@ TEST_CASE("bench-suite --random-shapes lists the same shapes for a seed and summ
   CHECK_THAT(report.command, Catch::Contains("--random-shapes 3 --min-dim 8 --max-dim 48") &&
                                  Catch::Contains("--seed 5"));
   if (gemmtune::clblast_linked()) {
-    const auto s = gemmtune::summarize_ratios(report, false);
+    const auto s = gemmtune::summarize_ratios(report, gemmtune::Peer::kCLBlast);
     REQUIRE(s.rows == 3);
     CHECK(j["summary"]["clblast"]["geomean"].get<double>() == Approx(s.geomean));
     CHECK(j["summary"]["clblast"]["worst"].get<double>() == s.worst);

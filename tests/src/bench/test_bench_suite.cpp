@@ -193,14 +193,28 @@ TEST_CASE("a cuBLAS file adds a column matched by shape and epilogue", "[bench_s
       {"torch", "2.5.0"},
       {"cuda", "12.4"},
       {"results",
-       {{{"m", 64}, {"n", 64}, {"k", 64}, {"epilogue", false}, {"gflops", 16.0}},
+       {{{"m", 64},
+         {"n", 64},
+         {"k", 64},
+         {"epilogue", false},
+         {"gflops", 20.0},
+         {"wall_gflops", 16.0}},
         {{"m", 64}, {"n", 64}, {"k", 64}, {"epilogue", true}, {"gflops", 99.0}},
         {{"m", 512}, {"n", 512}, {"k", 512}, {"gflops", 1.0}}}}};
   merge_cublas(r, read_cublas_results(cublas, "cublas.json"));
+  // Whole call against whole call, device time against device time: never one against the other.
   REQUIRE(r.rows[0].cublas_gflops);
   CHECK(*r.rows[0].cublas_gflops == 16.0);
-  CHECK(*r.rows[0].cublas_ratio == Approx(0.5));
+  CHECK(*r.rows[0].cublas_ratio == Approx(r.rows[0].gemmtune.gflops / 16.0));
+  REQUIRE(r.rows[0].cublas_device_gflops);
+  CHECK(*r.rows[0].cublas_device_ratio == Approx(r.rows[0].gemmtune.kernel_gflops / 20.0));
   CHECK_FALSE(r.rows[1].cublas_gflops);
+  CHECK_FALSE(r.rows[1].cublas_device_gflops);
+  const nlohmann::json saved = r;
+  const SuiteReport loaded = saved.get<SuiteReport>();
+  CHECK(loaded.rows[0].cublas_gflops == r.rows[0].cublas_gflops);
+  CHECK(loaded.rows[0].cublas_device_ratio == r.rows[0].cublas_device_ratio);
+  CHECK(saved["summary"]["cublas_device"]["rows"] == 1);
   CHECK_THAT(r.cublas_source, Catch::Contains("NVIDIA H200"));
   const auto table = markdown_table(suite_markdown(r));
   for (const auto& row : table) CHECK(row.size() == table[0].size());

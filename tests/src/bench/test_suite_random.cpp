@@ -74,12 +74,12 @@ TEST_CASE("the summary is the geometric mean and the worst ratio of each side",
   r.rows.push_back(row_with({128, 64, 64}, 0.5, std::nullopt));
   r.rows.push_back(row_with({256, 64, 64}, 4.0, 0.25));
   r.rows.push_back(row_with({512, 64, 64}, std::nullopt, std::nullopt));  // a side n/a
-  const RatioSummary c = summarize_ratios(r, false);
+  const RatioSummary c = summarize_ratios(r, Peer::kCLBlast);
   CHECK(c.rows == 3);
   CHECK(c.geomean == Approx(std::cbrt(2.0 * 0.5 * 4.0)));
   CHECK(c.worst == 0.5);
   CHECK(c.worst_row == "128x64x64 fp32");
-  const RatioSummary b = summarize_ratios(r, true);
+  const RatioSummary b = summarize_ratios(r, Peer::kCublas);
   CHECK(b.rows == 2);
   CHECK(b.geomean == Approx(std::sqrt(0.5 * 0.25)));
   CHECK(b.worst == 0.25);
@@ -100,6 +100,6 @@ TEST_CASE("the summary is the geometric mean and the worst ratio of each side",
   // No row with both sides: said, not divided by zero.
   SuiteReport none;
   none.rows.push_back(row_with({64, 64, 64}, std::nullopt, std::nullopt));
-  CHECK(summarize_ratios(none, false).rows == 0);
+  CHECK(summarize_ratios(none, Peer::kCLBlast).rows == 0);
   CHECK_THAT(suite_summary_lines(none).at(0), Catch::Contains("no row"));
 }
