@@ -1,20 +1,27 @@
 #!/usr/bin/env python3
-"""Times cuBLAS FP32 GEMM through PyTorch for the bench-suite shapes.
+"""Times cuBLAS FP32 GEMM for the bench-suite shapes.
 
-torch.matmul on row-major FP32 tensors with TF32 disabled, timed two ways, each the median of
---reps calls after --warmup untimed calls: on the device (CUDA events recorded before and after the
-call: the time the GPU spends from the first event to the last, comparable with gemmtune's device
-time) and as a whole call (host clock from before the call to the return of the synchronization,
-as gemmtune's whole-call time is taken; it includes PyTorch's dispatch of the call). Each result is checked once against a float64 product
-on the GPU (this also proves TF32 was off: TF32 errors are far beyond the FP32 tolerance).
+Row-major FP32 GEMMs with TF32 disabled, called as a C application calls cuBLAS: cublasSgemm_v2
+through ctypes on PyTorch's cuBLAS handle and tensors (PyTorch only allocates, and its per-call
+dispatch, some 20 microseconds on a busy host, is not timed). The --epilogue rows are
+torch.addmm(bias) followed by torch.relu_, PyTorch's calls. Each result is timed two ways, each
+the median of --reps after --warmup untimed calls:
+- whole call: host clock from before the call to the return of the device synchronization, as
+  gemmtune's whole-call time is taken;
+- device: CUDA events around calls queued back to back behind a busy-wait kernel (so that the
+  host's launch cost is not in the GPU's timeline), divided by their number: the GPU's time per
+  call, comparable with gemmtune's device time (its kernels' first start to last end).
+Each result is checked once against a float64 product on the GPU (this also proves TF32 was off:
+TF32 errors are far beyond the FP32 tolerance).
 
-The --json output can be merged into the suite as a third column:
+The --json output can be merged into the suite as a cuBLAS column:
     gemmtune bench-suite ... --cublas cublas.json
 
 Without PyTorch or without a CUDA device it prints why and exits 0.
 """
 
 import argparse
+import ctypes
 import datetime
 import json
 import math
@@ -25,7 +32,7 @@ import tempfile
 import time
 
 FORMAT = "gemmtune-cublas-bench"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 DEFAULT_SHAPES = ("256x256x256,1000x1000x1000,1024x1024x1024,2048x2048x2048,4096x4096x4096,"
                   "4097x4097x4097,8192x8192x8192,128x4096x1024,64x4096x4096,8192x64x8192")
 # The tolerance rule of gemmtune's reference: |C - Cref| <= 8 * u * sqrt(K) * (|A||B| + |bias|).
@@ -54,7 +61,58 @@ def parse_shapes(text):
     return shapes
 
 
-def measure(torch, m, n, k, epilogue, reps, warmup, seed):
+# Calls queued behind the busy-wait kernel per device-time sample, and the wait itself (GPU clock
+# cycles, about a millisecond: longer than the host takes to queue them).
+BACK_TO_BACK_CALLS = 10
+BUSY_WAIT_CYCLES = 2_000_000
+CUBLAS_OP_N = 0
+CUBLAS_POINTER_MODE_HOST = 0
+
+
+def loaded_library(prefix):
+    """The shared library of this process whose file name starts with `prefix` (PyTorch loads
+    cuBLAS and the CUDA runtime itself; their paths vary between wheels)."""
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            path = line.split()[-1]
+            if os.path.basename(path).startswith(prefix):
+                return ctypes.CDLL(path)
+    return None
+
+
+class Cublas:
+    """cublasSgemm_v2 and the device synchronization, called directly."""
+
+    def __init__(self, torch):
+        torch.ones((1, 1), device="cuda") @ torch.ones((1, 1), device="cuda")  # loads cuBLAS
+        self.lib = loaded_library("libcublas.so")
+        if self.lib is None:
+            raise SystemExit("bench-cublas: cuBLAS is not among the libraries PyTorch loaded")
+        self.handle = ctypes.c_void_p(torch.cuda.current_blas_handle())
+        self.lib.cublasSgemm_v2.restype = ctypes.c_int
+        self.lib.cublasSgemm_v2.argtypes = [
+            ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+            ctypes.POINTER(ctypes.c_float), ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p,
+            ctypes.c_int, ctypes.POINTER(ctypes.c_float), ctypes.c_void_p, ctypes.c_int]
+        if self.lib.cublasSetPointerMode_v2(self.handle, CUBLAS_POINTER_MODE_HOST) != 0:
+            raise SystemExit("bench-cublas: cublasSetPointerMode_v2 failed")
+        self.alpha = ctypes.c_float(1.0)
+        self.beta = ctypes.c_float(0.0)
+        runtime = loaded_library("libcudart.so")
+        self.synchronize = runtime.cudaDeviceSynchronize if runtime else torch.cuda.synchronize
+
+    def gemm(self, a, b, out):
+        """Row-major out (m x n) = a (m x k) b (k x n): column-major out^T = b^T a^T."""
+        m, k = a.shape
+        n = b.shape[1]
+        status = self.lib.cublasSgemm_v2(self.handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k,
+                                         ctypes.byref(self.alpha), b.data_ptr(), n, a.data_ptr(),
+                                         k, ctypes.byref(self.beta), out.data_ptr(), n)
+        if status != 0:
+            raise SystemExit(f"bench-cublas: cublasSgemm_v2 returned {status}")
+
+
+def measure(torch, cublas, m, n, k, epilogue, reps, warmup, seed):
     device = torch.device("cuda")
     gen = torch.Generator(device=device)
     gen.manual_seed(seed)
@@ -73,7 +131,7 @@ def measure(torch, m, n, k, epilogue, reps, warmup, seed):
             torch.relu_(out)
     else:
         def call():
-            torch.matmul(a, b, out=out)
+            cublas.gemm(a, b, out)
 
     call()
     torch.cuda.synchronize()
@@ -89,22 +147,23 @@ def measure(torch, m, n, k, epilogue, reps, warmup, seed):
     for _ in range(warmup):
         call()
     torch.cuda.synchronize()
+    walls = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        call()
+        cublas.synchronize()
+        walls.append((time.perf_counter() - t0) * 1e3)
     times = []
     for _ in range(reps):
         start = torch.cuda.Event(enable_timing=True)
         end = torch.cuda.Event(enable_timing=True)
+        torch.cuda._sleep(BUSY_WAIT_CYCLES)
         start.record()
-        call()
+        for _ in range(BACK_TO_BACK_CALLS):
+            call()
         end.record()
         end.synchronize()
-        times.append(start.elapsed_time(end))
-    walls = []
-    for _ in range(reps):
-        torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        call()
-        torch.cuda.synchronize()
-        walls.append((time.perf_counter() - t0) * 1e3)
+        times.append(start.elapsed_time(end) / BACK_TO_BACK_CALLS)
     median = statistics.median(times)
     wall = statistics.median(walls)
     flops = 2.0 * m * n * k
@@ -151,11 +210,12 @@ def main():
         return 0
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
+    cublas = Cublas(torch)
 
     results = []
     for (m, n, k) in shapes:
         for epilogue in ([False, True] if args.epilogue else [False]):
-            r = measure(torch, m, n, k, epilogue, args.reps, args.warmup, args.seed)
+            r = measure(torch, cublas, m, n, k, epilogue, args.reps, args.warmup, args.seed)
             results.append(r)
             print(f"{m}x{n}x{k}{' +bias+relu' if epilogue else ''}: {r['gflops']:.1f} GFLOPS",
                   file=sys.stderr)
@@ -168,6 +228,8 @@ def main():
         "torch": torch.__version__,
         "cuda": torch.version.cuda,
         "allow_tf32": torch.backends.cuda.matmul.allow_tf32,
+        "call": "cublasSgemm_v2 (ctypes); epilogue rows: torch.addmm + torch.relu_",
+        "device_time": f"CUDA events around {BACK_TO_BACK_CALLS} calls queued behind a busy wait, per call",
         "reps": args.reps,
         "warmup": args.warmup,
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),

@@ -254,10 +254,10 @@ std::string suite_markdown(const SuiteReport& report) {
   }
   if (!report.cublas_source.empty()) {
     md += "- cuBLAS: " + report.cublas_source +
-          "; whole call: host clock from before torch.matmul to the return of "
-          "torch.cuda.synchronize (PyTorch's dispatch included), compared with gemmtune's whole "
-          "call; device: CUDA events recorded around the call, compared with gemmtune's device "
-          "time\n";
+          "; cublasSgemm_v2 called directly. Whole call: host clock from before the call to the "
+          "return of the device synchronization, compared with gemmtune's whole call. Device: "
+          "CUDA events around calls queued back to back behind a busy wait, per call, compared "
+          "with gemmtune's device time\n";
   }
   md += fmt::format(
       "- Timing: row-major NN, alpha 1, beta 0, in each row's precision; median of {} "
