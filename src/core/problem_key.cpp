@@ -71,4 +71,8 @@ bool ProblemKey::operator<(const ProblemKey& o) const {
   return std::make_tuple(without_, fields(p_)) < std::make_tuple(o.without_, fields(o.p_));
 }
 
+std::string problem_key(const std::string& kernel, const Problem& p) {
+  return kernel + "|" + ProblemKey(p).to_string();
+}
+
 }  // namespace gemmtune

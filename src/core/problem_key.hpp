@@ -48,4 +48,8 @@ class ProblemKey {
   unsigned without_;
 };
 
+// What a result was measured for: the template and the problem's whole identity, equal only for
+// results that may stand for each other (journals, the evaluation cache, replays).
+std::string problem_key(const std::string& kernel, const Problem& p);
+
 }  // namespace gemmtune

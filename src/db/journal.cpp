@@ -20,14 +20,6 @@
 
 namespace gemmtune {
 
-std::string problem_key(const std::string& kernel, const Problem& p) {
-  return kernel + "|" + ProblemKey(p).to_string();
-}
-
-std::string problem_key(const JournalEntry& e) {
-  return problem_key(e.kernel, e.problem);
-}
-
 void to_json(nlohmann::json& j, const JournalEntry& e) {
   j = {{"type", "result"},
        {"problem", problem_json(e.problem, e.kernel)},

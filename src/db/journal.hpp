@@ -12,6 +12,7 @@
 
 #include "src/core/json_reader.hpp"
 #include "src/core/problem.hpp"
+#include "src/core/problem_key.hpp"
 #include "src/core/result.hpp"
 
 namespace gemmtune {
@@ -36,10 +37,11 @@ struct Journal {
   JsonReader header(size_t i) const;
 };
 
-// What a result was measured for: the template and the problem's whole identity (ProblemKey),
-// equal only for results that may stand for each other.
-std::string problem_key(const std::string& kernel, const Problem& p);
-std::string problem_key(const JournalEntry& e);
+// problem_key(kernel, problem) of the entry (src/core/problem_key.hpp). Inline, so that code
+// that keys journal entries does not link the journal reader (and zlib) for it.
+inline std::string problem_key(const JournalEntry& e) {
+  return problem_key(e.kernel, e.problem);
+}
 
 // Reads a journal (.jsonl, or gzip-compressed when built with zlib; a regular file of at most
 // kMaxJournalBytes when inflated). An unreadable last line is skipped and counted, since a writer

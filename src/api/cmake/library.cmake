@@ -94,6 +94,10 @@ set(GEMMTUNE_EMBED_DATABASES "" CACHE STRING
 gemmtune_embedded_databases(${PROJECT_BINARY_DIR}/api/embedded_databases.cpp
   ${GEMMTUNE_EMBED_DATABASES})
 target_sources(gemmtune_api PRIVATE ${PROJECT_BINARY_DIR}/api/embedded_databases.cpp)
+# Its own object, outside the unity batches: a program that defines embedded_databases() itself
+# (tests/src/api) replaces it only while the linker can leave this object out.
+set_source_files_properties(${PROJECT_BINARY_DIR}/api/embedded_databases.cpp PROPERTIES
+  SKIP_UNITY_BUILD_INCLUSION ON)
 
 target_include_directories(gemmtune_api PUBLIC $<BUILD_INTERFACE:${_api_dir}/include>)
 # Only the interface is exported from the shared library (gemmtune/export.h).
