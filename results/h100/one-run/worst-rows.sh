@@ -4,6 +4,7 @@
 # the suite with the committed database, one search per shape into a copy of it, and the suite
 # with that copy, in this one invocation.
 # Usage, from the repository root: results/h100/one-run/worst-rows.sh OUTPUT_FOLDER [SHAPES]
+#   KERNELS (default xgemm_fast): the templates searched, one search each; BUDGET seconds each.
 set -u
 out=${1:?usage: worst-rows.sh OUTPUT_FOLDER [SHAPES]}
 shapes=${2:-3694x43x2290,4490x3218x2126,3361x189x2173,8192x64x8192}
@@ -22,9 +23,11 @@ suite() {  # suite NAME DB
 suite before results/nvidia-h100-80gb-hbm3.json
 cp results/nvidia-h100-80gb-hbm3.json "$out/db.json"
 for s in ${shapes//,/ }; do
-  "$gemmtune" search --kernel xgemm_fast -s "$s" --time-budget "$budget" --db "$out/db.json" \
-    --out "$out/search-$s" >>"$out/search.log" 2>&1
-  echo "search $s rc=$?" >>"$out/steps.txt"
+  for kernel in ${KERNELS:-xgemm_fast}; do
+    "$gemmtune" search --kernel "$kernel" -s "$s" --time-budget "$budget" --db "$out/db.json" \
+      --out "$out/search-$kernel-$s" >>"$out/search.log" 2>&1
+    echo "search $kernel $s rc=$?" >>"$out/steps.txt"
+  done
 done
 suite after "$out/db.json"
 cat "$out/steps.txt"
