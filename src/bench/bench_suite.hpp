@@ -280,6 +280,13 @@ struct RatioSummary {
 };
 // The other side of a ratio, and for cuBLAS which of its times.
 enum class Peer { kCLBlast, kCublas, kCublasDevice };
+struct PeerInfo {
+  Peer peer;
+  const char* key;   // in the JSON report's summary
+  const char* name;  // in the summary lines
+};
+// Every peer, in the order the summaries list them.
+const std::vector<PeerInfo>& all_peers();
 // `library`: the library column's ratios instead of the direct gemmtune column's (whole call
 // only: the library has no device time).
 RatioSummary summarize_ratios(const SuiteReport& report, Peer peer, bool library = false);

@@ -170,12 +170,10 @@ void to_json(nlohmann::json& j, const SuiteReport& r) {
        {"library_database", r.library_database},
        {"rows", r.rows}};
   // Derived from the rows (not read back): gemmtune's ratios against each other side.
-  for (const auto& [peer, key] :
-       {std::pair{Peer::kCLBlast, "clblast"}, std::pair{Peer::kCublas, "cublas"},
-        std::pair{Peer::kCublasDevice, "cublas_device"}}) {
-    const RatioSummary s = summarize_ratios(r, peer);
+  for (const PeerInfo& peer : all_peers()) {
+    const RatioSummary s = summarize_ratios(r, peer.peer);
     if (s.rows == 0) continue;
-    j["summary"][key] = {
+    j["summary"][peer.key] = {
         {"rows", s.rows}, {"geomean", s.geomean}, {"worst", s.worst}, {"worst_row", s.worst_row}};
   }
 }

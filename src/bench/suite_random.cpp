@@ -49,7 +49,7 @@ std::vector<Shape> random_suite_shapes(const RandomShapes& r) {
 
 namespace {
 
-std::optional<double> ratio_of(const SuiteRow& row, Peer peer, bool library) {
+std::optional<double> peer_ratio(const SuiteRow& row, Peer peer, bool library) {
   switch (peer) {
     case Peer::kCLBlast:
       return library ? row.library_ratio : row.ratio;
@@ -65,25 +65,21 @@ std::optional<double> ratio_of(const SuiteRow& row, Peer peer, bool library) {
   return std::nullopt;
 }
 
-const char* peer_name(Peer peer) {
-  switch (peer) {
-    case Peer::kCLBlast:
-      return "CLBlast";
-    case Peer::kCublas:
-      return "cuBLAS";
-    case Peer::kCublasDevice:
-      return "cuBLAS (device times)";
-  }
-  return "?";
-}
-
 }  // namespace
+
+const std::vector<PeerInfo>& all_peers() {
+  static const std::vector<PeerInfo> peers = {
+      {Peer::kCLBlast, "clblast", "CLBlast"},
+      {Peer::kCublas, "cublas", "cuBLAS"},
+      {Peer::kCublasDevice, "cublas_device", "cuBLAS (device times)"}};
+  return peers;
+}
 
 RatioSummary summarize_ratios(const SuiteReport& report, Peer peer, bool library) {
   RatioSummary s;
   double log_sum = 0;
   for (const auto& row : report.rows) {
-    const std::optional<double> ratio = ratio_of(row, peer, library);
+    const std::optional<double> ratio = peer_ratio(row, peer, library);
     if (!ratio || !(*ratio > 0) || !std::isfinite(*ratio)) continue;
     if (s.rows == 0 || *ratio < s.worst) {
       s.worst = *ratio;
@@ -100,11 +96,11 @@ std::vector<std::string> suite_summary_lines(const SuiteReport& report) {
   std::vector<std::string> out;
   for (bool library : {false, true}) {
     const char* side = library ? "library" : "gemmtune";
-    for (Peer peer : {Peer::kCLBlast, Peer::kCublas, Peer::kCublasDevice}) {
-      const RatioSummary s = summarize_ratios(report, peer, library);
-      const char* other = peer_name(peer);
+    for (const PeerInfo& peer : all_peers()) {
+      const RatioSummary s = summarize_ratios(report, peer.peer, library);
+      const char* other = peer.name;
       if (s.rows == 0) {
-        if (peer == Peer::kCLBlast && !library)
+        if (peer.peer == Peer::kCLBlast && !library)
           out.push_back(fmt::format("{} / {}: no row with both sides", side, other));
         continue;
       }
