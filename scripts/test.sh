@@ -16,6 +16,10 @@ build_dir="${GEMMTUNE_BUILD_DIR:-$root/build}"
 # Kernel binaries are cached per test run (gemmtune keeps them under $XDG_CACHE_HOME/gemmtune),
 # so a stale cache can never hide a build failure.
 export XDG_CACHE_HOME="$build_dir/test-cache"
+# PoCL keeps its own cache of builds there (a rebuild of a cached source takes about 50 ms), and
+# handing out a binary for gemmtune's cache makes it compile a generic copy of every kernel of the
+# program first. Tests of the binary cache name their folder (--cache-dir), which this leaves alone.
+export GEMMTUNE_BINARY_CACHE=none
 # PoCL is always installed here (install-deps.sh), so a device test that finds no OpenCL device is
 # a failure, never a skip (tests/test_support.hpp).
 export GEMMTUNE_REQUIRE_DEVICE=1

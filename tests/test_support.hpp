@@ -45,8 +45,7 @@ std::string temp_dir(const std::string& tag);
 
 // The device the OpenCL tests run on (the first GPU, else the first CPU device: PoCL in CI) with
 // the project's profiles, looked up once per test process; `device` is empty where OpenCL lists
-// none. `cache_dir` is a binary cache of this process, so that each kernel variant is compiled
-// once however many tests use it.
+// none. `cache_dir` is "none": tests of the binary cache name their own folder.
 struct TestDevice {
   ProfileSet profiles;
   std::optional<Device> device;
@@ -102,7 +101,7 @@ class TemplateEvaluators {
 };
 
 // Settings that measure a configuration once, quickly: the source tree's templates, no warm-up,
-// one timed run, one compile thread; binaries in the default cache ($XDG_CACHE_HOME under ctest).
+// one timed run, one compile thread; binaries in the default cache ($GEMMTUNE_BINARY_CACHE).
 EvaluatorSettings quick_evaluator_options();
 // The evaluators on test_device() with the profile it matched (`profile` instead, when given);
 // null where OpenCL lists no device.

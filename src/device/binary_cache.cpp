@@ -66,9 +66,23 @@ std::string BinaryCache::default_dir() {
   return "";
 }
 
+namespace {
+
+// The variable names the kernel binaries' folder alone: the evaluation cache and the offline AMD
+// builds keep theirs. PoCL, for one, keeps its own cache of builds, and exporting a binary there
+// compiles a generic copy of every kernel of the program first, which costs more than the
+// front end that a cached binary saves.
+std::string configured_dir(const std::string& dir) {
+  if (!dir.empty()) return dir;
+  if (const char* env = std::getenv("GEMMTUNE_BINARY_CACHE"); env && *env) return env;
+  return BinaryCache::default_dir();
+}
+
+}  // namespace
+
 BinaryCache::BinaryCache(const std::string& dir) {
-  if (dir == "none") return;
-  std::string base = dir.empty() ? default_dir() : dir;
+  const std::string base = configured_dir(dir);
+  if (base == "none") return;
   if (base.empty()) {
     spdlog::warn("no cache folder (neither XDG_CACHE_HOME nor HOME is set): binaries not cached");
     return;

@@ -25,7 +25,8 @@ class BinaryCache {
     std::string build_log;
   };
 
-  // `dir`: "" = $XDG_CACHE_HOME/gemmtune (or ~/.cache/gemmtune); "none" disables the cache.
+  // `dir`: "" = $GEMMTUNE_BINARY_CACHE when set (a folder, or "none"), else
+  // $XDG_CACHE_HOME/gemmtune (or ~/.cache/gemmtune); "none" disables the cache.
   explicit BinaryCache(const std::string& dir);
 
   static std::string default_dir();

@@ -180,6 +180,8 @@ constexpr uint16_t kEmAmdgpu = 224;
 constexpr uint32_t kShtNote = 7;
 constexpr uint32_t kPtNote = 4;
 constexpr uint32_t kNtAmdgpuMetadata = 32;
+// CL_DEVICE_VENDOR_ID of AMD's devices: the PCI vendor ID.
+constexpr cl_uint kAmdPciVendorId = 0x1002;
 
 class ElfReader {
  public:
@@ -338,7 +340,9 @@ ResourceUsage query_kernel_resources(const cl::Device& device, const cl::Program
     // Spills in 32-bit words, to compare with AMD's register counts.
     u.spills = (p->spill_store_bytes + 3) / 4;
     sources.push_back("ptxas");
-  } else {
+  } else if (device.getInfo<CL_DEVICE_VENDOR_ID>() == kAmdPciVendorId) {
+    // Only AMD's runtimes hand out code objects. Elsewhere asking costs: PoCL compiles a generic
+    // copy of every kernel of the program to hand out its binary.
     try {
       const auto binaries = program.getInfo<CL_PROGRAM_BINARIES>();
       for (const auto& bin : binaries) {

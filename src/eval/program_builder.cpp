@@ -128,9 +128,13 @@ BuildOutcome ProgramBuilder::build(const Request& request) {
     out.log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device_.device);
     out.compile_ms = ms_since(t0);
     spdlog::debug("compiled {} in {:.0f} ms", request.label, out.compile_ms);
-    const auto binaries = program.getInfo<CL_PROGRAM_BINARIES>();
-    if (!binaries.empty() && !binaries.front().empty()) {
-      cache_.store(request.key, request.identity, BinaryCache::Entry{binaries.front(), out.log});
+    // Asked for only when they are kept: PoCL compiles a generic copy of every kernel of the
+    // program to hand out its binary.
+    if (cache_.enabled()) {
+      const auto binaries = program.getInfo<CL_PROGRAM_BINARIES>();
+      if (!binaries.empty() && !binaries.front().empty()) {
+        cache_.store(request.key, request.identity, BinaryCache::Entry{binaries.front(), out.log});
+      }
     }
   } catch (const std::exception& e) {
     out.ok = false;

@@ -51,6 +51,34 @@ TEST_CASE("run measures a configuration and the second run hits the binary cache
   CHECK_THAT(second.out, Catch::Contains("max error"));
 }
 
+TEST_CASE("GEMMTUNE_BINARY_CACHE names the binary cache, or turns it off, for every command",
+          "[device][cli][run]") {
+  if (!gemmtune::test::cli_has_device()) return gemmtune::test::unavailable("no OpenCL device");
+  const std::string dir = gemmtune::test::temp_dir("binary-cache-env");
+  const std::string args =
+      "-v run --kernel xgemm_direct -m 16 -n 16 -k 16 --params WGD=8,MDIMCD=4,NDIMCD=4,MDIMAD=4,"
+      "NDIMBD=4 --min-runs 1 --min-time-ms 0";
+  const std::string off = "GEMMTUNE_BINARY_CACHE=none XDG_CACHE_HOME=" + dir + "/xdg";
+  auto r = gemmtune::test::run_gemmtune_in("", off, args);
+  REQUIRE(r.exit_code == 0);
+  r = gemmtune::test::run_gemmtune_in("", off, args);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("binary cache hit") == std::string::npos);
+  CHECK_FALSE(fs::exists(dir + "/xdg/gemmtune/kernels"));
+
+  const std::string named = "GEMMTUNE_BINARY_CACHE=" + dir + "/named";
+  r = gemmtune::test::run_gemmtune_in("", named, args);
+  REQUIRE(r.exit_code == 0);
+  CHECK_FALSE(fs::is_empty(dir + "/named/kernels"));
+  r = gemmtune::test::run_gemmtune_in("", named, args);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.err, Catch::Contains("binary cache hit"));
+  // --cache-dir wins over the variable.
+  r = gemmtune::test::run_gemmtune_in("", named, args + " --cache-dir none");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("binary cache hit") == std::string::npos);
+}
+
 TEST_CASE("run refuses a configuration that breaks a constraint", "[cli][run]") {
   auto r = run_gemmtune("run --kernel xgemm --params MWG=16 -m 8 -n 8 -k 8 --cache-dir none");
   CHECK(r.exit_code == 2);
