@@ -6,6 +6,9 @@ search/<layer>, tools, tools/python, scripts), or one topic of it as test_<name>
 A script's '-' reads as '_' (scripts/slurm-shards.sh: tests/scripts/test_slurm_shards.cpp). The
 one exception is tests/tools/test_cli[_<topic>].cpp: the command line as a whole (error paths,
 exit codes, outputs) across commands. Files not named test_* are helpers and are not checked.
+The C++ test files of the gemmtune_tests executable compile in unity batches, so each keeps what it
+declares in a namespace named after its path: tests/src/db/test_journal.cpp opens
+`namespace gemmtune_tests::src_db_test_journal {`.
 Usage: check_test_layout.py [<source root>].
 """
 import pathlib
@@ -42,6 +45,15 @@ for test in sorted(tests.rglob("test_*")):
     if not any(name == s or name.startswith(s + "_") for s in stems):
         faults.append(f"{rel}: names no file of {mirrored.relative_to(root)} (test_<file>.cpp or "
                       f"test_<file>_<topic>.cpp)")
+# tests/src/api builds executables of its own, one file at a time.
+for test in sorted(tests.rglob("test_*.cpp")):
+    rel = test.relative_to(tests)
+    if test.parent == tests or rel.parts[:2] == ("src", "api"):
+        continue
+    namespace = "gemmtune_tests::" + "_".join(rel.with_suffix("").parts)
+    if f"namespace {namespace} {{" not in test.read_text():
+        faults.append(f"tests/{rel}: declares nothing in `namespace {namespace} {{` (its unity batch "
+                      f"would share its names with other files)")
 for fault in faults:
     print(fault)
 sys.exit(1 if faults else 0)

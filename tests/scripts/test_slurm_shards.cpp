@@ -19,6 +19,9 @@
 #include "tests/search/strategies/synthetic_space.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::scripts_test_slurm_shards {
+
 using namespace gemmtune;
 
 namespace {
@@ -144,3 +147,5 @@ TEST_CASE("slurm-shards.sh refuses bad input before submitting", "[scripts][shar
     CHECK_FALSE(std::filesystem::exists(dir + "/calls.txt"));
   }
 }
+
+}  // namespace gemmtune_tests::scripts_test_slurm_shards

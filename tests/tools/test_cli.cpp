@@ -5,6 +5,9 @@
 #include "tests/test_support.hpp"
 #include "tests/tools/cli_helpers.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::tools_test_cli {
+
 using gemmtune::test::line_count;
 using gemmtune::test::run_gemmtune;
 
@@ -48,3 +51,5 @@ TEST_CASE("version and help options succeed", "[cli]") {
   CHECK(h.exit_code == 0);
   CHECK_THAT(h.out, Catch::Contains("devices"));
 }
+
+}  // namespace gemmtune_tests::tools_test_cli

@@ -13,6 +13,9 @@
 #include "src/core/json_util.hpp"
 #include "tests/tools/cli_helpers.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::tools_test_cli_bad_files {
+
 using namespace gemmtune;
 using test::db_copy;
 using test::kDb;
@@ -211,3 +214,5 @@ TEST_CASE("entries whose values the template forbids are dropped on load", "[cli
     CHECK(line_count(r.out) == line_count(run_gemmtune("-q export " + kDb + " -f csv").out) - 1);
   }
 }
+
+}  // namespace gemmtune_tests::tools_test_cli_bad_files

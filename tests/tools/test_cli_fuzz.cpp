@@ -15,6 +15,9 @@
 #include "src/core/json_util.hpp"
 #include "tests/tools/cli_helpers.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::tools_test_cli_fuzz {
+
 using namespace gemmtune;
 using test::kDb;
 using test::run_gemmtune;
@@ -194,3 +197,5 @@ TEST_CASE("no mutation of a journal makes a command fail internally", "[cli][fuz
     check_no_crash(commands[static_cast<size_t>(i) % commands.size()], what);
   }
 }
+
+}  // namespace gemmtune_tests::tools_test_cli_fuzz

@@ -11,6 +11,9 @@
 #include "src/core/json_util.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::tools_test_cli_offline_amd {
+
 using gemmtune::test::run_gemmtune;
 using gemmtune::test::run_gemmtune_in;
 using gemmtune::test::temp_dir;
@@ -250,3 +253,5 @@ TEST_CASE("report on an AMD database shows the offline build's real counts",
   }
   CHECK(compiled > 0);
 }
+
+}  // namespace gemmtune_tests::tools_test_cli_offline_amd

@@ -10,6 +10,9 @@
 #include "tests/test_support.hpp"
 #include "tests/tools/cli_helpers.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::tools_test_cli_outputs {
+
 using namespace gemmtune;
 using test::run_gemmtune;
 
@@ -109,3 +112,5 @@ TEST_CASE("report and bench refuse outputs over their database", "[cli][outputs]
   // bench refuses before it looks for a device.
   check_refused(run_gemmtune("bench " + db + " -o " + dir + "/./x.json"), db, before);
 }
+
+}  // namespace gemmtune_tests::tools_test_cli_outputs

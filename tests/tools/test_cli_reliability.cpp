@@ -22,6 +22,9 @@
 #include "tests/test_support.hpp"
 #include "tests/tools/cli_helpers.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::tools_test_cli_reliability {
+
 using namespace gemmtune;
 using test::line_count;
 using test::run_gemmtune;
@@ -386,3 +389,5 @@ TEST_CASE("a problem larger than the device's memory is refused before compiling
   CHECK(line_count(one.err) == 1);
   CHECK_THAT(one.err, Catch::Contains("46000x46000x46000") && Catch::Contains("GiB"));
 }
+
+}  // namespace gemmtune_tests::tools_test_cli_reliability

@@ -14,6 +14,9 @@
 #include "src/core/json_util.hpp"
 #include "tests/tools/cli_helpers.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::tools_test_cli_resume_outputs {
+
 using namespace gemmtune;
 using test::exists;
 using test::kDb;
@@ -195,3 +198,5 @@ TEST_CASE("numeric options and stored timings are range-checked", "[cli][compare
   CHECK(line_count(r.err) == 1);
   CHECK_THAT(r.err, Catch::Contains("entries[1].time.cv"));
 }
+
+}  // namespace gemmtune_tests::tools_test_cli_resume_outputs

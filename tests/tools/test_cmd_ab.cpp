@@ -13,6 +13,9 @@
 #include "src/kernel/kernel_spec.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::tools_test_cmd_ab {
+
 using namespace gemmtune;
 using gemmtune::test::run_gemmtune;
 using gemmtune::test::source_path;
@@ -221,3 +224,5 @@ TEST_CASE("ab measures and verifies both sides on the OpenCL device", "[cli][ab]
         j.at("baseline").at("tolerance").get<double>());
   CHECK(j.at("baseline").at("gflops").get<double>() > 0);
 }
+
+}  // namespace gemmtune_tests::tools_test_cmd_ab

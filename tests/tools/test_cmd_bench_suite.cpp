@@ -15,6 +15,9 @@
 #include "tests/test_support.hpp"
 #include "tests/tools/cli_helpers.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::tools_test_cmd_bench_suite {
+
 using gemmtune::test::line_count;
 using gemmtune::test::run_gemmtune;
 using gemmtune::test::source_path;
@@ -622,3 +625,5 @@ TEST_CASE("the memory suite lists matrix-vector shapes both ways round",
   CHECK_THAT(r.out, Catch::Contains("1x4096x4096") && Catch::Contains("4096x1x4096") &&
                         Catch::Contains("16x8192x8192") && Catch::Contains("8192x16x8192"));
 }
+
+}  // namespace gemmtune_tests::tools_test_cmd_bench_suite

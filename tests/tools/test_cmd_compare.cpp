@@ -6,6 +6,9 @@
 #include "src/core/json_util.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::tools_test_cmd_compare {
+
 using namespace gemmtune;
 using gemmtune::test::run_gemmtune;
 using gemmtune::test::source_path;
@@ -60,3 +63,5 @@ TEST_CASE("compare exits 2 on bad input", "[cli][compare]") {
   CHECK_THAT(r.err, Catch::Contains("threshold"));
   CHECK(run_gemmtune("compare " + kBase).exit_code == 2);
 }
+
+}  // namespace gemmtune_tests::tools_test_cmd_compare

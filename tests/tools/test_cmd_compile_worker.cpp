@@ -13,6 +13,9 @@
 #include "src/db/journal.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::tools_test_cmd_compile_worker {
+
 using namespace gemmtune;
 using test::run_gemmtune;
 
@@ -188,3 +191,5 @@ TEST_CASE("bayes keeps the compile processes busy when builds outlast measuremen
   CHECK(read_json_file(dir + "/fixed.json")["results"][0]["max_in_flight"] == 2);
   CHECK(r.err.find("up to 2 in flight of 5 asked") != std::string::npos);
 }
+
+}  // namespace gemmtune_tests::tools_test_cmd_compile_worker

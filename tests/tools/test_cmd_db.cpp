@@ -8,6 +8,9 @@
 #include "src/db/journal.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::tools_test_cmd_db {
+
 using namespace gemmtune;
 using gemmtune::test::run_gemmtune;
 using gemmtune::test::source_path;
@@ -224,3 +227,5 @@ TEST_CASE("db lookup: a kernel without a work-group tile is predicted only for s
   CHECK_THAT(r.out, Catch::Contains("choice     xgemm_fast"));
   CHECK_THAT(r.out, Catch::Contains("passed over: its kernel has no work-group tile"));
 }
+
+}  // namespace gemmtune_tests::tools_test_cmd_db

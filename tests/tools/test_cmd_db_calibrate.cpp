@@ -15,6 +15,9 @@
 #include "src/select/model.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::tools_test_cmd_db_calibrate {
+
 using namespace gemmtune;
 using gemmtune::test::run_gemmtune;
 using gemmtune::test::source_path;
@@ -135,3 +138,5 @@ TEST_CASE("db calibrate refuses journals it cannot fit with one line", "[cli][se
   r = run_gemmtune("db calibrate " + dir + "/missing.jsonl");
   CHECK(r.exit_code == 2);
 }
+
+}  // namespace gemmtune_tests::tools_test_cmd_db_calibrate

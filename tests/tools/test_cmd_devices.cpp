@@ -3,6 +3,9 @@
 
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::tools_test_cmd_devices {
+
 using gemmtune::test::run_gemmtune;
 
 TEST_CASE("gemmtune devices lists PoCL with the CPU profile", "[cli]") {
@@ -13,3 +16,5 @@ TEST_CASE("gemmtune devices lists PoCL with the CPU profile", "[cli]") {
   REQUIRE(j.exit_code == 0);
   CHECK_THAT(j.out, Catch::Contains("\"profile\": \"cpu-generic\""));
 }
+
+}  // namespace gemmtune_tests::tools_test_cmd_devices

@@ -7,6 +7,9 @@
 #include "src/db/database.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::tools_test_cmd_export {
+
 using gemmtune::read_text_file;
 using gemmtune::test::run_gemmtune;
 using gemmtune::test::source_path;
@@ -139,3 +142,5 @@ TEST_CASE("export --format embed writes the database as a header that round-trip
   CHECK(nlohmann::json::parse(c.json)["device"]["name"] == "clash )gemmtune_db");
   CHECK_THAT(c.arguments, Catch::Contains("\"clash )gemmtune_db\""));
 }
+
+}  // namespace gemmtune_tests::tools_test_cmd_export

@@ -9,6 +9,9 @@
 #include "src/select/rank_validation.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::tools_test_cmd_rank {
+
 using namespace gemmtune;
 using gemmtune::test::run_gemmtune;
 using gemmtune::test::source_path;
@@ -147,3 +150,5 @@ TEST_CASE("rank refuses bad input with one line and exit 2", "[cli][rank]") {
   CHECK_THAT(r.err, Catch::Contains("no result"));
   CHECK(r.err.find('\n') == r.err.size() - 1);  // one line
 }
+
+}  // namespace gemmtune_tests::tools_test_cmd_rank

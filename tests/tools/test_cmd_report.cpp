@@ -8,6 +8,9 @@
 #include "src/core/json_util.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::tools_test_cmd_report {
+
 using gemmtune::read_text_file;
 using gemmtune::test::run_gemmtune;
 using gemmtune::test::source_path;
@@ -93,3 +96,5 @@ TEST_CASE("report judges an H100 database by the H100's figures, not the H200's"
   CHECK_THAT(r.out, Catch::Contains("66908 GFLOPS / 3350 GB/s"));
   CHECK_THAT(r.out, !Catch::Contains("4800 GB/s"));
 }
+
+}  // namespace gemmtune_tests::tools_test_cmd_report

@@ -10,6 +10,9 @@
 #include "tests/test_support.hpp"
 #include "tests/tools/cli_helpers.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::tools_test_cmd_run {
+
 using gemmtune::test::run_gemmtune;
 namespace fs = std::filesystem;
 
@@ -112,3 +115,5 @@ TEST_CASE("run reports a build failure with the build log", "[device][cli][run]"
   CHECK_THAT(r.out, Catch::Contains("error"));
   CHECK_THAT(r.err, Catch::Contains("compile_failed"));
 }
+
+}  // namespace gemmtune_tests::tools_test_cmd_run

@@ -10,6 +10,9 @@
 
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::tools_test_cmd_run_problem {
+
 using namespace gemmtune;
 
 TEST_CASE("gemmtune run takes --batch, --batch-layout and --precision 16acc32",
@@ -69,3 +72,5 @@ TEST_CASE("run --epilogue measures, refuses bad specs and unsupported kernels",
   CHECK(j.at("status") == "unsupported");
   CHECK(j.at("problem").at("epilogue") == "bias,relu");
 }
+
+}  // namespace gemmtune_tests::tools_test_cmd_run_problem

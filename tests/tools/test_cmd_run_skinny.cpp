@@ -7,6 +7,9 @@
 #include "tests/test_support.hpp"
 #include "tests/tools/cli_helpers.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::tools_test_cmd_run_skinny {
+
 using gemmtune::test::run_gemmtune;
 
 TEST_CASE("run measures and verifies an xgemm_skinny configuration", "[device][cli][skinny]") {
@@ -63,3 +66,5 @@ TEST_CASE("xgemm_skinny splits K over work-groups and adds the parts", "[device]
     }
   }
 }
+
+}  // namespace gemmtune_tests::tools_test_cmd_run_skinny

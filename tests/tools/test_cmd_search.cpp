@@ -20,6 +20,9 @@
 #include "tests/test_support.hpp"
 #include "tests/tools/cli_helpers.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::tools_test_cmd_search {
+
 using namespace gemmtune;
 using test::run_gemmtune;
 using test::spawn_gemmtune;
@@ -290,3 +293,5 @@ TEST_CASE("a search in which no configuration passes fails its check", "[cli][se
   CHECK(test::line_count(r.err) == 1);
   CHECK(std::filesystem::exists(dir + "/s.json"));  // the outputs are written all the same
 }
+
+}  // namespace gemmtune_tests::tools_test_cmd_search

@@ -9,6 +9,9 @@
 #include "src/core/json_util.hpp"
 #include "tests/tools/cli_helpers.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::tools_test_cmd_search_cache_repair {
+
 using namespace gemmtune;
 using test::run_gemmtune_in;
 using test::write_text;
@@ -72,3 +75,5 @@ TEST_CASE("the evaluation cache recovers from an empty or damaged file", "[searc
   CHECK_THAT(log, Catch::Contains("rewritten"));
   CHECK(search().first["cached"] == 3);
 }
+
+}  // namespace gemmtune_tests::tools_test_cmd_search_cache_repair

@@ -18,6 +18,9 @@
 #include <clblast.h>
 #endif
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::tools_test_cmd_search_clblast {
+
 using namespace gemmtune;
 using test::run_gemmtune;
 
@@ -136,3 +139,5 @@ TEST_CASE("without CLBlast, search --kernel clblast-xgemm is refused with one li
 }
 
 #endif
+
+}  // namespace gemmtune_tests::tools_test_cmd_search_clblast

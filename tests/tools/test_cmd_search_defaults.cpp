@@ -11,6 +11,9 @@
 #include "tests/test_support.hpp"
 #include "tests/tools/cli_helpers.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::tools_test_cmd_search_defaults {
+
 using namespace gemmtune;
 using test::run_gemmtune_in;
 
@@ -253,3 +256,5 @@ TEST_CASE("search --workload spreads one budget by weight and warm-starts each s
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("not with -s"));
 }
+
+}  // namespace gemmtune_tests::tools_test_cmd_search_defaults

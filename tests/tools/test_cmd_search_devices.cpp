@@ -12,6 +12,9 @@
 #include "tests/test_support.hpp"
 #include "tests/tools/cli_helpers.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::tools_test_cmd_search_devices {
+
 using namespace gemmtune;
 using test::line_count;
 using test::run_gemmtune_in;
@@ -96,3 +99,5 @@ TEST_CASE("a device named twice, or one that is not there, is refused in one lin
   CHECK_FALSE(std::filesystem::exists(dir + "/twice.json"));
   CHECK_FALSE(std::filesystem::exists(dir + "/twice-db.json"));
 }
+
+}  // namespace gemmtune_tests::tools_test_cmd_search_devices

@@ -17,6 +17,9 @@
 #include <zlib.h>
 #endif
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::tools_test_cmd_search_eval_interop {
+
 using namespace gemmtune;
 using test::run_gemmtune;
 
@@ -214,3 +217,5 @@ TEST_CASE("search-eval reports the fraction reached after simulated seconds",
   const auto r = run_gemmtune("search-eval --replay " + kCache + " --times 0");
   CHECK(r.exit_code == 2);
 }
+
+}  // namespace gemmtune_tests::tools_test_cmd_search_eval_interop

@@ -9,6 +9,9 @@
 #include "tests/test_support.hpp"
 #include "tests/tools/cli_helpers.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::tools_test_cmd_search_outputs {
+
 using namespace gemmtune;
 using test::run_gemmtune;
 
@@ -94,3 +97,5 @@ TEST_CASE("compile warms the binary cache for a later run", "[cli][device]") {
   r = run_gemmtune("compile --kernel xgemm_direct --cache-dir none");
   CHECK(r.exit_code == 2);
 }
+
+}  // namespace gemmtune_tests::tools_test_cmd_search_outputs

@@ -17,6 +17,9 @@
 #include "tests/search/strategies/synthetic_space.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::tools_test_cmd_search_shard {
+
 using namespace gemmtune;
 using test::run_gemmtune;
 
@@ -204,3 +207,5 @@ TEST_CASE("a shard that is not I/N with I < N is refused", "[search][cli][shard]
     CHECK(r.err.find("is not I/N") != std::string::npos);
   }
 }
+
+}  // namespace gemmtune_tests::tools_test_cmd_search_shard

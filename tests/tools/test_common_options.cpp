@@ -8,6 +8,9 @@
 #include "tests/test_support.hpp"
 #include "tests/tools/cli_helpers.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::tools_test_common_options {
+
 using gemmtune::test::line_count;
 using gemmtune::test::run_gemmtune;
 
@@ -110,3 +113,5 @@ TEST_CASE("ab takes the batch and the epilogue of its problem", "[cli][options][
   CHECK(j.at("problem").at("epilogue") == "bias,relu");
   CHECK(j.at("baseline").at("status") == "ok");
 }
+
+}  // namespace gemmtune_tests::tools_test_common_options

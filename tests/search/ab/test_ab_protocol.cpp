@@ -16,6 +16,9 @@
 #include "src/db/database.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::search_ab_test_ab_protocol {
+
 using namespace gemmtune;
 using gemmtune::test::source_path;
 using gemmtune::test::temp_dir;
@@ -440,3 +443,5 @@ TEST_CASE("simplicity: a template's roles decide, whatever its parameters are ca
   const AbRecord blind = run_ab(ev, small_problem(), base, smaller, AbSettings{});
   CHECK(blind.reason == DecisionReason::kTieNotSimpler);
 }
+
+}  // namespace gemmtune_tests::search_ab_test_ab_protocol

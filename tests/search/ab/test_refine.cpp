@@ -14,6 +14,9 @@
 #include "src/eval/replay_evaluator.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::search_ab_test_refine {
+
 using namespace gemmtune;
 using gemmtune::test::source_path;
 using gemmtune::test::temp_dir;
@@ -306,3 +309,5 @@ TEST_CASE("refine keeps to its budget", "[refine]") {
   partial.erase("KWI");
   CHECK_THROWS_WITH(refine(ev, f.problem, space, partial, options), Catch::Contains("KWI"));
 }
+
+}  // namespace gemmtune_tests::search_ab_test_refine

@@ -5,6 +5,9 @@
 #include "search/job/job_parts.hpp"
 #include "src/core/error.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::search_job_test_job_budget {
+
 using namespace gemmtune;
 
 namespace {
@@ -87,3 +90,5 @@ TEST_CASE("model-based strategies shard by shape, the others by configuration",
   CHECK_THROWS_WITH(shard_problems(problems, Shard::parse("3/4")),
                     Catch::Contains("--shard 3/4") && Catch::Contains("at most 3 shards"));
 }
+
+}  // namespace gemmtune_tests::search_job_test_job_budget

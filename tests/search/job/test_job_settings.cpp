@@ -5,6 +5,9 @@
 #include "search/job/job_parts.hpp"
 #include "src/core/error.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::search_job_test_job_settings {
+
 using namespace gemmtune;
 
 namespace {
@@ -116,3 +119,5 @@ TEST_CASE("older journals' spellings read back, and bad recorded values are refu
   apply_journal_settings(b, JsonReader(bad));
   CHECK_THROWS_WITH(base_problem(b), Catch::Contains("--batch must be at least 1"));
 }
+
+}  // namespace gemmtune_tests::search_job_test_job_settings

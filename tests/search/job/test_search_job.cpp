@@ -13,6 +13,9 @@
 #include "tests/search/strategies/synthetic_space.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::search_job_test_search_job {
+
 using namespace gemmtune;
 
 namespace {
@@ -134,3 +137,5 @@ TEST_CASE("the search job refuses what it cannot do with one error", "[search][j
   // Nothing was written by a refused job.
   CHECK_FALSE(std::filesystem::exists(dir + "/out.journal.jsonl"));
 }
+
+}  // namespace gemmtune_tests::search_job_test_search_job

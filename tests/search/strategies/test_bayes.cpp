@@ -13,6 +13,9 @@
 #include "tests/search/strategies/synthetic_space.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::search_strategies_test_bayes {
+
 using namespace gemmtune;
 
 namespace {
@@ -103,3 +106,5 @@ TEST_CASE("every bayes acquisition and failure model proposes fresh configuratio
     }
   }
 }
+
+}  // namespace gemmtune_tests::search_strategies_test_bayes

@@ -4,6 +4,9 @@
 
 #include "search/strategies/gp.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::search_strategies_test_gp {
+
 using namespace gemmtune;
 
 TEST_CASE("Matern 5/2 correlation at known distances", "[gp]") {
@@ -113,3 +116,5 @@ TEST_CASE("GP fit raises the objective and finds the irrelevant dimension", "[gp
   CHECK(mean[1] == Approx(std::sin(3.0) - m).margin(0.1));
   CHECK(mean[2] == Approx(std::sin(4.8) - m).margin(0.1));
 }
+
+}  // namespace gemmtune_tests::search_strategies_test_gp

@@ -7,6 +7,9 @@
 #include "search/strategies/gp.hpp"
 #include "search/strategies/gp_posterior.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::search_strategies_test_gp_posterior {
+
 using namespace gemmtune;
 
 namespace {
@@ -95,3 +98,5 @@ TEST_CASE("an incremental GP posterior without training points is the prior", "[
   post.append(p.row(0), 1.0);
   for (int j = 0; j < 3; ++j) CHECK(std::isfinite(post.mean(j)));
 }
+
+}  // namespace gemmtune_tests::search_strategies_test_gp_posterior

@@ -5,6 +5,9 @@
 #include "search/strategies/space.hpp"
 #include "src/core/error.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::search_strategies_test_space {
+
 using namespace gemmtune;
 
 namespace {
@@ -79,3 +82,5 @@ TEST_CASE("search space from recorded configurations", "[search][space]") {
   CHECK(s.parameters()[0].values == std::vector<int64_t>{2, 4, 8});
   CHECK(s.dimensions().size() == 1);
 }
+
+}  // namespace gemmtune_tests::search_strategies_test_space

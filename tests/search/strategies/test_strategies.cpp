@@ -11,6 +11,9 @@
 #include "tests/search/strategies/synthetic_space.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::search_strategies_test_strategies {
+
 using namespace gemmtune;
 
 namespace {
@@ -206,3 +209,5 @@ TEST_CASE("known results are told, never measured again", "[search][resume]") {
     for (const auto& r : first) CHECK(measured.count(to_string(r.config)) == 0);
   }
 }
+
+}  // namespace gemmtune_tests::search_strategies_test_strategies

@@ -5,6 +5,9 @@
 #include "search/tuning/search_checks.hpp"
 #include "src/core/error.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::search_tuning_test_search_checks {
+
 using namespace gemmtune;
 
 namespace {
@@ -86,3 +89,5 @@ TEST_CASE("a problem that cannot fit the device is refused with its sizes", "[se
   CHECK_THROWS_WITH(check_fits_device(p, tight), Catch::Contains("at most 0.50 GiB"));
   CHECK_NOTHROW(check_fits_device(p, nlohmann::json{{"name", "unknown limits"}}));
 }
+
+}  // namespace gemmtune_tests::search_tuning_test_search_checks

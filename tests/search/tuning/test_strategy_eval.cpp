@@ -12,6 +12,9 @@
 #include "tests/search/strategies/synthetic_space.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::search_tuning_test_strategy_eval {
+
 using namespace gemmtune;
 
 namespace {
@@ -92,3 +95,5 @@ TEST_CASE("strategies on the synthetic GPU-like space", "[.tune]") {
     for (const auto& e : j.entries) w.append(e.kernel, e.problem, e.result, 0);
   }
 }
+
+}  // namespace gemmtune_tests::search_tuning_test_strategy_eval

@@ -4,6 +4,9 @@
 
 #include "search/tuning/strategy_eval.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::search_tuning_test_strategy_eval_replay_clock {
+
 using namespace gemmtune;
 
 namespace {
@@ -50,3 +53,5 @@ TEST_CASE("the replay clock builds in its processes and measures one at a time",
     CHECK(clock.measured(a) == Approx(3.5));
   }
 }
+
+}  // namespace gemmtune_tests::search_tuning_test_strategy_eval_replay_clock

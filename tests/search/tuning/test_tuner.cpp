@@ -12,6 +12,9 @@
 #include "tests/search/strategies/synthetic_space.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::search_tuning_test_tuner {
+
 using namespace gemmtune;
 
 namespace {
@@ -200,3 +203,5 @@ TEST_CASE("bayes keeps as many proposals in flight as keep the device busy",
   // A fixed batch is kept whatever the pace.
   CHECK(in_flight(500, 10, {{"batch", "2"}}) == 2);
 }
+
+}  // namespace gemmtune_tests::search_tuning_test_tuner

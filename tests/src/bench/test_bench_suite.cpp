@@ -10,6 +10,9 @@
 #include "src/device/device_profile.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_bench_test_bench_suite {
+
 using namespace gemmtune;
 using gemmtune::test::source_path;
 
@@ -348,3 +351,5 @@ TEST_CASE("a row is memory-bound below the profile's ridge point", "[bench_suite
   few.shape = {17, 4096, 4096};
   CHECK_FALSE(memory_bound(few, nullptr, device));
 }
+
+}  // namespace gemmtune_tests::src_bench_test_bench_suite

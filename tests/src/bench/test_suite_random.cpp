@@ -7,6 +7,9 @@
 #include "src/bench/bench_suite.hpp"
 #include "src/core/error.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_bench_test_suite_random {
+
 using namespace gemmtune;
 
 namespace {
@@ -103,3 +106,5 @@ TEST_CASE("the summary is the geometric mean and the worst ratio of each side",
   CHECK(summarize_ratios(none, Peer::kCLBlast).rows == 0);
   CHECK_THAT(suite_summary_lines(none).at(0), Catch::Contains("no row"));
 }
+
+}  // namespace gemmtune_tests::src_bench_test_suite_random

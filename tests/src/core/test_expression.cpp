@@ -3,6 +3,9 @@
 #include "src/core/error.hpp"
 #include "src/core/expression.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_core_test_expression {
+
 using gemmtune::Expression;
 
 namespace {
@@ -42,3 +45,5 @@ TEST_CASE("expression errors name the position or the name", "[expression]") {
                       Catch::Contains("division by zero"));
   CHECK_FALSE(Expression::parse("MWG % ZERO").try_evaluate(vars).has_value());
 }
+
+}  // namespace gemmtune_tests::src_core_test_expression

@@ -10,6 +10,9 @@
 #include "src/core/json_util.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_core_test_json_util {
+
 using namespace gemmtune;
 
 namespace {
@@ -45,3 +48,5 @@ TEST_CASE("an atomic write keeps the mode and refuses a read-only file", "[json_
   CHECK_THROWS_WITH(check_writable_file(path + "/x"), Catch::Contains("not a folder"));
   CHECK_NOTHROW(check_writable_file(dir + "/new/deeper/file.json"));
 }
+
+}  // namespace gemmtune_tests::src_core_test_json_util

@@ -5,6 +5,9 @@
 
 #include "src/core/problem.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_core_test_problem {
+
 using namespace gemmtune;
 
 namespace {
@@ -37,3 +40,5 @@ TEST_CASE("a problem names no kernel: the kernel is chosen for it and travels be
   // A file written without one meant the default template.
   CHECK(kernel_in_problem_json(alone) == "xgemm");
 }
+
+}  // namespace gemmtune_tests::src_core_test_problem

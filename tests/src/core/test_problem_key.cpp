@@ -8,6 +8,9 @@
 
 #include "src/core/problem_key.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_core_test_problem_key {
+
 using namespace gemmtune;
 
 namespace {
@@ -123,3 +126,5 @@ TEST_CASE("a NaN scaling still equals itself and -0 is not +0", "[problem_key]")
   CHECK(ProblemKey(plus) != ProblemKey(minus));
   CHECK(ProblemKey(plus).to_string() != ProblemKey(minus).to_string());
 }
+
+}  // namespace gemmtune_tests::src_core_test_problem_key

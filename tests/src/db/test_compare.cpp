@@ -4,6 +4,9 @@
 #include "src/core/error.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_db_test_compare {
+
 using namespace gemmtune;
 using gemmtune::test::source_path;
 
@@ -123,3 +126,5 @@ TEST_CASE("compare renders table, Markdown, JUnit and JSON", "[compare]") {
   CHECK(j["rows"][3]["verdict"] == "REGRESSION");
   CHECK(j["rows"][3]["ratio"] == Approx(0.5));
 }
+
+}  // namespace gemmtune_tests::src_db_test_compare

@@ -11,6 +11,9 @@
 #include "src/db/database.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_db_test_database {
+
 using namespace gemmtune;
 using gemmtune::test::source_path;
 using gemmtune::test::temp_dir;
@@ -447,3 +450,5 @@ TEST_CASE("an entry made from a search result keeps the kernel it was given thro
   CHECK(j.at("key").at("kernel") == "xgemm_direct");
   CHECK(j.get<DatabaseEntry>().key == e.key);
 }
+
+}  // namespace gemmtune_tests::src_db_test_database

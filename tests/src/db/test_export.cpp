@@ -13,6 +13,9 @@
 #include "src/db/export.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_db_test_export {
+
 using namespace gemmtune;
 using gemmtune::test::source_path;
 using gemmtune::test::temp_dir;
@@ -403,3 +406,5 @@ TEST_CASE("c-header and csv carry the register cap an entry was tuned with", "[e
   CHECK_THAT(csv,
              Catch::Contains(",compiler_options,") && Catch::Contains(",-cl-nv-maxrregcount=96,"));
 }
+
+}  // namespace gemmtune_tests::src_db_test_export

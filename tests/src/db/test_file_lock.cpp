@@ -11,6 +11,9 @@
 #include "src/db/journal.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_db_test_file_lock {
+
 using namespace gemmtune;
 
 namespace {
@@ -55,3 +58,5 @@ TEST_CASE("a database lock waits for its holder", "[database]") {
     CHECK_THAT(e.what(), Catch::Contains("database db.json"));
   }
 }
+
+}  // namespace gemmtune_tests::src_db_test_file_lock

@@ -12,6 +12,9 @@
 #include "src/eval/replay_evaluator.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_db_test_journal {
+
 using namespace gemmtune;
 
 namespace {
@@ -173,3 +176,5 @@ TEST_CASE("replay of a recording older than a parameter answers it at its defaul
   CHECK(replay.evaluate(problem_of(64), {{"A", 4}, {"B", 0}}).status == Status::kInvalid);
   CHECK(replay.evaluate(problem_of(64), {{"A", 1}}).ok());
 }
+
+}  // namespace gemmtune_tests::src_db_test_journal

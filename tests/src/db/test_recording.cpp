@@ -13,6 +13,9 @@
 #include <zlib.h>
 #endif
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_db_test_recording {
+
 using namespace gemmtune;
 
 namespace {
@@ -165,3 +168,5 @@ TEST_CASE("a gzipped Kernel Tuner cache, whole or cut short, reads like the plai
   CHECK(cut.entries.size() < 48);
 }
 #endif
+
+}  // namespace gemmtune_tests::src_db_test_recording

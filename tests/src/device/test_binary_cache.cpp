@@ -8,6 +8,9 @@
 #include "src/device/device.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_device_test_binary_cache {
+
 using namespace gemmtune;
 
 TEST_CASE("binary cache keys are stable and sensitive to every input", "[binary_cache]") {
@@ -64,3 +67,5 @@ TEST_CASE("binary cache can be disabled", "[binary_cache]") {
   off.store("k", "i", BinaryCache::Entry{{1}, ""});
   CHECK_FALSE(off.load("k", "i"));
 }
+
+}  // namespace gemmtune_tests::src_device_test_binary_cache

@@ -5,6 +5,9 @@
 #include "src/core/error.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_device_test_device {
+
 using namespace gemmtune;
 
 namespace {
@@ -87,3 +90,5 @@ TEST_CASE("PoCL is listed with the CPU profile", "[device][opencl]") {
   }
   CHECK(found);
 }
+
+}  // namespace gemmtune_tests::src_device_test_device

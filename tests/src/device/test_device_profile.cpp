@@ -9,6 +9,9 @@
 #include "src/core/json_util.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_device_test_device_profile {
+
 using namespace gemmtune;
 
 namespace {
@@ -168,3 +171,5 @@ TEST_CASE("a malformed model is an error naming the file and the field", "[profi
   j["models"] = 3;
   CHECK_THAT(load_error(j), Catch::Contains("models"));
 }
+
+}  // namespace gemmtune_tests::src_device_test_device_profile

@@ -10,6 +10,9 @@
 #include "src/device/device_profile.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_device_test_device_profile_matching {
+
 using namespace gemmtune;
 
 namespace {
@@ -306,3 +309,5 @@ TEST_CASE("gemmtune devices applies whole-word matching from the profile folder"
   CHECK(run_with(true) == "by-word");
   CHECK(run_with(false) == "by-prefix");
 }
+
+}  // namespace gemmtune_tests::src_device_test_device_profile_matching

@@ -17,6 +17,9 @@
 #include "src/kernel/kernel_spec.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_device_test_device_profile_register_cap {
+
 using namespace gemmtune;
 
 namespace {
@@ -181,3 +184,5 @@ TEST_CASE("gemmtune refuses a malformed register_cap in one line", "[profile][re
   CHECK_THAT(r.err, Catch::Contains("gfx906.json") && Catch::Contains("register_cap.method"));
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
 }
+
+}  // namespace gemmtune_tests::src_device_test_device_profile_register_cap

@@ -4,6 +4,9 @@
 #include "src/core/error.hpp"
 #include "src/device/device_set.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_device_test_device_set {
+
 using namespace gemmtune;
 
 namespace {
@@ -61,3 +64,5 @@ TEST_CASE("devices of two models, a device twice or an empty item are refused",
   CHECK_THROWS_WITH(select_devices_from(host, "all"), Catch::Contains("one model only"));
   CHECK(select_devices_from(host, "0:0,0:3").size() == 2);
 }
+
+}  // namespace gemmtune_tests::src_device_test_device_set

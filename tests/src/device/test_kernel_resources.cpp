@@ -6,6 +6,9 @@
 #include "src/core/error.hpp"
 #include "src/device/kernel_resources.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_device_test_kernel_resources {
+
 using namespace gemmtune;
 
 namespace {
@@ -304,3 +307,5 @@ TEST_CASE("ptxas figures stay with their function when a callee's block or a war
   CHECK(twice->registers == 128);
   CHECK(twice->spill_store_bytes == 80);
 }
+
+}  // namespace gemmtune_tests::src_device_test_kernel_resources

@@ -21,6 +21,9 @@
 #include "src/device/device_profile.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_eval_test_clblast_evaluator {
+
 using namespace gemmtune;
 using gemmtune::test::source_path;
 
@@ -195,6 +198,8 @@ TEST_CASE("the clblast evaluator runs XgemmDirect when asked", "[clblast][pocl][
   REQUIRE(r.status == Status::kOk);
   CHECK(r.max_error <= r.tolerance);
 }
+
+}  // namespace gemmtune_tests::src_eval_test_clblast_evaluator
 
 #else
 

@@ -10,6 +10,9 @@
 #include "src/eval/evaluator_factory.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_eval_test_evaluator_factory {
+
 using namespace gemmtune;
 using gemmtune::test::source_path;
 
@@ -112,3 +115,5 @@ TEST_CASE("make_evaluator refuses unknown kernels and problems of another kernel
   CHECK(summary.built + summary.cached == 1);
   CHECK(summary.failed == 0);
 }
+
+}  // namespace gemmtune_tests::src_eval_test_evaluator_factory

@@ -11,6 +11,9 @@
 #include "src/eval/program_builder.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_eval_test_gemm_call {
+
 using namespace gemmtune;
 using gemmtune::test::source_path;
 
@@ -206,3 +209,5 @@ TEST_CASE("a GEMM call refuses bad configurations as results and bad buffers as 
   g.lda = 4;
   CHECK_THROWS_WITH(compiled.call->bind(g, s.queue), Catch::Contains("lda = 4"));
 }
+
+}  // namespace gemmtune_tests::src_eval_test_gemm_call

@@ -14,6 +14,9 @@
 #include "src/eval/opencl_evaluator.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_eval_test_opencl_evaluator {
+
 using namespace gemmtune;
 namespace fs = std::filesystem;
 
@@ -270,3 +273,5 @@ TEST_CASE("timing repeats until both the count and the time are reached", "[devi
   r = capped.evaluate(p, capped.spec("xgemm").defaults());
   CHECK(r.time.runs == 10);
 }
+
+}  // namespace gemmtune_tests::src_eval_test_opencl_evaluator

@@ -17,6 +17,9 @@
 #include "src/verify/reference.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_eval_test_opencl_evaluator_batched {
+
 using namespace gemmtune;
 
 using test::describe;
@@ -267,3 +270,5 @@ TEST_CASE("a template without batching refuses a batch clearly", "[device][batch
   CHECK(r.status == Status::kUnsupported);
   CHECK_THAT(r.message, Catch::Contains("does not support batched problems"));
 }
+
+}  // namespace gemmtune_tests::src_eval_test_opencl_evaluator_batched

@@ -17,6 +17,9 @@
 #include "src/verify/reference.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_eval_test_opencl_evaluator_dot2 {
+
 using namespace gemmtune;
 
 using test::describe;
@@ -137,3 +140,5 @@ TEST_CASE("xgemm_fast DOT2 in pure FP16 is refused clearly without cl_khr_fp16",
              Catch::Contains("not supported by this device") && Catch::Contains("cl_khr_fp16"));
   CHECK(r.compile_ms == 0);
 }
+
+}  // namespace gemmtune_tests::src_eval_test_opencl_evaluator_dot2

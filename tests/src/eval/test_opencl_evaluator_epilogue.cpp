@@ -13,6 +13,9 @@
 #include "src/verify/reference.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_eval_test_opencl_evaluator_epilogue {
+
 using namespace gemmtune;
 
 using test::describe;
@@ -245,3 +248,5 @@ TEST_CASE("database files keep an entry per epilogue", "[epilogue][database]") {
   CHECK(back.find(plain.key)->gflops == 100);
   CHECK(back.find(fused.key)->gflops == 90);
 }
+
+}  // namespace gemmtune_tests::src_eval_test_opencl_evaluator_epilogue

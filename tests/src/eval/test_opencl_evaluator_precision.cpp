@@ -14,6 +14,9 @@
 #include "src/verify/reference.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_eval_test_opencl_evaluator_precision {
+
 using namespace gemmtune;
 
 using test::describe;
@@ -215,3 +218,5 @@ TEST_CASE("pure FP16 runs with cl_khr_fp16 and is refused clearly without it",
   }
   if (!fp16) WARN("the device has no cl_khr_fp16: checked the refusal only");
 }
+
+}  // namespace gemmtune_tests::src_eval_test_opencl_evaluator_precision

@@ -18,6 +18,9 @@
 #include "src/kernel/kernel_spec.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_eval_test_opencl_evaluator_register_cap {
+
 using namespace gemmtune;
 
 namespace {
@@ -274,3 +277,5 @@ TEST_CASE("gemmtune run applies a register cap by the profile's method", "[regca
   CHECK_THAT(r.err, Catch::Contains("REGCAP=128") && Catch::Contains("register_cap"));
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
 }
+
+}  // namespace gemmtune_tests::src_eval_test_opencl_evaluator_register_cap

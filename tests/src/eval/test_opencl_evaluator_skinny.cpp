@@ -9,6 +9,9 @@
 #include "src/eval/opencl_evaluator.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_eval_test_opencl_evaluator_skinny {
+
 using namespace gemmtune;
 using test::describe;
 
@@ -129,3 +132,5 @@ TEST_CASE("xgemm_skinny refuses batches and epilogues as unsupported results", "
   CHECK(r.status == Status::kUnsupported);
   CHECK_THAT(r.message, Catch::Contains("no fused epilogue"));
 }
+
+}  // namespace gemmtune_tests::src_eval_test_opencl_evaluator_skinny

@@ -11,6 +11,9 @@
 #include "src/eval/opencl_evaluator.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_eval_test_opencl_evaluator_wide_loads {
+
 using namespace gemmtune;
 
 using test::describe;
@@ -147,3 +150,5 @@ TEST_CASE("wide global loads need local memory and whole vectors per thread", "[
   thin["GLV"] = 1;
   CHECK_FALSE(spec.check(thin, DeviceLimits{}, fp32).has_value());
 }
+
+}  // namespace gemmtune_tests::src_eval_test_opencl_evaluator_wide_loads

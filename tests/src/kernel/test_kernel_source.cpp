@@ -10,6 +10,9 @@
 #include "src/kernel/kernel_source.hpp"
 #include "src/kernel/kernel_spec.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_kernel_test_kernel_source {
+
 using namespace gemmtune;
 
 namespace {
@@ -115,3 +118,5 @@ TEST_CASE("kernel build options carry the problem's view, batch and epilogue",
         "-DREGCAP=128 -DWG=8 -DPRECISION=1632 -DTRANSA=0 -DTRANSB=1 -DBATCH_LAYOUT=2 "
         "-DBIAS=1 -DACTIVATION=1 -cl-mad-enable -cl-nv-verbose -cl-nv-maxrregcount=128");
 }
+
+}  // namespace gemmtune_tests::src_kernel_test_kernel_source

@@ -16,6 +16,9 @@
 #include "src/kernel/kernel_spec.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_kernel_test_kernel_spec {
+
 using namespace gemmtune;
 
 namespace {
@@ -431,3 +434,5 @@ TEST_CASE("without a declaration roles are read by the conventional names",
   for (Role r : all_roles()) CHECK(parse_role(role_name(r)) == r);
   CHECK_FALSE(parse_role("MWG"));
 }
+
+}  // namespace gemmtune_tests::src_kernel_test_kernel_spec

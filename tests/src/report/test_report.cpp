@@ -6,6 +6,9 @@
 #include "src/report/report.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_report_test_report {
+
 using namespace gemmtune;
 using gemmtune::test::source_path;
 
@@ -304,3 +307,5 @@ TEST_CASE("the report reads a template's tile by its roles, whatever the names",
     said = said || n.find("conventional parameter names") != std::string::npos;
   CHECK(said);
 }
+
+}  // namespace gemmtune_tests::src_report_test_report

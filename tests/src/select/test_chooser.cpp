@@ -8,6 +8,9 @@
 #include "src/select/chooser.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_select_test_chooser {
+
 using namespace gemmtune;
 using gemmtune::test::source_path;
 
@@ -163,3 +166,5 @@ TEST_CASE("chooser: what the device refuses is passed over, down to the fallback
     CHECK(none.choices[i].config == spec_of(fallback_kernels()[i])->defaults());
   }
 }
+
+}  // namespace gemmtune_tests::src_select_test_chooser

@@ -12,6 +12,9 @@
 #include "src/select/model.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_select_test_model {
+
 using namespace gemmtune;
 using gemmtune::test::source_path;
 
@@ -333,3 +336,5 @@ TEST_CASE("model: a configuration without its declaration or a tile is said so, 
   REQUIRE(warnings() == 1);
   CHECK_THAT(lines.back(), Catch::Contains("{ROLE_TEST_B}") && Catch::Contains("1x1 tile"));
 }
+
+}  // namespace gemmtune_tests::src_select_test_model

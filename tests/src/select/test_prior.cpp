@@ -14,6 +14,9 @@
 #include "src/select/rank_validation.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_select_test_prior {
+
 using namespace gemmtune;
 using gemmtune::test::source_path;
 using gemmtune::test::temp_dir;
@@ -378,3 +381,5 @@ TEST_CASE("the prior reads the register tile and vectors by the template's roles
   const KernelSpec undeclared = KernelSpec::from_json(j, "renamed.json");
   CHECK(prior_features(&undeclared, c, p, counted(128), f.h100).issue_ratio > got.issue_ratio);
 }
+
+}  // namespace gemmtune_tests::src_select_test_prior

@@ -12,6 +12,9 @@
 #include "src/select/rank_validation.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_select_test_prior_h100 {
+
 using namespace gemmtune;
 using gemmtune::test::source_path;
 
@@ -111,3 +114,5 @@ TEST_CASE("on the other H100 journals the prior's first pick beats a random one"
   CHECK(model / n > random / n + 0.05);
   CHECK(top50 / n >= 0.99);
 }
+
+}  // namespace gemmtune_tests::src_select_test_prior_h100

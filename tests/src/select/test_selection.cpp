@@ -9,6 +9,9 @@
 #include "src/select/selection.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_select_test_selection {
+
 using namespace gemmtune;
 using gemmtune::test::temp_dir;
 
@@ -228,3 +231,5 @@ TEST_CASE("selection: journals add their fastest results per problem", "[select]
   CHECK(s.chosen->from.source == "journal");  // 777^3 is nearer than 512^3
   CHECK_THROWS_AS(pool.add_journal(dir + "/missing.jsonl", 2), Error);
 }
+
+}  // namespace gemmtune_tests::src_select_test_selection

@@ -23,6 +23,9 @@
 #include "src/select/selection.hpp"
 #include "tests/test_support.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_select_test_selection_h100 {
+
 using namespace gemmtune;
 using gemmtune::test::source_path;
 
@@ -253,3 +256,5 @@ TEST_CASE("on held-out H100 shapes the model's pick is at least as fast as the n
   // Held-out predictions are better than assuming a configuration's GFLOPS carry over.
   CHECK(error < unmodelled);
 }
+
+}  // namespace gemmtune_tests::src_select_test_selection_h100

@@ -8,6 +8,9 @@
 
 #include "src/verify/reference.hpp"
 
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_verify_test_reference {
+
 using namespace gemmtune;
 
 namespace {
@@ -203,3 +206,5 @@ TEST_CASE("problems up to the limit are checked whole", "[reference]") {
   CHECK_FALSE(ref.sampled());
   CHECK(static_cast<int64_t>(ref.rows().size()) == p.shape.m);
 }
+
+}  // namespace gemmtune_tests::src_verify_test_reference
