@@ -158,25 +158,25 @@ std::pair<Configuration, std::string> resolve_baseline(const std::string& text,
 }
 
 // A problem a recording holds, with the template it was measured with.
-struct RecordedProblem {
+struct KernelProblem {
   std::string kernel;
   Problem problem;
 };
 
 // The only problem recorded in a journal, if there is exactly one.
-std::optional<RecordedProblem> single_problem(const std::vector<RecordedProblem>& problems) {
+std::optional<KernelProblem> single_problem(const std::vector<KernelProblem>& problems) {
   if (problems.size() == 1) return problems.front();
   return std::nullopt;
 }
 
-std::vector<RecordedProblem> replay_problems(const ReplayEvaluator& replay) {
-  std::vector<RecordedProblem> out;
+std::vector<KernelProblem> replay_problems(const ReplayEvaluator& replay) {
+  std::vector<KernelProblem> out;
   for (const auto& p : replay.problems()) out.push_back({replay.kernel(), p});
   return out;
 }
 
-std::vector<RecordedProblem> journal_problems(const Journal& j) {
-  std::vector<RecordedProblem> out;
+std::vector<KernelProblem> journal_problems(const Journal& j) {
+  std::vector<KernelProblem> out;
   std::set<std::string> seen;
   for (const auto& e : j.entries) {
     if (seen.insert(problem_key(e)).second) out.push_back({e.kernel, e.problem});
@@ -211,7 +211,7 @@ AbSession open_ab_session(const GlobalOptions& global, const AbCommandOptions& o
     s.problem = o.problem.problem();
     s.problem.shape = *shape;
   } else {
-    std::optional<RecordedProblem> only;
+    std::optional<KernelProblem> only;
     std::string from;
     if (replay) {
       only = single_problem(replay_problems(*replay));

@@ -30,8 +30,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-enum class JobState { kQueued, kBuilding, kDone };
-
 // Builds do not depend on the shape (the same binary serves every shape of a problem family), so
 // a configuration announced for two shapes is built once.
 std::string job_key(const std::string& kernel, const Problem& problem,
@@ -42,6 +40,9 @@ std::string job_key(const std::string& kernel, const Problem& problem,
 }  // namespace
 
 class CompilePool::Impl {
+  // A member type: an unnamed namespace's type in a member would warn in a unity batch.
+  enum class JobState { kQueued, kBuilding, kDone };
+
  public:
   explicit Impl(CompilePoolOptions options) : options_(std::move(options)) {
     procs_.resize(size_t(std::max(1, options_.processes)));
