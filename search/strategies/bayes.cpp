@@ -10,17 +10,15 @@
 // their region (or, optionally, left to a separate failure classifier). Proposals still in flight
 // are given a guessed value (by default the model's own mean, "kriging believer"), so that a batch
 // spreads out while compilation runs ahead; by default as many are in flight as keep the devices
-// busy. The model is kept up to date incrementally (gp_posterior.hpp) over a training subset of
+// busy. The model (surrogate.hpp) is kept up to date incrementally over a training subset of
 // bounded size, so that a proposal costs milliseconds even after a thousand results.
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <unordered_map>
 #include <unordered_set>
 
-#include "search/strategies/gp.hpp"
-#include "search/strategies/gp_posterior.hpp"
 #include "search/strategies/strategies.hpp"
+#include "search/strategies/surrogate.hpp"
 
 namespace gemmtune {
 
@@ -28,19 +26,13 @@ namespace {
 
 // Proposals in flight at least: one measured while the next builds.
 constexpr size_t kMinBatch = 2;
-// Most told results in the model right after it is rebuilt, and how many more it takes in before
-// the next rebuild: the posterior costs O(n²) per candidate, and past a few hundred points the
-// model gains little that a subset centred on the best results does not already give.
-constexpr size_t kTrainCap = 256;
+// Told results the model takes in after a rebuild before the next (SurrogateModel::kTrainCap).
 constexpr size_t kTrainSlack = 64;
 // Hyperparameters are refitted on every result below kRefitAlways results, then each time the
 // results grow by kRefitGrowth, and by kRefitGrowthLarge past the training cap.
 constexpr size_t kRefitAlways = 20;
 constexpr double kRefitGrowth = 1.15;
 constexpr double kRefitGrowthLarge = 1.5;
-// Most results the hyperparameters are fitted on (a random part of the training subset): each
-// gradient step costs O(n³), and a few hundred points fix the length scales no better than this.
-constexpr size_t kFitCap = 128;
 // Most hill-climbing steps on the acquisition from one start.
 constexpr int kClimbSteps = 30;
 
@@ -49,6 +41,20 @@ double normal_pdf(double z) {
 }
 double normal_cdf(double z) {
   return 0.5 * std::erfc(-z / std::sqrt(2.0));
+}
+
+// The model's settings from the strategy's options.
+SurrogateOptions model_options(const SearchSpace& space, const StrategyOptions& options,
+                               const std::string& liar, const std::string& failed) {
+  SurrogateOptions m;
+  m.dims = int(space.dimensions().size()) + (options.get_string("derived", {"yes", "no"}) == "yes"
+                                                 ? int(space.feature_names().size())
+                                                 : 0);
+  m.liar = liar;
+  m.classify_failures = failed == "classify";
+  m.fit.restarts = int(options.get_int("fit-restarts", 0, 100));
+  m.fit.iterations = int(options.get_int("fit-iterations", 1, 100000));
+  return m;
 }
 
 class BayesSearcher : public Searcher {
@@ -69,12 +75,7 @@ class BayesSearcher : public Searcher {
         local_every_(size_t(options.get_int("local-every", 0, 1000))),
         hedge_eta_(options.get_double("hedge-eta", 0, 100)),
         params_(int(space.dimensions().size())),
-        dims_(params_ + (options.get_string("derived", {"yes", "no"}) == "yes"
-                             ? int(space.feature_names().size())
-                             : 0)) {
-    fit_options_.restarts = int(options.get_int("fit-restarts", 0, 100));
-    fit_options_.iterations = int(options.get_int("fit-iterations", 1, 100000));
-  }
+        model_(space, model_options(space, options, liar_, failed_)) {}
 
   // Automatic batch: as many in flight as keep the devices busy (the pace), at least two, and the
   // whole initial design at once (it does not depend on results). The liar "believer" keeps a
@@ -141,52 +142,26 @@ class BayesSearcher : public Searcher {
     design_next_ = 0;
   }
 
-  // What standardizes log(time): the mean and spread of the successful results, the slowest
-  // (imputed to failures) and the best.
-  struct Scale {
-    double mean = 0, sd = 1, worst = 0, best = 0;
-    double of(double log_time) const { return (log_time - mean) / sd; }
-  };
-  Scale scale() const {
-    double sum = 0, sum2 = 0;
-    Scale s;
-    s.worst = -std::numeric_limits<double>::infinity();
-    s.best = std::numeric_limits<double>::infinity();
-    size_t ok = 0;
-    for (const auto& o : history()) {
-      if (!o.ok) continue;
-      const double y = std::log(o.time_ms);
-      sum += y;
-      sum2 += y * y;
-      s.worst = std::max(s.worst, y);
-      s.best = std::min(s.best, y);
-      ++ok;
-    }
-    s.mean = sum / ok;
-    s.sd = std::sqrt(std::max(0.0, sum2 / ok - s.mean * s.mean));
-    if (s.sd < 1e-9) s.sd = 1;
-    return s;
-  }
-
   std::optional<size_t> model_point() {
-    const Scale sc = scale();
+    const TimeScale sc = TimeScale::of_results(history());
     size_t told = 0;
     for (const auto& o : history()) told += o.ok || failed_ != "classify" ? 1 : 0;
     // Hyperparameters are refitted as the data grows by a fraction, which caps the fitting cost;
     // past the training cap the fraction is larger, since a fit there costs the most and the
     // subset it sees changes little.
-    const double growth = told > kTrainCap ? kRefitGrowthLarge : kRefitGrowth;
-    const bool refit = told < kRefitAlways || told >= fitted_size_ * growth + 1;
-    if (refit || !model_ready_ || told_in_model_ > kTrainCap + kTrainSlack) {
+    const double growth = told > SurrogateModel::kTrainCap ? kRefitGrowthLarge : kRefitGrowth;
+    const bool refit = told < kRefitAlways || told >= model_.fitted_size() * growth + 1;
+    if (refit || !model_.ready() ||
+        model_.told_in_model() > SurrogateModel::kTrainCap + kTrainSlack) {
       rebuild(sc, refit);
     } else {
-      sync(sc);
+      model_.sync(history(), pending_rows(), sc);
     }
     if (best_index() && best_index() != pooled_best_) {
       pool_neighbourhood(*best_index(), true);
       pooled_best_ = best_index();
     }
-    const double y_best = epoch_.of(sc.best);
+    const double y_best = model_.scale().of(sc.best);
 
     // Every local_every_-th proposal is chosen, still by the acquisition, among the unseen
     // neighbours of the best result: the model is least reliable at the fine scale where the
@@ -197,31 +172,37 @@ class BayesSearcher : public Searcher {
       cand = pool_neighbourhood(*best_index(), true);
     }
     if (cand.empty()) {
-      for (int j = 0; j < int(pool_rows_.size()); ++j) {
-        if (!seen(pool_rows_[size_t(j)])) cand.push_back(j);
+      const std::vector<size_t>& pool = model_.pool_rows();
+      for (int j = 0; j < int(pool.size()); ++j) {
+        if (!seen(pool[size_t(j)])) cand.push_back(j);
       }
     }
     if (cand.empty()) {
       // Everything pooled is seen: a fresh pool from what remains.
       rebuild(sc, false);
-      for (int j = 0; j < int(pool_rows_.size()); ++j) {
-        if (!seen(pool_rows_[size_t(j)])) cand.push_back(j);
+      const std::vector<size_t>& pool = model_.pool_rows();
+      for (int j = 0; j < int(pool.size()); ++j) {
+        if (!seen(pool[size_t(j)])) cand.push_back(j);
       }
       if (cand.empty()) return std::nullopt;
     }
 
-    if (acquisition_ != "multi") return pool_rows_[size_t(maximize(cand, acquisition_, y_best))];
+    if (acquisition_ != "multi") {
+      return model_.pool_rows()[size_t(maximize(cand, acquisition_, y_best))];
+    }
 
     // GP-Hedge (Hoffman et al. 2011): each function nominates a point; a function's gain grows
     // with how good the current model believes its earlier nominees are, and the next nominee is
     // taken from a function drawn with odds exp(eta * gain).
     static const char* kKinds[] = {"ei", "pi", "lcb"};
     if (!nominees_.empty()) {
-      for (int a = 0; a < 3; ++a) gains_[a] -= post_.mean(pool_index(nominees_[size_t(a)]));
+      for (int a = 0; a < 3; ++a) {
+        gains_[a] -= model_.mean(model_.pool_index(nominees_[size_t(a)]));
+      }
     }
     nominees_.assign(3, 0);
     for (int a = 0; a < 3; ++a) {
-      nominees_[size_t(a)] = pool_rows_[size_t(maximize(cand, kKinds[a], y_best))];
+      nominees_[size_t(a)] = model_.pool_rows()[size_t(maximize(cand, kKinds[a], y_best))];
     }
     const double top = *std::max_element(gains_, gains_ + 3);
     double odds[3], total = 0;
@@ -232,126 +213,11 @@ class BayesSearcher : public Searcher {
     return nominees_[size_t(pick)];
   }
 
-  // The model from scratch: a training subset of at most kTrainCap told results (the best half
-  // of the cap, the rest drawn at random, so the model stays sharp where the optimum is and still
-  // sees the whole space), hyperparameters refitted on it when `refit`, then the proposals in
-  // flight and a fresh candidate pool.
-  void rebuild(const Scale& sc, bool refit) {
-    std::vector<const Observation*> obs;
-    for (const auto& o : history()) {
-      if (o.ok || failed_ != "classify") obs.push_back(&o);
-    }
-    auto target = [&](const Observation& o) {
-      return sc.of(o.ok ? std::log(o.time_ms) : sc.worst);
-    };
-    const size_t told = obs.size();
-    if (obs.size() > kTrainCap) {
-      std::stable_sort(obs.begin(), obs.end(), [&](const Observation* a, const Observation* b) {
-        return target(*a) < target(*b);
-      });
-      std::vector<const Observation*> rest(obs.begin() + kTrainCap / 2, obs.end());
-      rng_.shuffle(rest);
-      obs.resize(kTrainCap / 2);
-      obs.insert(obs.end(), rest.begin(), rest.begin() + (kTrainCap - kTrainCap / 2));
-    }
-    const Eigen::Index n = Eigen::Index(obs.size());
-    Eigen::MatrixXd x(n, dims_);
-    Eigen::VectorXd y(n);
-    train_rows_.clear();
-    train_pos_.clear();
-    for (Eigen::Index i = 0; i < n; ++i) {
-      encode_row(obs[size_t(i)]->index, x, i);
-      y[i] = target(*obs[size_t(i)]);
-      train_pos_[obs[size_t(i)]->index] = int(i);
-      train_rows_.push_back(obs[size_t(i)]->index);
-    }
-    if (refit) {
-      fit_hyperparameters(x, y);
-      fitted_size_ = told;
-    }
-    post_.reset(gp_.hyperparameters(), x, y);
-    epoch_ = sc;
-    liar_value_ = n == 0           ? 0
-                  : liar_ == "min" ? y.minCoeff()
-                  : liar_ == "max" ? y.maxCoeff()
-                                   : y.mean();
-    told_in_model_ = obs.size();
-    fit_classifier(refit);
-    model_ready_ = true;
-    synced_history_ = history().size();
-    pool_rows_.clear();
-    pool_pos_.clear();
-    sync(sc);  // the proposals in flight
-    add_to_pool(candidate_rows());
+  // The model from scratch (SurrogateModel::rebuild) and a fresh candidate pool.
+  void rebuild(const TimeScale& sc, bool refit) {
+    model_.rebuild(history(), pending_rows(), sc, refit, rng_);
+    model_.add_to_pool(candidate_rows());
     pooled_best_ = best_index();
-  }
-
-  void fit_hyperparameters(const Eigen::MatrixXd& x, const Eigen::VectorXd& y) {
-    if (x.rows() <= Eigen::Index(kFitCap)) {
-      gp_.set_data(x, y);
-    } else {
-      std::vector<Eigen::Index> pick(size_t(x.rows()));
-      for (size_t i = 0; i < pick.size(); ++i) pick[i] = Eigen::Index(i);
-      rng_.shuffle(pick);
-      pick.resize(kFitCap);
-      std::sort(pick.begin(), pick.end());
-      gp_.set_data(x(pick, Eigen::all), y(pick));
-    }
-    gp_.fit(rng_, fit_options_);
-  }
-
-  // Brings the model up to date with results told and proposals made since it was last touched.
-  // Targets stay in the scale of the model's last rebuild, so that a result changes only its own
-  // row's target (a guess replaced) and the posterior updates cheaply.
-  void sync(const Scale& now) {
-    const auto& h = history();
-    for (; synced_history_ < h.size(); ++synced_history_) {
-      const Observation& o = h[synced_history_];
-      if (classify_) append_failure_label(o);
-      if (!o.ok && failed_ == "classify") continue;
-      const double y = epoch_.of(o.ok ? std::log(o.time_ms) : now.worst);
-      const auto it = train_pos_.find(o.index);
-      if (it == train_pos_.end()) {
-        append_training(o.index, y);
-      } else {
-        post_.set_target(it->second, y);
-      }
-      ++told_in_model_;
-    }
-    for (size_t r : pending_rows()) {
-      if (train_pos_.count(r) != 0) continue;
-      // The believer guesses the model's mean at the row; the others a value fixed per rebuild.
-      append_training(r, liar_ == "believer" ? post_.mean(pool_index(r)) : liar_value_);
-    }
-  }
-
-  void append_training(size_t row, double y) {
-    Eigen::MatrixXd x(1, dims_);
-    encode_row(row, x, 0);
-    train_pos_[row] = int(train_rows_.size());
-    train_rows_.push_back(row);
-    post_.append(x.row(0), y);
-  }
-
-  // The pool index of `row`, adding it to the pool when missing.
-  int pool_index(size_t row) {
-    const auto it = pool_pos_.find(row);
-    if (it != pool_pos_.end()) return it->second;
-    add_to_pool({row});
-    return pool_pos_.at(row);
-  }
-
-  void add_to_pool(const std::vector<size_t>& rows) {
-    std::vector<size_t> fresh;
-    for (size_t r : rows) {
-      if (pool_pos_.emplace(r, int(pool_rows_.size() + fresh.size())).second) fresh.push_back(r);
-    }
-    if (fresh.empty()) return;
-    Eigen::MatrixXd x(Eigen::Index(fresh.size()), dims_);
-    for (size_t i = 0; i < fresh.size(); ++i) encode_row(fresh[i], x, Eigen::Index(i));
-    pool_rows_.insert(pool_rows_.end(), fresh.begin(), fresh.end());
-    post_.add_to_pool(x);
-    if (classify_) fail_post_.add_to_pool(x);
   }
 
   // Adds the unseen neighbours of `row` (and its second neighbours when `second`) to the pool;
@@ -366,9 +232,9 @@ class BayesSearcher : public Searcher {
         if (!seen(i)) rows.push_back(i);
       }
     }
-    add_to_pool(rows);
+    model_.add_to_pool(rows);
     std::vector<int> out;
-    for (size_t r : rows) out.push_back(pool_pos_.at(r));
+    for (size_t r : rows) out.push_back(model_.pool_index(r));
     return out;
   }
 
@@ -390,7 +256,7 @@ class BayesSearcher : public Searcher {
         int at = cand[order[s]];
         double score = scores[order[s]];
         for (int step = 0; step < kClimbSteps; ++step) {
-          const std::vector<int> next = pool_neighbourhood(pool_rows_[size_t(at)], true);
+          const std::vector<int> next = pool_neighbourhood(model_.pool_rows()[size_t(at)], true);
           if (next.empty()) break;
           int arg = next[0];
           double top = -std::numeric_limits<double>::infinity();
@@ -414,54 +280,11 @@ class BayesSearcher : public Searcher {
     return best;
   }
 
-  // The failure classifier: a second GP regressing 1 (failed) / 0 (valid) over the told results
-  // (the same kind of subset as the time model's), so that its mean estimates the chance that a
-  // configuration fails.
-  void fit_classifier(bool refit) {
-    classify_ = false;
-    if (failed_ != "classify") return;
-    std::vector<const Observation*> obs;
-    size_t failures = 0;
-    for (const auto& o : history()) {
-      obs.push_back(&o);
-      failures += o.ok ? 0 : 1;
-    }
-    fail_rate_ = double(failures) / double(obs.size());
-    if (failures == 0) return;
-    if (obs.size() > kTrainCap) {
-      rng_.shuffle(obs);
-      obs.resize(kTrainCap);
-    }
-    const Eigen::Index n = Eigen::Index(obs.size());
-    Eigen::MatrixXd x(n, dims_);
-    Eigen::VectorXd l(n);
-    for (Eigen::Index i = 0; i < n; ++i) {
-      encode_row(obs[size_t(i)]->index, x, i);
-      l[i] = (obs[size_t(i)]->ok ? 0.0 : 1.0) - fail_rate_;
-    }
-    if (refit || !fail_fitted_) {
-      fail_gp_.set_data(x, l);
-      fail_gp_.fit(rng_, fit_options_);
-      fail_fitted_ = true;
-    }
-    fail_post_.reset(fail_gp_.hyperparameters(), x, l);
-    classify_ = true;
-  }
-
-  // A result told since the classifier was built joins it (with the failure rate of its build).
-  void append_failure_label(const Observation& o) {
-    Eigen::MatrixXd x(1, dims_);
-    encode_row(o.index, x, 0);
-    fail_post_.append(x.row(0), (o.ok ? 0.0 : 1.0) - fail_rate_);
-  }
-
   // The acquisition of kind `kind` (larger is better) of pool point j under the current model.
   double acquisition(int j, const std::string& kind, double y_best) {
-    const double mu = post_.mean(j);
-    const double s = std::sqrt(post_.variance(j));
-    // The chance that the configuration runs at all (1 without a classifier).
-    const double valid =
-        classify_ ? std::clamp(1 - (fail_post_.mean(j) + fail_rate_), 0.01, 1.0) : 1.0;
+    const double mu = model_.mean(j);
+    const double s = model_.sd(j);
+    const double valid = model_.valid_chance(j);
     if (kind == "lcb") return -(mu - kappa_ * s) + std::log(valid);
     if (kind == "pi") return valid * normal_cdf((y_best - mu - xi_) / s);
     const double improvement = y_best - mu - xi_;
@@ -506,13 +329,6 @@ class BayesSearcher : public Searcher {
     return out;
   }
 
-  // Row `r` of `m` (column-major, so rows are strided) gets the encoding of space row `row`.
-  void encode_row(size_t row, Eigen::MatrixXd& m, Eigen::Index r) {
-    buffer_.resize(params_ + space_.feature_names().size());
-    space_.encode_with_features(row, buffer_.data());
-    for (int k = 0; k < dims_; ++k) m(r, k) = buffer_[k];
-  }
-
   std::string acquisition_;
   double kappa_, xi_;
   std::string init_kind_;
@@ -525,33 +341,13 @@ class BayesSearcher : public Searcher {
   size_t local_every_;
   double hedge_eta_;
   size_t model_steps_ = 0;
-  GaussianProcess fail_gp_;
-  GpPosterior fail_post_;
-  bool classify_ = false, fail_fitted_ = false;
-  double fail_rate_ = 0;
   std::vector<size_t> nominees_;
   double gains_[3] = {0, 0, 0};
   int params_;  // parameter dimensions (the initial design spans these)
-  int dims_;    // model inputs: parameters, then derived features when used
-  GpFitOptions fit_options_;
-  GaussianProcess gp_;  // fits the hyperparameters
-  size_t fitted_size_ = 0;
-  // The model: training rows in the posterior's order (told results, then proposals in flight),
-  // and the candidate pool it scores.
-  GpPosterior post_;
-  bool model_ready_ = false;
-  std::vector<size_t> train_rows_;
-  std::unordered_map<size_t, int> train_pos_;
-  size_t told_in_model_ = 0;
-  size_t synced_history_ = 0;  // history() entries the model has taken in
-  std::vector<size_t> pool_rows_;
-  std::unordered_map<size_t, int> pool_pos_;
+  SurrogateModel model_;
   std::optional<size_t> pooled_best_;  // the best result whose neighbourhood is pooled
-  Scale epoch_;                        // the targets' scale, fixed at the last rebuild
-  double liar_value_ = 0;              // the guess for a proposal in flight (liar min, mean or max)
   std::vector<std::vector<double>> design_;
   size_t design_next_ = 0;
-  std::vector<double> buffer_;
 };
 
 }  // namespace
