@@ -40,7 +40,7 @@ pid_t spawn_gemmtune(const std::vector<std::string>& args, const std::string& di
 // process appends to it.
 size_t count_journal_results(const std::string& journal);
 
-// A fresh empty folder under the system temp folder, removed at exit of the test process.
+// A fresh empty folder under the system temp folder, removed when the test process exits.
 std::string temp_dir(const std::string& tag);
 
 // The device the OpenCL tests run on (the first GPU, else the first CPU device: PoCL in CI) with

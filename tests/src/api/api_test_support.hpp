@@ -103,13 +103,25 @@ inline const Cl* device_or_skip() {
   return nullptr;
 }
 
+// A fresh folder under the system temp folder, removed when the test process exits.
 inline std::string temp_dir() {
   namespace fs = std::filesystem;
+  struct Made {
+    std::vector<fs::path> dirs;
+    ~Made() {
+      for (const auto& dir : dirs) {
+        std::error_code ec;
+        fs::remove_all(dir, ec);
+      }
+    }
+  };
+  static Made made;
   static int counter = 0;
   const fs::path dir =
       fs::temp_directory_path() /
       ("gemmtune-api-test-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
   fs::create_directories(dir);
+  made.dirs.push_back(dir);
   return dir.string();
 }
 
