@@ -183,6 +183,14 @@ constexpr uint32_t kNtAmdgpuMetadata = 32;
 // CL_DEVICE_VENDOR_ID of AMD's devices: the PCI vendor ID.
 constexpr cl_uint kAmdPciVendorId = 0x1002;
 
+bool is_amd(const cl::Device& device) {
+  try {
+    return device.getInfo<CL_DEVICE_VENDOR_ID>() == kAmdPciVendorId;
+  } catch (const cl::Error&) {
+    return false;
+  }
+}
+
 class ElfReader {
  public:
   ElfReader(const uint8_t* data, size_t size, const std::string& origin)
@@ -340,7 +348,7 @@ ResourceUsage query_kernel_resources(const cl::Device& device, const cl::Program
     // Spills in 32-bit words, to compare with AMD's register counts.
     u.spills = (p->spill_store_bytes + 3) / 4;
     sources.push_back("ptxas");
-  } else if (device.getInfo<CL_DEVICE_VENDOR_ID>() == kAmdPciVendorId) {
+  } else if (is_amd(device)) {
     // Only AMD's runtimes hand out code objects. Elsewhere asking costs: PoCL compiles a generic
     // copy of every kernel of the program to hand out its binary.
     try {
