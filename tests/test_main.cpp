@@ -13,6 +13,7 @@
 #include <sstream>
 #include <vector>
 
+#include "tests/temp_dirs.hpp"
 #include "tests/test_support.hpp"
 
 extern char** environ;
@@ -62,36 +63,8 @@ size_t count_journal_results(const std::string& journal) {
   return n;
 }
 
-namespace {
-
-// The folders temp_dir made, removed when the test process exits.
-class TempDirs {
- public:
-  ~TempDirs() {
-    for (const auto& dir : dirs_) {
-      std::error_code ec;
-      std::filesystem::remove_all(dir, ec);
-    }
-  }
-  void add(const std::filesystem::path& dir) { dirs_.push_back(dir); }
-
- private:
-  std::vector<std::filesystem::path> dirs_;
-};
-
-}  // namespace
-
 std::string temp_dir(const std::string& tag) {
-  namespace fs = std::filesystem;
-  static TempDirs made;
-  static int counter = 0;
-  fs::path dir =
-      fs::temp_directory_path() /
-      ("gemmtune-test-" + tag + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  made.add(dir);
-  return dir.string();
+  return fresh_temp_dir("gemmtune-test-" + tag);
 }
 
 const TestDevice& test_device() {

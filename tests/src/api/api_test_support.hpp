@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "gemmtune/gemmtune.hpp"
+#include "tests/temp_dirs.hpp"
 
 namespace gemmtune::api_test {
 
@@ -105,24 +106,7 @@ inline const Cl* device_or_skip() {
 
 // A fresh folder under the system temp folder, removed when the test process exits.
 inline std::string temp_dir() {
-  namespace fs = std::filesystem;
-  struct Made {
-    std::vector<fs::path> dirs;
-    ~Made() {
-      for (const auto& dir : dirs) {
-        std::error_code ec;
-        fs::remove_all(dir, ec);
-      }
-    }
-  };
-  static Made made;
-  static int counter = 0;
-  const fs::path dir =
-      fs::temp_directory_path() /
-      ("gemmtune-api-test-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
-  fs::create_directories(dir);
-  made.dirs.push_back(dir);
-  return dir.string();
+  return gemmtune::test::fresh_temp_dir("gemmtune-api-test");
 }
 
 // xgemm_direct parameters every device runs (a 16x16 tile on 8x8 threads).
