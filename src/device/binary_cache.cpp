@@ -105,6 +105,12 @@ std::string BinaryCache::identity(const DeviceInfo& device, const std::string& o
          "\noptions=" + options + "\nsource=" + hash_hex128(source);
 }
 
+bool BinaryCache::runtime_keeps_builds(const DeviceInfo& device) {
+  if (device.platform_name.find("Portable Computing Language") == std::string::npos) return false;
+  const char* cache = std::getenv("POCL_KERNEL_CACHE");
+  return !(cache && std::string(cache) == "0");
+}
+
 std::string BinaryCache::path_of(const std::string& key) const {
   return (fs::path(dir_) / (key + ".bin")).string();
 }
@@ -128,7 +134,8 @@ std::optional<BinaryCache::Entry> BinaryCache::load(const std::string& key,
     }
     const size_t log_bytes = header.at("log_bytes").get<size_t>();
     const size_t binary_bytes = header.at("binary_bytes").get<size_t>();
-    if (data.size() != eol + 1 + log_bytes + binary_bytes || binary_bytes == 0) {
+    // binary_bytes 0: a source-only entry (runtime_keeps_builds).
+    if (data.size() != eol + 1 + log_bytes + binary_bytes) {
       throw invalid_file(path, "truncated");
     }
     Entry e;
@@ -143,7 +150,7 @@ std::optional<BinaryCache::Entry> BinaryCache::load(const std::string& key,
 
 void BinaryCache::store(const std::string& key, const std::string& identity,
                         const Entry& entry) const {
-  if (!enabled() || entry.binary.empty()) return;
+  if (!enabled()) return;
   nlohmann::json header = {{"magic", kMagic},
                            {"identity", identity},
                            {"log_bytes", entry.build_log.size()},

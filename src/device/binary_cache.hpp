@@ -2,6 +2,8 @@
 // compiled again on the same device and driver. One file per build, named by a 128-bit hash of
 // everything that changes the binary (source text, build options, device, driver); the file also
 // records that identity, checked on load, and the build log (vendors print resource usage there).
+// On a runtime that keeps its own cache of builds (PoCL) an entry holds no binary: exporting one
+// would cost that runtime more than it saves, and a build from source is served from its cache.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +23,7 @@ uint64_t fnv1a64(const std::string& text);
 class BinaryCache {
  public:
   struct Entry {
+    // Empty in a source-only entry: the runtime's own cache holds the build.
     std::vector<unsigned char> binary;
     std::string build_log;
   };
@@ -47,6 +50,10 @@ class BinaryCache {
   void remove(const std::string& key) const;
 
   std::string path_of(const std::string& key) const;
+
+  // Whether the device's runtime keeps its own cache of builds (PoCL, unless its cache is off),
+  // so that the cache should keep source-only entries for it.
+  static bool runtime_keeps_builds(const DeviceInfo& device);
 
  private:
   std::string dir_;

@@ -37,7 +37,8 @@ ProgramBuilder::ProgramBuilder(const Device& device, cl::Context context,
       context_(std::move(context)),
       templates_dir_(std::move(templates_dir)),
       compile_threads_(compile_threads),
-      cache_(cache_dir) {
+      cache_(cache_dir),
+      runtime_keeps_builds_(BinaryCache::runtime_keeps_builds(device.info)) {
   if (profile) profile_ = *profile;
   limits_ = device_limits(device_.info, profile);
   extra_options_ = profile_ ? profile_->build_options : "";
@@ -92,15 +93,20 @@ BuildOutcome ProgramBuilder::build(const Request& request) {
   const std::vector<cl::Device> devices{device_.device};
   try {
     if (auto entry = cache_.load(request.key, request.identity)) {
+      // An entry without a binary is source-only: the runtime's own cache serves the build.
+      const bool source_only = entry->binary.empty();
       try {
-        cl::Program program(context_, devices, cl::Program::Binaries{entry->binary});
+        cl::Program program =
+            source_only ? cl::Program(context_, request.source)
+                        : cl::Program(context_, devices, cl::Program::Binaries{entry->binary});
         program.build(devices, request.options.c_str());
         out.ok = true;
         out.program = program;
         out.log = entry->build_log;
         out.cached = true;
         out.compile_ms = ms_since(t0);
-        spdlog::debug("binary cache hit {} ({})", request.key, request.label);
+        spdlog::debug("binary cache hit {} ({}{})", request.key, request.label,
+                      source_only ? "; source-only: the runtime's cache holds the build" : "");
         return out;
       } catch (const cl::Error& e) {
         spdlog::debug("binary cache: the driver rejected {} ({}); compiling again", request.key,
@@ -129,8 +135,10 @@ BuildOutcome ProgramBuilder::build(const Request& request) {
     out.compile_ms = ms_since(t0);
     spdlog::debug("compiled {} in {:.0f} ms", request.label, out.compile_ms);
     // Asked for only when they are kept: PoCL compiles a generic copy of every kernel of the
-    // program to hand out its binary.
-    if (cache_.enabled()) {
+    // program to hand out its binary, and keeps the build in its own cache anyway.
+    if (cache_.enabled() && runtime_keeps_builds_) {
+      cache_.store(request.key, request.identity, BinaryCache::Entry{{}, out.log});
+    } else if (cache_.enabled()) {
       const auto binaries = program.getInfo<CL_PROGRAM_BINARIES>();
       if (!binaries.empty() && !binaries.front().empty()) {
         cache_.store(request.key, request.identity, BinaryCache::Entry{binaries.front(), out.log});

@@ -94,6 +94,7 @@ class ProgramBuilder {
   DeviceLimits limits_;
   std::string extra_options_;
   BinaryCache cache_;
+  bool runtime_keeps_builds_ = false;
 
   std::mutex mutex_;  // guards everything below
   std::map<std::string, std::string> sources_;

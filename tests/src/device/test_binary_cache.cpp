@@ -1,6 +1,7 @@
 // The on-disk binary cache (no device needed).
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -58,6 +59,40 @@ TEST_CASE("binary cache stores, checks identity and ignores damage", "[binary_ca
   // No temporary files are left behind.
   for (const auto& f : std::filesystem::directory_iterator(cache.dir())) {
     CHECK(f.path().string().find(".tmp.") == std::string::npos);
+  }
+}
+
+TEST_CASE("a source-only entry keeps the build log without a binary", "[binary_cache]") {
+  const BinaryCache cache(test::temp_dir("bincache-source"));
+  REQUIRE(cache.enabled());
+  const std::string id = "identity", key = BinaryCache::key(id);
+  cache.store(key, id, BinaryCache::Entry{{}, "built from source\n"});
+  auto got = cache.load(key, id);
+  REQUIRE(got);
+  CHECK(got->binary.empty());
+  CHECK(got->build_log == "built from source\n");
+  // A log cut short is still damage.
+  const std::string path = cache.path_of(key);
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) - 1);
+  CHECK_FALSE(cache.load(key, id));
+}
+
+TEST_CASE("source-only entries are kept for PoCL while its own cache is on", "[binary_cache]") {
+  DeviceInfo pocl;
+  pocl.platform_name = "Portable Computing Language";
+  DeviceInfo nvidia;
+  nvidia.platform_name = "NVIDIA CUDA";
+  const char* saved = std::getenv("POCL_KERNEL_CACHE");
+  const std::string before = saved ? saved : "";
+  ::unsetenv("POCL_KERNEL_CACHE");
+  CHECK(BinaryCache::runtime_keeps_builds(pocl));
+  CHECK_FALSE(BinaryCache::runtime_keeps_builds(nvidia));
+  ::setenv("POCL_KERNEL_CACHE", "0", 1);
+  CHECK_FALSE(BinaryCache::runtime_keeps_builds(pocl));
+  if (saved) {
+    ::setenv("POCL_KERNEL_CACHE", before.c_str(), 1);
+  } else {
+    ::unsetenv("POCL_KERNEL_CACHE");
   }
 }
 
