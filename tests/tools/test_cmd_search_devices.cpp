@@ -23,7 +23,7 @@ namespace {
 
 // Two identical PoCL CPU devices (0:0 and 0:1).
 const std::string kTwoDevices = "POCL_DEVICES='pthread pthread' POCL_MAX_PTHREAD_COUNT=1";
-constexpr int kEvals = 12;
+constexpr int kEvals = 6;
 
 // Whether this machine's OpenCL shows two devices under kTwoDevices.
 bool two_devices(const std::string& dir) {
