@@ -1,4 +1,5 @@
-#define CATCH_CONFIG_MAIN
+// The test binary's setup: the device, the caches and the temp folders its tests share. Catch2's
+// main is tests/catch_main.cpp.
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>

@@ -208,7 +208,7 @@ TEST_CASE("a search survives kernels that hang and crash", "[search][cli][device
   const std::string dir = test::temp_dir("search-faulty");
   const auto r = run_gemmtune("--templates " + test::source_path("tests/data") +
                               " search --kernel faulty --space ci --strategy exhaustive " +
-                              "-s 16x16x16 --eval-timeout 15 --cache-dir none --no-db -o " + dir +
+                              "-s 16x16x16 --eval-timeout 5 --cache-dir none --no-db -o " + dir +
                               "/out.json");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
