@@ -70,7 +70,8 @@ std::string perturbable_templates() {
 
 }  // namespace
 
-TEST_CASE("a sample of each ci space agrees with Eigen on an awkward shape", "[device][xgemm]") {
+TEST_CASE("a sample of each ci space agrees with Eigen on an awkward shape",
+          "[device][xgemm][optimized]") {
   auto ev = make_evaluator();
   if (!ev) return test::unavailable("no OpenCL device");
   const auto& b = bench();
@@ -98,7 +99,8 @@ TEST_CASE("a sample of each ci space agrees with Eigen on an awkward shape", "[d
   }
 }
 
-TEST_CASE("awkward shapes in every layout and order agree with Eigen", "[device][xgemm]") {
+TEST_CASE("awkward shapes in every layout and order agree with Eigen",
+          "[device][xgemm][optimized]") {
   auto ev = make_evaluator();
   if (!ev) return test::unavailable("no OpenCL device");
   const std::vector<Shape> shapes{{1, 1, 1}, {17, 33, 65}, {1, 4096, 7}, {257, 255, 1}};

@@ -165,7 +165,8 @@ TEST_CASE("xgemm_fast in FP64 over awkward shapes, layouts and orders", "[device
   if (has_fp64()) check_all_layouts("xgemm_fast", Precision::kFP64);
 }
 
-TEST_CASE("xgemm_fast in 16acc32 over awkward shapes, layouts and orders", "[device][precision]") {
+TEST_CASE("xgemm_fast in 16acc32 over awkward shapes, layouts and orders",
+          "[device][precision][optimized]") {
   check_all_layouts("xgemm_fast", Precision::kFP16Acc32);
 }
 

@@ -78,7 +78,8 @@ TEST_CASE("xgemm_skinny agrees with Eigen for 1 to 40 rows in every layout and o
   }
 }
 
-TEST_CASE("xgemm_skinny's ci space agrees with Eigen on a skinny shape", "[device][skinny]") {
+TEST_CASE("xgemm_skinny's ci space agrees with Eigen on a skinny shape",
+          "[device][skinny][optimized]") {
   auto ev = make_evaluator();
   if (!ev) return test::unavailable("no OpenCL device");
   const ParamSpace space(ev->spec(kKernel), "ci",

@@ -59,7 +59,7 @@ void every_problem(Check check) {
 }  // namespace
 
 TEST_CASE("xgemm_fast with wide global loads over awkward shapes, layouts and orders",
-          "[device][glv]") {
+          "[device][glv][optimized]") {
   auto ev = make_evaluator();
   if (!ev) return test::unavailable("no OpenCL device");
   for (int64_t glv : {2, 4}) {
