@@ -19,11 +19,17 @@ std::string fixed(double v, int digits) {
   return fmt::format("{:.{}f}", v, digits);
 }
 
+// A rate with one decimal, or two significant digits below 1, so that a measured rate never
+// reads as 0.0 (a tiny shape on a slow device runs at hundredths of a GFLOPS).
+std::string rate(double v) {
+  return v >= 1 || v <= 0 ? fixed(v, 1) : fmt::format("{:.2g}", v);
+}
+
 std::string side_gflops(const SideResult& s) {
   if (!s.available) return "n/a";
   if (s.status == "wrong_result") return "WRONG";
   if (s.status != "ok") return "FAILED";
-  return fixed(s.gflops, 1);
+  return rate(s.gflops);
 }
 
 std::string source_of(const SuiteRow& r) {
@@ -113,7 +119,7 @@ Table suite_table(const SuiteReport& report, bool markdown) {
                                       r.chosen ? r.chosen->kernel : "-",
                                       source_of(r),
                                       side_gflops(r.gemmtune),
-                                      r.gemmtune.ok() ? fixed(r.gemmtune.kernel_gflops, 1) : "-",
+                                      r.gemmtune.ok() ? rate(r.gemmtune.kernel_gflops) : "-",
                                       side_gflops(r.library),
                                       side_gflops(r.clblast),
                                       ratio_of(r.ratio),
@@ -123,9 +129,9 @@ Table suite_table(const SuiteReport& report, bool markdown) {
       cells.push_back(ratio_of(r.clblast_tuned_gain));
     }
     if (cublas) {
-      cells.push_back(r.cublas_gflops ? fixed(*r.cublas_gflops, 1) : "n/a");
+      cells.push_back(r.cublas_gflops ? rate(*r.cublas_gflops) : "n/a");
       cells.push_back(ratio_of(r.cublas_ratio));
-      cells.push_back(r.cublas_device_gflops ? fixed(*r.cublas_device_gflops, 1) : "n/a");
+      cells.push_back(r.cublas_device_gflops ? rate(*r.cublas_device_gflops) : "n/a");
       cells.push_back(ratio_of(r.cublas_device_ratio));
     }
     cells.push_back(verified_of(r, tuned));

@@ -167,6 +167,10 @@ TEST_CASE("the report round-trips through JSON and renders a regular Markdown ta
   CHECK(table[2][col("gemmtune GFLOPS")] == "8.0");
   CHECK(table[2][col("library GFLOPS")] == "7.5");
   CHECK(table[3][col("library GFLOPS")] == "n/a");
+  // A measured rate below 0.05 GFLOPS keeps two significant digits instead of reading 0.0.
+  SuiteReport slow = r;
+  slow.rows[0].library = ok_side(0.0342);
+  CHECK(markdown_table(suite_markdown(slow))[2][col("library GFLOPS")] == "0.034");
   CHECK(table[2][col("Verified (gemmtune / library / CLBlast)")] == "ok / ok / n/a");
   CHECK_THAT(md, Catch::Contains("- library: xgemm_fast `MWG=64,NWG=64` (user database a.json, "
                                  "entry xgemm_fast fp32 row NN b1 64x64x64)") &&
