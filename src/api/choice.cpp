@@ -10,6 +10,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "src/core/configured.hpp"
 #include "src/core/error.hpp"
 #include "src/eval/gemm_call.hpp"
 #include "src/select/chooser.hpp"
@@ -32,9 +33,9 @@ std::vector<std::string> system_folders() {
     const fs::path lib = fs::weakly_canonical(info.dli_fname, ec);
     if (!ec) out.push_back((lib.parent_path().parent_path() / "share/gemmtune/databases").string());
   }
-#ifdef GEMMTUNE_INSTALL_PREFIX
-  out.push_back(std::string(GEMMTUNE_INSTALL_PREFIX) + "/share/gemmtune/databases");
-#endif
+  if (const std::string prefix = configured::install_prefix(); !prefix.empty()) {
+    out.push_back(prefix + "/share/gemmtune/databases");
+  }
   return out;
 }
 

@@ -8,6 +8,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "src/core/configured.hpp"
 #include "src/core/error.hpp"
 
 namespace gemmtune {
@@ -38,11 +39,11 @@ std::string find_data_dir(const std::string& name, const std::string& override_d
   candidates.push_back(exe.parent_path() / name);
   candidates.push_back(exe.parent_path().parent_path() / name);
   candidates.push_back(exe.parent_path() / "share" / "gemmtune" / name);
-#ifdef GEMMTUNE_CONFIGURED_SOURCE_DIR
   // Last resort for a build folder anywhere outside the source tree: the sources it was
   // configured from. An installed tree has found its share/ folder above.
-  candidates.push_back(fs::path(GEMMTUNE_CONFIGURED_SOURCE_DIR) / name);
-#endif
+  if (const std::string source = configured::source_dir(); !source.empty()) {
+    candidates.push_back(fs::path(source) / name);
+  }
   std::string looked;
   for (const auto& c : candidates) {
     if (fs::is_directory(c, ec)) {

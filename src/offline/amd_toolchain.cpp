@@ -8,17 +8,10 @@
 #include <fstream>
 #include <regex>
 
+#include "src/core/configured.hpp"
 #include "src/core/error.hpp"
 #include "src/device/binary_cache.hpp"
 #include "src/offline/process.hpp"
-
-// The configure step may record where it found the tools (CMakeLists.txt); empty otherwise.
-#ifndef GEMMTUNE_CONFIGURED_AMD_CLANG
-#define GEMMTUNE_CONFIGURED_AMD_CLANG ""
-#endif
-#ifndef GEMMTUNE_CONFIGURED_AMD_BITCODE
-#define GEMMTUNE_CONFIGURED_AMD_BITCODE ""
-#endif
 
 namespace gemmtune {
 
@@ -64,8 +57,7 @@ std::optional<std::string> sibling(const std::string& clang, const std::string& 
 }
 
 std::string find_bitcode_dir() {
-  for (const std::string& d :
-       {env("GEMMTUNE_AMD_BITCODE"), std::string(GEMMTUNE_CONFIGURED_AMD_BITCODE)}) {
+  for (const std::string& d : {env("GEMMTUNE_AMD_BITCODE"), configured::amd_bitcode()}) {
     if (is_dir(d)) return d;
   }
   std::vector<std::string> candidates = {"/opt/rocm/amdgcn/bitcode", "/opt/rocm/lib/amdgcn/bitcode",
@@ -111,8 +103,8 @@ AmdToolchain AmdToolchain::find() {
                                                std::to_string(kMinimumClangMajor));
     }
   }
-  if (std::string(GEMMTUNE_CONFIGURED_AMD_CLANG).size() > 0)
-    names.push_back(GEMMTUNE_CONFIGURED_AMD_CLANG);
+  // Where the configure step found one (CMakeLists.txt), if it did.
+  if (const std::string clang = configured::amd_clang(); !clang.empty()) names.push_back(clang);
   for (int major = kNewestClangMajor; major >= kMinimumClangMajor; --major) {
     names.push_back("clang-" + std::to_string(major));
   }

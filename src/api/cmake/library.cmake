@@ -103,8 +103,6 @@ target_include_directories(gemmtune_api PUBLIC $<BUILD_INTERFACE:${_api_dir}/inc
 # Only the interface is exported from the shared library (gemmtune/export.h).
 set_target_properties(gemmtune_api PROPERTIES CXX_VISIBILITY_PRESET hidden
   VISIBILITY_INLINES_HIDDEN ON)
-set_source_files_properties(${_api_dir}/choice.cpp PROPERTIES COMPILE_DEFINITIONS
-  GEMMTUNE_INSTALL_PREFIX="${CMAKE_INSTALL_PREFIX}")
 
 # ---- the installed libraries ----
 # Shared: the interface objects plus, from the layers' archives, only what they use; the
