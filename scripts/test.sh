@@ -26,7 +26,7 @@ export GEMMTUNE_REQUIRE_DEVICE=1
 # Kernel builds were three quarters of the suite's time on PoCL (822 s of test time with an empty
 # kernel cache, 187 s with a full one, 2 cores). The tests check what a kernel computes, which the
 # optimizer may change only in rounding, so PoCL builds their kernels without it (test time
-# 465-471 s); the tests tagged [optimized] run with it, as a user's builds do
+# 465-517 s); the tests tagged [optimized] run with it, as a user's builds do
 # (tests/CMakeLists.txt). POCL_EXTRA_BUILD_FLAGS="" runs every test on optimized builds. Other
 # drivers ignore the variable.
 export POCL_EXTRA_BUILD_FLAGS="${POCL_EXTRA_BUILD_FLAGS--cl-opt-disable}"
