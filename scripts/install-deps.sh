@@ -1,37 +1,56 @@
 #!/usr/bin/env bash
-# Installs gemmtune's build and test dependencies from Debian's packages.
-# Idempotent: packages already present are left alone; nothing is done when all are there.
-# Set GEMMTUNE_WITH_CLBLAST=0 to skip the optional CLBlast comparison library.
-# --amd also installs the offline AMD target's compiler (LLVM's AMDGPU backend, lld, llvm-objdump
-# and the ROCm device libraries), which the test suite needs and a plain build does not.
+# Installs gemmtune's dependencies from Debian's packages, by group:
+#
+#   scripts/install-deps.sh [--amd] [GROUP...]
+#
+#   build   compiler, CMake, Ninja, the libraries' headers, PoCL and CLBlast: what building and
+#           running the tool needs
+#   plots   python3 and matplotlib, for scripts/plot.py (88 of the 230 packages on a bare Debian 12)
+#   tests   Catch2, clinfo and pyopencl, for the test suite and the Python module's test
+#   amd     the offline AMD target's compiler (LLVM's AMDGPU backend, lld, llvm-objdump and the ROCm
+#           device libraries), which the test suite needs and a plain build does not
+#
+# With no group: build, plots and tests; --amd adds amd. Idempotent: packages already present are
+# left alone; nothing is done when all are there. GEMMTUNE_WITH_CLBLAST=0 skips the optional CLBlast.
 set -euo pipefail
 
-required=(
-  build-essential cmake ninja-build pkg-config
-  ocl-icd-opencl-dev opencl-clhpp-headers opencl-c-headers
-  libcli11-dev nlohmann-json3-dev libeigen3-dev libspdlog-dev libfmt-dev
-  zlib1g-dev catch2 pocl-opencl-icd clinfo
-  python3 python3-matplotlib python3-pyopencl
-)
-optional=(libclblast-dev)
-# clang 16 is the oldest whose AMDGPU backend allocates gfx11 registers as ROCm does.
-amd_toolchain=(clang-16 lld-16 llvm-16 rocm-device-libs)
-if [[ "${1:-}" == "--amd" ]]; then
-  required+=("${amd_toolchain[@]}")
-fi
+groups=()
+for arg in "$@"; do
+  case "$arg" in
+    --amd) groups+=(build plots tests amd) ;;
+    build | plots | tests | amd) groups+=("$arg") ;;
+    *)
+      echo "install-deps: unknown group '$arg' (expected build, plots, tests, amd or --amd)" >&2
+      exit 2
+      ;;
+  esac
+done
+[[ ${#groups[@]} -gt 0 ]] || groups=(build plots tests)
+
+wanted=()
+for group in "${groups[@]}"; do
+  case "$group" in
+    build)
+      wanted+=(build-essential cmake ninja-build pkg-config
+        ocl-icd-opencl-dev opencl-clhpp-headers opencl-c-headers
+        libcli11-dev nlohmann-json3-dev libeigen3-dev libspdlog-dev libfmt-dev zlib1g-dev
+        pocl-opencl-icd)
+      [[ "${GEMMTUNE_WITH_CLBLAST:-1}" == 0 ]] || wanted+=(libclblast-dev)
+      ;;
+    plots) wanted+=(python3 python3-matplotlib) ;;
+    tests) wanted+=(catch2 clinfo python3 python3-pyopencl) ;;
+    # clang 16 is the oldest whose AMDGPU backend allocates gfx11 registers as ROCm does.
+    amd) wanted+=(clang-16 lld-16 llvm-16 rocm-device-libs) ;;
+  esac
+done
 
 missing=()
-for pkg in "${required[@]}"; do
+for pkg in $(printf '%s\n' "${wanted[@]}" | sort -u); do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
 done
-if [[ "${GEMMTUNE_WITH_CLBLAST:-1}" != 0 ]]; then
-  for pkg in "${optional[@]}"; do
-    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
-  done
-fi
 
 if [[ ${#missing[@]} -eq 0 ]]; then
-  echo "install-deps: all dependencies present"
+  echo "install-deps: all dependencies present (${groups[*]})"
   exit 0
 fi
 
@@ -43,5 +62,11 @@ fi
 
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
-"${sudo_cmd[@]}" apt-get update -q
+# A second call shortly after the first (the quick start installs its groups in two steps) reuses
+# the package lists the first one fetched (their change time: apt keeps the server's modification
+# time).
+lists=/var/lib/apt/lists
+if [[ -z "$(find "$lists" -maxdepth 1 -name '*_Packages*' -cmin -30 2>/dev/null | head -n 1)" ]]; then
+  "${sudo_cmd[@]}" apt-get update -q
+fi
 "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
