@@ -5,7 +5,7 @@
 #
 #   build   compiler, CMake, Ninja, the libraries' headers, PoCL and CLBlast: what building and
 #           running the tool needs
-#   plots   python3 and matplotlib, for scripts/plot.py (88 of the 230 packages on a bare Debian 12)
+#   plots   python3 and matplotlib, for scripts/plot.py (107 of the 241 packages on a bare Debian 12)
 #   tests   Catch2, clinfo and pyopencl, for the test suite and the Python module's test
 #   amd     the offline AMD target's compiler (LLVM's AMDGPU backend, lld, llvm-objdump and the ROCm
 #           device libraries), which the test suite needs and a plain build does not
