@@ -178,6 +178,19 @@ Verification verify_call(ClEnv& env, CaseData& d, SideCall& call, bool epilogue)
 // (first start to last end) when the call gives their events, else 0.
 std::pair<double, double> time_call(ClEnv& env, SideCall& call, bool events);
 
+// One call of one side in the order the sides are timed: `side` indexes the row's sides.
+struct TimingStep {
+  int side = 0;
+  bool timed = false;
+};
+
+// The order of a row's calls: `warmup` untimed rounds, then `reps` timed ones, the sides
+// interleaved in each round, and each timed call right after an untimed call of its own side, as
+// in an application that calls one GEMM repeatedly (and as scripts/bench-cublas.py times cuBLAS).
+// The sides read the same A and B, so what one leaves in the device's cache, or evicts, would
+// otherwise count for or against the next.
+std::vector<TimingStep> timing_schedule(int sides, int warmup, int reps);
+
 // Measures one row of the suite: chooses gemmtune's configuration, verifies every side and times
 // them interleaved (see bench_suite.hpp for what the times mean). `library` is the session the
 // library column runs in.

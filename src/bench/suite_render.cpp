@@ -267,7 +267,9 @@ std::string suite_markdown(const SuiteReport& report) {
   }
   md += fmt::format(
       "- Timing: row-major NN, alpha 1, beta 0, in each row's precision; median of {} "
-      "interleaved calls of each side after {} warm-up call(s). GFLOPS = 2MNK x batch / "
+      "interleaved calls of each side after {} warm-up call(s), each timed call right after an "
+      "untimed one of its own side (what one side leaves in the device's cache never counts for "
+      "another). GFLOPS = 2MNK x batch / "
       "whole-call time (first enqueue to the return of clFinish, host steady clock, every kernel "
       "of the call, no profiling event requested; a batch is one call). Device: gemmtune's time on "
       "the device, from the first kernel's start to the last kernel's end (profiling events of a "
@@ -393,7 +395,8 @@ std::string suite_text(const SuiteReport& report) {
   const auto& d = report.device;
   std::string out = fmt::format("{} ({}, driver {})\n", d.name, d.platform_name, d.driver_version);
   out += fmt::format(
-      "GFLOPS from the median whole-call time of {} interleaved calls; ratio = "
+      "GFLOPS from the median whole-call time of {} interleaved calls, each after one of its "
+      "own; ratio = "
       "gemmtune / other\n\n",
       report.reps);
   out += text_table(suite_table(report, false), Table::kFirstNumber);
