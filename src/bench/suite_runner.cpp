@@ -91,7 +91,7 @@ class SuiteRunner {
     }
 
     // On the H100, gemmtune's call at 8x4096x4096 (a B of 64 MiB against a 50 MiB L2) ran at
-    // 5.6 TFLOPS right after the copy and 7.2 right after CLBlast's call: each side is timed
+    // 4.8-5.6 TFLOPS right after the copy and 7.2 right after CLBlast's call: each side is timed
     // after a call of its own (timing_schedule).
     auto step = [&](std::optional<Side>& side, SideResult& result, bool timed) {
       if (!side) return;
