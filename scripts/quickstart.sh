@@ -27,8 +27,8 @@ quiet() {  # runs a step with its output in the log; shows the log when it fails
 : >"$log"
 step "dependencies" && quiet "$root/scripts/install-deps.sh" build && ok
 # The plotting packages (python3 and matplotlib: 107 of its 223 packages on a bare Debian 12, about
-# a minute of the install measured alone) are needed only at the end, so they install while the tool builds.
-# In the foreground where sudo would have to ask for a password.
+# a minute of the install measured alone) are needed only at the end, so they install while the
+# tool builds; in the foreground where sudo would have to ask for a password.
 plots_log="$out_dir/install-plots.log"
 if [[ $(id -u) -eq 0 ]] || sudo -n true 2>/dev/null; then
   "$root/scripts/install-deps.sh" plots >"$plots_log" 2>&1 &

@@ -190,11 +190,11 @@ std::string describe(const KernelCase& p, const Result& r) {
   return s + " " + to_string(r.config) + ": " + to_string(r.status) + " " + r.message;
 }
 
-CommandResult run_gemmtune_in(const std::string& workdir, const std::string& env,
-                              const std::string& args) {
+CommandResult run_command_in(const std::string& workdir, const std::string& env,
+                             const std::string& command) {
   const std::string dir = temp_dir("cmd");
   const std::string out = dir + "/out", err = dir + "/err";
-  std::string cmd = std::string(GEMMTUNE_BINARY) + " " + args + " >" + out + " 2>" + err;
+  std::string cmd = command + " >" + out + " 2>" + err;
   if (!env.empty()) cmd = "env " + env + " " + cmd;
   if (!workdir.empty()) cmd = "cd '" + workdir + "' && " + cmd;
   const int status = std::system(cmd.c_str());
@@ -204,6 +204,11 @@ CommandResult run_gemmtune_in(const std::string& workdir, const std::string& env
   r.err = slurp(err);
   std::filesystem::remove_all(dir);
   return r;
+}
+
+CommandResult run_gemmtune_in(const std::string& workdir, const std::string& env,
+                              const std::string& args) {
+  return run_command_in(workdir, env, std::string(GEMMTUNE_BINARY) + " " + args);
 }
 
 CommandResult run_gemmtune(const std::string& args) {

@@ -25,10 +25,14 @@ struct CommandResult {
   std::string err;  // stderr
 };
 
+// Runs the shell command line `command` in the working folder `workdir` (the current one when
+// empty), with `env` ("NAME=value ...", "-u NAME" to unset; as env(1) takes them) added to the
+// environment, and captures its output.
+CommandResult run_command_in(const std::string& workdir, const std::string& env,
+                             const std::string& command);
 // Runs the gemmtune binary with `args` (a shell-quoted string) and captures its output.
 CommandResult run_gemmtune(const std::string& args);
-// The same in the working folder `workdir`, with `env` ("NAME=value ...", "-u NAME" to unset; as
-// env(1) takes them) added to the environment.
+// The same as run_command_in does it.
 CommandResult run_gemmtune_in(const std::string& workdir, const std::string& env,
                               const std::string& args);
 

@@ -130,11 +130,7 @@ class SuiteRunner {
       result.gflops = gflops_of(d.problem, result.wall.median_ms);
       result.kernel_gflops = gflops_of(d.problem, result.wall.kernel_median_ms);
     };
-    finish(g, row.gemmtune);
-    finish(l, row.library);
-    finish(b, row.clblast);
-    finish(t, row.clblast_tuned);
-    finish(copy, copy_result);
+    for (const auto& [side, result] : sides) finish(*side, *result);
     if (row.memory) {
       if (copy_result.wall.median_ms > 0) {
         row.memory->copy_ms = copy_result.wall.median_ms;

@@ -6,7 +6,6 @@
 
 #include <sys/stat.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -34,9 +33,9 @@ const char* kFakeSudo = R"(#!/usr/bin/env bash
 exec "$@"
 )";
 
+// A run's exit code and output, and the fake apt-get's calls.
 struct Run {
-  int exit_code;
-  std::string out;
+  test::CommandResult result;
   std::string apt_calls;
 };
 
@@ -51,14 +50,13 @@ class FakeApt {
 
   Run run(const std::string& env, const std::string& args) const {
     std::filesystem::remove(dir_ + "/apt.txt");
-    const std::string out = dir_ + "/script.out";
-    const std::string cmd = "PATH=" + dir_ + "/bin:$PATH FAKE_APT_DIR=" + dir_ + " " + env + " " +
-                            test::source_path("scripts/install-deps.sh") + " " + args + " >" + out +
-                            " 2>&1";
-    const int status = std::system(cmd.c_str());
+    Run r;
+    r.result =
+        test::run_command_in("", "PATH=" + dir_ + "/bin:$PATH FAKE_APT_DIR=" + dir_ + " " + env,
+                             test::source_path("scripts/install-deps.sh") + " " + args);
     const std::string apt = dir_ + "/apt.txt";
-    return {WEXITSTATUS(status), read_text_file(out),
-            std::filesystem::exists(apt) ? read_text_file(apt) : std::string()};
+    if (std::filesystem::exists(apt)) r.apt_calls = read_text_file(apt);
+    return r;
   }
 
  private:
@@ -89,8 +87,8 @@ TEST_CASE("install-deps.sh installs the packages of the groups it is given", "[s
 
   SECTION("plots: python3 and matplotlib, nothing to build with") {
     const auto r = apt.run("", "plots");
-    INFO(r.out);
-    REQUIRE(r.exit_code == 0);
+    INFO(r.result.out << r.result.err);
+    REQUIRE(r.result.exit_code == 0);
     const auto line = install_line(r.apt_calls);
     CHECK(asks_for(line, "python3-matplotlib"));
     CHECK(asks_for(line, "python3"));
@@ -99,8 +97,8 @@ TEST_CASE("install-deps.sh installs the packages of the groups it is given", "[s
   }
   SECTION("build: the compiler, the libraries and PoCL, no python") {
     const auto r = apt.run("", "build");
-    INFO(r.out);
-    REQUIRE(r.exit_code == 0);
+    INFO(r.result.out << r.result.err);
+    REQUIRE(r.result.exit_code == 0);
     const auto line = install_line(r.apt_calls);
     for (const char* package : {"build-essential", "cmake", "ninja-build", "libeigen3-dev",
                                 "pocl-opencl-icd", "libclblast-dev"}) {
@@ -111,12 +109,12 @@ TEST_CASE("install-deps.sh installs the packages of the groups it is given", "[s
   }
   SECTION("GEMMTUNE_WITH_CLBLAST=0 leaves CLBlast out") {
     const auto r = apt.run("GEMMTUNE_WITH_CLBLAST=0", "build");
-    REQUIRE(r.exit_code == 0);
+    REQUIRE(r.result.exit_code == 0);
     CHECK_FALSE(asks_for(install_line(r.apt_calls), "libclblast-dev"));
   }
   SECTION("--amd: every group and the AMD compiler") {
     const auto r = apt.run("", "--amd");
-    REQUIRE(r.exit_code == 0);
+    REQUIRE(r.result.exit_code == 0);
     const auto line = install_line(r.apt_calls);
     for (const char* package : {"cmake", "python3-matplotlib", "catch2", "python3-pyopencl",
                                 "clang-16", "lld-16", "rocm-device-libs"}) {
@@ -125,14 +123,14 @@ TEST_CASE("install-deps.sh installs the packages of the groups it is given", "[s
   }
   SECTION("with everything installed, apt is not run") {
     const auto r = apt.run("FAKE_ALL_INSTALLED=1", "--amd");
-    REQUIRE(r.exit_code == 0);
-    CHECK(r.out.find("all dependencies present") != std::string::npos);
+    REQUIRE(r.result.exit_code == 0);
+    CHECK(r.result.out.find("all dependencies present") != std::string::npos);
     CHECK(r.apt_calls.empty());
   }
   SECTION("an unknown group is a one-line error") {
     const auto r = apt.run("", "build plot");
-    CHECK(r.exit_code == 2);
-    CHECK(r.out ==
+    CHECK(r.result.exit_code == 2);
+    CHECK(r.result.err ==
           "install-deps: unknown group 'plot' (expected build, plots, tests, amd or "
           "--amd)\n");
     CHECK(r.apt_calls.empty());
