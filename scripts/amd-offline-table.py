@@ -26,7 +26,7 @@ def params_of(d):
 
 
 def h100_entries():
-    db = json.load(open(os.path.join(root, "results", "nvidia-h100-80gb-hbm3.json")))
+    db = json.load(open(os.path.join(root, "results", "databases", "nvidia-h100-80gb-hbm3.json")))
     out = []
     for precision, shape in (("32", 8192), ("16acc32", 2048)):
         for e in db["entries"]:

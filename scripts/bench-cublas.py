@@ -8,9 +8,12 @@ torch.addmm(bias) followed by torch.relu_, PyTorch's calls. Each result is timed
 the median of --reps after --warmup untimed calls:
 - whole call: host clock from before the call to the return of the device synchronization, as
   gemmtune's whole-call time is taken;
-- device: CUDA events around calls queued back to back behind a busy-wait kernel (so that the
-  host's launch cost is not in the GPU's timeline), divided by their number: the GPU's time per
-  call, comparable with gemmtune's device time (its kernels' first start to last end).
+- device (the GPU clock): N calls queued back to back behind a busy-wait kernel (so that the
+  host's launch cost is not in the GPU's timeline), from the end of the busy kernel to the end of
+  the last call, divided by N; N is at least 20 and large enough for a batch of 1 ms, the rule
+  gemmtune's queued clock follows (src/eval/queued_clock.hpp);
+- host cost per call: the same N calls queued with no busy GPU, host clock to the end of the
+  device synchronization, divided by N.
 Each result is checked once against a float64 product on the GPU (this also proves TF32 was off:
 TF32 errors are far beyond the FP32 tolerance).
 
@@ -61,10 +64,22 @@ def parse_shapes(text):
     return shapes
 
 
-# Calls queued behind the busy-wait kernel per device-time sample, and the wait itself (GPU clock
-# cycles, about a millisecond: longer than the host takes to queue them).
-BACK_TO_BACK_CALLS = 10
-BUSY_WAIT_CYCLES = 2_000_000
+# The N rule of the GPU clock (as gemmtune's): at least MIN_QUEUED_CALLS calls per sample, and
+# enough for MIN_BATCH_MS of GPU time, at most MAX_QUEUED_CALLS.
+MIN_QUEUED_CALLS = 20
+MIN_BATCH_MS = 1.0
+MAX_QUEUED_CALLS = 4096
+# The busy wait outlasts the host's queueing of the batch: this many GPU clock cycles per call
+# queued (about 25 microseconds at 1.6 GHz, more than a call's launch costs the host), and at
+# least MIN_BUSY_WAIT_CYCLES (about a millisecond).
+BUSY_WAIT_CYCLES_PER_CALL = 40_000
+MIN_BUSY_WAIT_CYCLES = 2_000_000
+
+
+def queued_calls(call_ms):
+    """N for a call that takes call_ms alone."""
+    wanted = math.ceil(MIN_BATCH_MS / call_ms) if call_ms > 0 else MAX_QUEUED_CALLS
+    return max(MIN_QUEUED_CALLS, min(MAX_QUEUED_CALLS, wanted))
 CUBLAS_OP_N = 0
 CUBLAS_POINTER_MODE_HOST = 0
 
@@ -153,17 +168,25 @@ def measure(torch, cublas, m, n, k, epilogue, reps, warmup, seed):
         call()
         cublas.synchronize()
         walls.append((time.perf_counter() - t0) * 1e3)
+    calls = queued_calls(statistics.median(walls))
+    busy_cycles = max(MIN_BUSY_WAIT_CYCLES, BUSY_WAIT_CYCLES_PER_CALL * calls)
     times = []
+    hosts = []
     for _ in range(reps):
         start = torch.cuda.Event(enable_timing=True)
         end = torch.cuda.Event(enable_timing=True)
-        torch.cuda._sleep(BUSY_WAIT_CYCLES)
+        torch.cuda._sleep(busy_cycles)
         start.record()
-        for _ in range(BACK_TO_BACK_CALLS):
+        for _ in range(calls):
             call()
         end.record()
         end.synchronize()
-        times.append(start.elapsed_time(end) / BACK_TO_BACK_CALLS)
+        times.append(start.elapsed_time(end) / calls)
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            call()
+        cublas.synchronize()
+        hosts.append((time.perf_counter() - t0) * 1e3 / calls)
     median = statistics.median(times)
     wall = statistics.median(walls)
     flops = 2.0 * m * n * k
@@ -172,6 +195,8 @@ def measure(torch, cublas, m, n, k, epilogue, reps, warmup, seed):
         "median_ms": median, "min_ms": min(times), "runs": reps,
         "gflops": flops / (median * 1e6) if median > 0 else 0.0,
         "wall_median_ms": wall,
+        "queued_calls": calls,
+        "host_per_call_ms": statistics.median(hosts),
         "wall_gflops": flops / (wall * 1e6) if wall > 0 else 0.0,
         "max_error": rel, "tolerance": tolerance, "verified": bool(rel <= tolerance),
     }
@@ -229,7 +254,8 @@ def main():
         "cuda": torch.version.cuda,
         "allow_tf32": torch.backends.cuda.matmul.allow_tf32,
         "call": "cublasSgemm_v2 (ctypes); epilogue rows: torch.addmm + torch.relu_",
-        "device_time": f"CUDA events around {BACK_TO_BACK_CALLS} calls queued behind a busy wait, per call",
+        "device_time": (f"CUDA events around N calls queued behind a busy wait, per call (N at least "
+                        f"{MIN_QUEUED_CALLS}, enough for {MIN_BATCH_MS:g} ms)"),
         "reps": args.reps,
         "warmup": args.warmup,
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),

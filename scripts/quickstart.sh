@@ -6,7 +6,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="${GEMMTUNE_BUILD_DIR:-$root/build}"
-out_dir="${GEMMTUNE_QUICKSTART_DIR:-$root/results/quickstart}"
+out_dir="${GEMMTUNE_QUICKSTART_DIR:-$root/gemmtune-results/quickstart}"
 mkdir -p "$out_dir"
 log="$out_dir/build.log"
 start=$(date +%s)

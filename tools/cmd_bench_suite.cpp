@@ -15,6 +15,7 @@
 #include "src/core/json_util.hpp"
 #include "src/db/database.hpp"
 #include "src/device/device_profile.hpp"
+#include "src/eval/queued_clock.hpp"
 #include "tools/commands.hpp"
 
 namespace gemmtune::cli {
@@ -165,6 +166,7 @@ void run(const GlobalOptions& global, const BenchSuiteCliOptions& o) {
   options.clblast_params = o.clblast_params;
   options.reps = o.reps;
   options.warmup = o.eval.measure.warmup_runs;
+  options.queued_calls = o.eval.measure.queued_calls;
   options.seed = o.eval.measure.data_seed;
   options.cache_dir = o.eval.cache_dir;
   options.templates_dir = templates_dir(global);
@@ -235,7 +237,7 @@ void set_bench_suite_command(CLI::App& app, GlobalOptions& options) {
       "by side, in each asked precision and batch layout");
   add_device_option(*cmd, o->device);
   cmd->add_option("--db", o->databases,
-                  "Tuned database (repeatable); default: results/<device id>.json");
+                  "Tuned database (repeatable); default: gemmtune-results/<device id>.json");
   cmd->add_option(
       "--suite", o->suite,
       "Named suite: standard (the default: 256^3 to 8192^3, single GEMMs) or batched "
@@ -277,9 +279,17 @@ void set_bench_suite_command(CLI::App& app, GlobalOptions& options) {
   cmd->add_flag("--epilogue", o->epilogue,
                 "Add a fused bias+ReLU row per FP32 single-GEMM shape (CLBlast: Gemm + a "
                 "bias+ReLU kernel)");
-  cmd->add_option("--reps", o->reps, "Timed calls of each side, interleaved")
+  cmd->add_option("--reps", o->reps,
+                  "Timed samples of each side, interleaved: each a whole call, N calls queued "
+                  "behind a busy-wait kernel (the GPU clock) and N queued on an idle GPU (the "
+                  "host cost)")
       ->capture_default_str()
       ->check(whole_number(1, INT_MAX));
+  cmd->add_option("--queued-calls", o->eval.measure.queued_calls,
+                  "N, the calls of a GPU-clock sample (default 0: at least 20 on a GPU and "
+                  "enough for 1 ms, as scripts/bench-cublas.py times cuBLAS)")
+      ->capture_default_str()
+      ->check(whole_number(0, kMaxQueuedCalls));
   o->eval.measure.warmup_runs = 3;  // untimed calls of each side first
   add_measure_options(*cmd, o->eval, kWarmup | kDataSeed | kCacheDir);
   cmd->add_flag("--no-clblast", o->no_clblast, "Leave the CLBlast column out (n/a)");

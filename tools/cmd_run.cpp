@@ -75,6 +75,9 @@ void print_summary(const std::string& kernel, const Problem& p, const Result& r,
         "time       median {:.4f} ms (min {:.4f}, mean {:.4f}, max {:.4f}, cv {:.1f}%, {} runs)\n",
         r.time.median_ms, r.time.min_ms, r.time.mean_ms, r.time.max_ms, 100 * r.time.cv,
         r.time.runs);
+    std::cout << fmt::format("clock      {}, {} calls a run{}\n", to_string(r.time.clock),
+                             r.time.calls,
+                             r.time.clock_note.empty() ? "" : " (" + r.time.clock_note + ")");
     std::cout << fmt::format("kernel     median {:.4f} ms{}\n", r.time.kernel_median_ms,
                              r.helper_kernels ? " (padding kernels included above)" : "");
   }

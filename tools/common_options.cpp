@@ -10,6 +10,7 @@
 #include "src/core/data_paths.hpp"
 #include "src/core/error.hpp"
 #include "src/core/logging.hpp"
+#include "src/eval/queued_clock.hpp"
 
 namespace gemmtune::cli {
 
@@ -246,6 +247,19 @@ void add_measure_options(CLI::App& cmd, EvaluatorOptions& o, unsigned fields,
         ->group(group)
         ->capture_default_str()
         ->check(whole_number(1, INT_MAX));
+    cmd.add_option_function<std::string>(
+           "--clock", [&m](const std::string& name) { m.clock = parse_timing_clock(name); },
+           "What a time is: queued (default: calls queued behind a busy-wait kernel on a GPU, "
+           "timed by the device's events, checked against the host clock; the host clock over "
+           "the queued calls where the events fail the check), host-queued, or whole-call (the "
+           "host clock around one call)")
+        ->group(group)
+        ->check(CLI::IsMember({"queued", "host-queued", "whole-call"}));
+    cmd.add_option("--queued-calls", m.queued_calls,
+                   "Calls per timed sample (default 0: enough for 1 ms, at least 20 on a GPU)")
+        ->group(group)
+        ->capture_default_str()
+        ->check(whole_number(0, kMaxQueuedCalls));
   }
   if (fields & kDataSeed) {
     cmd.add_option(spelling.seed, m.data_seed, "Seed of the input data")

@@ -94,7 +94,7 @@ void add_run_options(CLI::App& cmd, SearchArgs& a, GivenOptions& g) {
   g["force"] = cmd.add_flag("--force", "With -o/--output: replace a file that is a tuned database");
   cmd.add_option("--out", a.job.out_dir,
                  "Folder for the results file and the journal (default: a new folder "
-                 "results/searches/<device>-<time>)");
+                 "gemmtune-results/searches/<device>-<time>)");
   cmd.add_flag("--fresh", a.job.fresh,
                "Measure again what earlier searches of the same problem, template, device and "
                "driver left in the evaluation cache");
@@ -106,7 +106,7 @@ void add_run_options(CLI::App& cmd, SearchArgs& a, GivenOptions& g) {
                "Evaluate in this process (no protection against driver crashes and hangs)");
   cmd.add_flag("--json", a.json, "Print the results as JSON");
   g["db"] = cmd.add_option("--db", a.job.db,
-                           "Tuned database to update (default: results/<device id>.json; a replay "
+                           "Tuned database to update (default: gemmtune-results/<device id>.json; a replay "
                            "writes one only when given)");
   g["no-db"] = cmd.add_flag("--no-db", a.job.no_db, "Write no tuned database or report");
   cmd.add_flag("--replace", a.job.replace,

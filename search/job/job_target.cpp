@@ -31,7 +31,8 @@ std::unique_ptr<Evaluator> make_worker_evaluator(const SearchJobOptions& a, cons
                  "--compile-threads", std::to_string(a.eval.compile_threads), "--warmup",
                  std::to_string(m.warmup_runs), "--min-runs", std::to_string(m.min_runs),
                  "--min-time-ms", fmt::format("{}", m.min_time_ms), "--max-runs",
-                 std::to_string(m.max_runs), "--seed", std::to_string(m.data_seed)});
+                 std::to_string(m.max_runs), "--seed", std::to_string(m.data_seed), "--clock",
+                 to_string(m.clock), "--queued-calls", std::to_string(m.queued_calls)});
   if (!a.eval.cache_dir.empty()) w.argv.insert(w.argv.end(), {"--cache-dir", a.eval.cache_dir});
   w.kernel = a.kernel;
   w.eval_timeout_s = a.eval_timeout_s;
@@ -157,7 +158,8 @@ SearchTarget open_device_target(SearchJobOptions& a) {
   }
   if (a.replay.empty()) {
     t.cache.emplace(a.eval.cache_dir, device.info, a.kernel,
-                    template_fingerprint(a.eval.templates_dir, a.kernel));
+                    template_fingerprint(a.eval.templates_dir, a.kernel) + "|" +
+                        timing_identity(a.eval.measure));
   }
   auto measure_on = [&](const Device& d) {
     return a.in_process ? make_evaluator(a.kernel, d, profile, a.eval)

@@ -152,6 +152,12 @@ ShapeOutcome tune_shape(const SearchRun& run, const Problem& problem, const Shap
   settings.interrupt = stop_requested();
   settings.journal = &run.journal;
   settings.kernel = a.kernel;
+  if (run.target.spec) {
+    const Context context{{"ELEM_BYTES", element_bytes(problem.precision)}};
+    settings.work_group_size = [spec = &*run.target.spec, context](const Configuration& c) {
+      return spec->work_group_size(c, context).value_or(0);
+    };
+  }
   if (run.resumed) {
     const std::string key = problem_key(a.kernel, problem);
     for (const auto& e : run.resumed->entries) {

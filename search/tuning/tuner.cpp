@@ -79,6 +79,8 @@ class TuneLoop {
   }
 
   void tell_earlier_results() {
+    for (const auto& r : settings_.known) learn_kernel_limit(r);
+    for (const auto& r : settings_.cached) learn_kernel_limit(r);
     for (const auto& r : settings_.known) {
       if (tell_known(r)) {
         ++out_.resumed;
@@ -183,6 +185,7 @@ class TuneLoop {
         out_.max_in_flight = std::max(out_.max_in_flight, queue_.size() + measuring_);
         const size_t index = queue_.front();
         queue_.pop_front();
+        if (answer_over_limit(index)) continue;
         ++measuring_;
         if (settings_.propose_while_measuring) changed_.notify_all();
         return index;
@@ -198,7 +201,45 @@ class TuneLoop {
     return std::nullopt;
   }
 
+  // Whether proposal `index` needs more work-items than the device's built kernels allow (known
+  // once one was refused for it); if so it is journalled and told as a device_limit result
+  // without a build.
+  bool answer_over_limit(size_t index) {
+    if (!settings_.work_group_size || !kernel_limit_refused_ || largest_kernel_limit_ <= 0) {
+      return false;
+    }
+    const Configuration config = space_.config(index);
+    const int64_t wg = settings_.work_group_size(config);
+    if (wg <= largest_kernel_limit_) return false;
+    const Result r = Result::failure(
+        config, Status::kDeviceLimit,
+        fmt::format("needs {} work-items per group; no kernel built on this device allowed more "
+                    "than {} (CL_KERNEL_WORK_GROUP_SIZE)",
+                    wg, largest_kernel_limit_));
+    if (settings_.journal) settings_.journal->append(settings_.kernel, problem_, r, elapsed());
+    searcher_.tell(index, r, flops_);
+    ++out_.over_kernel_limit;
+    if (out_.over_kernel_limit == 1) {
+      spdlog::info(
+          "configurations over {} work-items per group are passed over without a build: "
+          "this device's kernels allow no more",
+          largest_kernel_limit_);
+    }
+    return true;
+  }
+
+  // What a result teaches about the per-kernel work-group limit.
+  void learn_kernel_limit(const Result& r) {
+    if (!r.usage.max_work_group_size) return;
+    largest_kernel_limit_ = std::max(largest_kernel_limit_, *r.usage.max_work_group_size);
+    if (r.status == Status::kDeviceLimit && settings_.work_group_size &&
+        settings_.work_group_size(r.config) > *r.usage.max_work_group_size) {
+      kernel_limit_refused_ = true;
+    }
+  }
+
   void record(size_t index, Result r) {
+    learn_kernel_limit(r);
     --measuring_;
     ++out_.evaluations;
     ++out_.measured;
@@ -270,7 +311,11 @@ class TuneLoop {
   std::condition_variable changed_;
   std::deque<size_t> queue_;  // proposed, not yet taken by a lane
   size_t measuring_ = 0;      // taken by a lane, result not yet recorded
-  double compile_ms_ = 0;     // build and measuring times of the results measured, for pace()
+  // The largest CL_KERNEL_WORK_GROUP_SIZE of the kernels built so far, and whether one was
+  // refused for needing more (answer_over_limit).
+  int64_t largest_kernel_limit_ = 0;
+  bool kernel_limit_refused_ = false;
+  double compile_ms_ = 0;  // build and measuring times of the results measured, for pace()
   double measuring_ms_ = 0;
   bool stopped_ = false;
   std::exception_ptr failure_;

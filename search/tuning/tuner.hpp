@@ -48,6 +48,12 @@ struct TuneSettings {
   // problems: a workload's other shapes); the strategy learns them like its own. Ones outside
   // this space or already known are passed over.
   std::vector<Configuration> warm_start;
+  // The work-items per group of a configuration (0 = unknown). With it the search learns the
+  // per-kernel limit of the device (CL_KERNEL_WORK_GROUP_SIZE, which may be far below the
+  // device's): once a built kernel was refused for its work-group size, a proposal larger than
+  // every built kernel allowed is answered without a build (status device_limit, not counted
+  // against the evaluation budget).
+  std::function<int64_t(const Configuration&)> work_group_size;
   // Called with each result measured now, after the journal has it.
   std::function<void(const Result&)> on_measured;
   std::function<void(const TuneProgress&)> on_progress;
@@ -62,6 +68,7 @@ struct TuneOutcome {
   size_t warm_started = 0;  // configurations of `warm_start` queued before the strategy's
   size_t cached = 0;  // results taken from the evaluation cache (also counted in `evaluations`)
   size_t failed = 0;
+  size_t over_kernel_limit = 0;  // proposals answered by the learned per-kernel limit
   size_t not_in_space = 0;  // known results whose configuration is not in this space
   // Most configurations proposed and not yet measured at once (the one being measured included):
   // how far ahead of the device the compiler could work.

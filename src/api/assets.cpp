@@ -47,7 +47,7 @@ Assets load_assets() {
       profiles.push_back(profile_from_json(nlohmann::json::parse(text), "devices/" + name));
       profiles.back().file = "devices/" + name;
     } else if (group == "databases") {
-      add_database(assets.databases, "results/" + name, text);
+      add_database(assets.databases, "results/databases/" + name, text);
     }
   }
   for (const EmbeddedFile& f : embedded_databases()) {

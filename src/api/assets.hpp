@@ -19,7 +19,7 @@ namespace gemmtune::api {
 constexpr const char* kTemplatesFolder = "<gemmtune library>/kernel_templates";
 
 struct NamedDatabase {
-  std::string origin;  // where it came from, for Explain: a path, or "results/<file>"
+  std::string origin;  // where it came from, for Explain: a path, or "results/databases/<file>"
   Database database;
 };
 
@@ -27,7 +27,7 @@ struct Assets {
   SourceTable templates;
   std::map<std::string, KernelSpec> specs;  // the OpenCL templates, by kernel name
   ProfileSet profiles;
-  std::vector<NamedDatabase> databases;  // compiled in from results/
+  std::vector<NamedDatabase> databases;  // compiled in from results/databases/
   std::vector<NamedDatabase> embedded;   // compiled in from GEMMTUNE_EMBED_DATABASES
 
   // Parsed on first use; also sets up logging (GEMMTUNE_LOG_LEVEL, default warn, to stderr).

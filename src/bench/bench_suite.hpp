@@ -10,11 +10,12 @@
 // row. Optionally a fused bias+ReLU row per FP32 shape, and a cuBLAS column merged from
 // scripts/bench-cublas.py.
 //
-// Timing: "wall" is the whole call as a user sees it, from the first enqueue to the return of
-// clFinish on a host steady clock (every kernel of the call included). "device" is gemmtune's
-// time on the device, from the first kernel's start to the last kernel's end (profiling events of
-// a separate call); the library and CLBlast get the whole-call time only. cuBLAS comes with both,
-// and each is compared with its own kind.
+// Timing, every side on the same clocks (src/eval/queued_clock.hpp): "GPU" is the figure of
+// record, N calls queued behind a busy-wait kernel, from its end to the last call's end by the
+// device's events, per call (the clock scripts/bench-cublas.py times cuBLAS with, same N rule);
+// "wall" is the whole call as a user sees it, from the enqueue to the return of clFinish on the
+// host clock; "host" is a call's host cost, N calls queued with no busy GPU, host clock per call.
+// cuBLAS comes with all three, and each is compared with its own kind.
 #pragma once
 
 #include <cstdint>
@@ -43,7 +44,9 @@ constexpr const char* kBenchSuiteFormat = "gemmtune-bench-suite";
 // single FP32 GEMM). Version-1 documents still load, as FP32 single GEMMs. 3: cuBLAS as
 // cublas_call_* (whole call) and cublas_device_* (CUDA events); the "cublas_gflops" of earlier
 // versions, CUDA events, loads as the device figure.
-constexpr int kBenchSuiteSchemaVersion = 3;
+// 4: each side's "gpu" (the queued GPU clock) and "host_ms" (host cost per call), where version 3
+// had gemmtune's "kernel_gflops" (one call's kernels by their events), which loads as its GPU rate.
+constexpr int kBenchSuiteSchemaVersion = 4;
 // The "format" field of scripts/bench-cublas.py's --json output.
 constexpr const char* kCublasBenchFormat = "gemmtune-cublas-bench";
 
@@ -130,11 +133,11 @@ struct SideResult {
   bool verified = false;
   std::string checked;  // what verification covered, e.g. "all 4096 outputs"
   double max_error = 0, tolerance = 0;
-  // Whole call; wall.kernel_median_ms is the device time, every kernel of the call from the first
-  // start to the last end (gemmtune only).
-  TimingStats wall;
-  double gflops = 0;         // from the median whole-call time
-  double kernel_gflops = 0;  // from the median device time (gemmtune only)
+  TimingStats wall;       // whole call
+  double gflops = 0;      // from the median whole-call time
+  TimingStats gpu;        // the GPU clock, per call (gpu.clock says which clock it came to be)
+  double gpu_gflops = 0;  // from the median GPU time
+  double host_ms = 0;     // host cost per call: the median of N queued calls on an idle GPU
 
   bool ok() const { return available && status == "ok"; }
 };
@@ -184,6 +187,8 @@ struct SuiteRow {
   SideResult library;           // the row through libgemmtune's public calls
   std::optional<LibraryChoice> library_choice;
   std::optional<double> library_ratio;  // library GFLOPS / CLBlast GFLOPS
+  // The same on the GPU clock.
+  std::optional<double> gpu_ratio, library_gpu_ratio;
   // CLBlast with the parameters of --clblast-params, interleaved with its stock parameters.
   SideResult clblast_tuned;
   std::optional<double> clblast_tuned_gain;  // tuned CLBlast GFLOPS / stock CLBlast GFLOPS
@@ -192,8 +197,10 @@ struct SuiteRow {
   // events around the call).
   std::optional<double> cublas_gflops, cublas_device_gflops;
   std::optional<double> cublas_ratio;         // gemmtune / cuBLAS, whole call against whole call
-  std::optional<double> cublas_device_ratio;  // gemmtune / cuBLAS, device time against device time
-  std::optional<MemoryBound> memory;          // set for memory-bound rows (see MemoryBound)
+  std::optional<double> cublas_device_ratio;  // gemmtune / cuBLAS, GPU clock against GPU clock
+  std::optional<double> library_cublas_device_ratio;  // the library / cuBLAS on the GPU clock
+  std::optional<double> cublas_host_ms;               // cuBLAS's host cost per call
+  std::optional<MemoryBound> memory;                  // set for memory-bound rows (see MemoryBound)
 
   // The row's problem: row-major NN, alpha 1, beta 0, in its precision and batch.
   Problem problem() const;
@@ -237,9 +244,10 @@ struct BenchSuiteOptions {
   // clblast::OverrideParameters, as a CLBlast user loading them would) instead of its own
   // database. CLBlast cannot drop an override again, so stock and tuned CLBlast are two runs.
   std::string clblast_params;
-  int reps = 20;       // interleaved timed calls of each side
-  int warmup = 3;      // interleaved untimed calls of each side
-  uint64_t seed = 42;  // input data
+  int reps = 20;         // interleaved timed calls of each side
+  int warmup = 3;        // interleaved untimed calls of each side
+  int queued_calls = 0;  // calls per GPU-clock sample; 0 = the N rule (src/eval/queued_clock.hpp)
+  uint64_t seed = 42;    // input data
   std::string templates_dir;
   std::string cache_dir;  // binary cache ("" default folder, "none" disables)
   // Shapes with M*N*K*batch above this are verified on a sample of rows (all columns): one row
@@ -259,6 +267,7 @@ SuiteReport run_bench_suite(const Device& device, const DeviceProfile* profile,
 // cuBLAS timings read from scripts/bench-cublas.py's --json output.
 struct CublasFigures {
   double device_gflops = 0;           // CUDA events around the call
+  double host_ms = 0;                 // host cost per call (0: the file does not say)
   std::optional<double> call_gflops;  // whole call on the host clock (schema 2 on)
 };
 struct CublasResults {
@@ -279,7 +288,7 @@ struct RatioSummary {
   std::string worst_row;  // SuiteRow::label()
 };
 // The other side of a ratio, and for cuBLAS which of its times.
-enum class Peer { kCLBlast, kCublas, kCublasDevice };
+enum class Peer { kCLBlast, kCLBlastGpu, kCublas, kCublasDevice };
 struct PeerInfo {
   Peer peer;
   const char* key;   // in the JSON report's summary

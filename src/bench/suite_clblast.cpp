@@ -74,18 +74,19 @@ class ClblastCall : public SideCall {
     }
   }
 
-  void enqueue(std::vector<cl::Event>*) override {
+  void enqueue(cl::Event* last) override {
     const Problem& p = d_.problem;
-    check(typed([&](auto zero) { return call(zero); }), routine());
+    cl_event event = nullptr;
+    cl_event* want = last && !epilogue_ ? &event : nullptr;
+    check(typed([&](auto zero) { return call(zero, want); }), routine());
+    if (want) *last = cl::Event(event);  // CLBlast hands over its reference
     if (epilogue_) {
       env_.queue().enqueueNDRangeKernel(
           bias_relu_, cl::NullRange,
           cl::NDRange(static_cast<size_t>(p.shape.n), static_cast<size_t>(p.shape.m)),
-          cl::NullRange);
+          cl::NullRange, nullptr, last);
     }
   }
-
-  bool kernel_events() const override { return false; }
 
   void prepare() override {
     if (!install_) return;
@@ -142,7 +143,7 @@ class ClblastCall : public SideCall {
   }
 
   template <typename T>
-  clblast::StatusCode call(T) {
+  clblast::StatusCode call(T, cl_event* event) {
     const Problem& p = d_.problem;
     const T alpha = scalar<T>(p.alpha), beta = scalar<T>(p.beta);
     cl_command_queue queue = env_.queue()();
@@ -150,7 +151,7 @@ class ClblastCall : public SideCall {
     const auto no = clblast::Transpose::kNo;
     if (p.batch == 1) {
       return clblast::Gemm<T>(layout, no, no, m(), n(), k(), alpha, d_.a_buf(), 0, k(), d_.b_buf(),
-                              0, n(), beta, d_.c_buf(), 0, n(), &queue, nullptr,
+                              0, n(), beta, d_.c_buf(), 0, n(), &queue, event,
                               temp_() ? temp_() : nullptr);
     }
     const auto batch = static_cast<size_t>(p.batch);
@@ -158,13 +159,13 @@ class ClblastCall : public SideCall {
       return clblast::GemmStridedBatched<T>(
           layout, no, no, m(), n(), k(), alpha, d_.a_buf(), 0, k(),
           static_cast<size_t>(d_.pa.stride), d_.b_buf(), 0, n(), static_cast<size_t>(d_.pb.stride),
-          beta, d_.c_buf(), 0, n(), static_cast<size_t>(d_.pc.stride), batch, &queue, nullptr);
+          beta, d_.c_buf(), 0, n(), static_cast<size_t>(d_.pc.stride), batch, &queue, event);
     }
     const std::vector<T> alphas(batch, alpha), betas(batch, beta);
     return clblast::GemmBatched<T>(layout, no, no, m(), n(), k(), alphas.data(), d_.a_buf(),
                                    a_offsets_.data(), k(), d_.b_buf(), b_offsets_.data(), n(),
                                    betas.data(), d_.c_buf(), c_offsets_.data(), n(), batch, &queue,
-                                   nullptr);
+                                   event);
   }
 
   // CLBlast's refusal of a precision the device lacks makes the column n/a; any other status

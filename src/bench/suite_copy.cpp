@@ -15,10 +15,9 @@ class CopyCall : public SideCall {
     env.queue().enqueueFillBuffer(from_, cl_uchar{0}, 0, bytes);
     env.queue().finish();
   }
-  void enqueue(std::vector<cl::Event>*) override {
-    env_.queue().enqueueCopyBuffer(from_, to_, 0, 0, bytes_);
+  void enqueue(cl::Event* last) override {
+    env_.queue().enqueueCopyBuffer(from_, to_, 0, 0, bytes_, nullptr, last);
   }
-  bool kernel_events() const override { return false; }
 
  private:
   ClEnv& env_;

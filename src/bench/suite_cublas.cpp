@@ -42,6 +42,12 @@ CublasResults read_cublas_results(const nlohmann::json& j, const std::string& or
       }
       figures.call_gflops = r["wall_gflops"].get<double>();
     }
+    if (r.contains("host_per_call_ms")) {
+      if (!r["host_per_call_ms"].is_number() || r["host_per_call_ms"].get<double>() <= 0) {
+        throw invalid_file(origin, where + ": 'host_per_call_ms' must be a positive number");
+      }
+      figures.host_ms = r["host_per_call_ms"].get<double>();
+    }
     const bool epilogue =
         r.contains("epilogue") && r["epilogue"].is_boolean() && r["epilogue"].get<bool>();
     // Precision and batch are optional: bench-cublas.py times single FP32 GEMMs and names neither.
@@ -82,13 +88,17 @@ void merge_cublas(SuiteReport& report, const CublasResults& cublas) {
     const CublasFigures& f = it->second;
     row.cublas_device_gflops = f.device_gflops;
     row.cublas_gflops = f.call_gflops;
+    if (f.host_ms > 0) row.cublas_host_ms = f.host_ms;
+    if (row.library.ok() && f.device_gflops > 0 && row.library.gpu_gflops > 0) {
+      row.library_cublas_device_ratio = row.library.gpu_gflops / f.device_gflops;
+    }
     if (!row.gemmtune.ok()) continue;
     // Each time against its own kind: whole call with whole call, device with device.
     if (f.call_gflops && *f.call_gflops > 0) {
       row.cublas_ratio = row.gemmtune.gflops / *f.call_gflops;
     }
-    if (f.device_gflops > 0 && row.gemmtune.kernel_gflops > 0) {
-      row.cublas_device_ratio = row.gemmtune.kernel_gflops / f.device_gflops;
+    if (f.device_gflops > 0 && row.gemmtune.gpu_gflops > 0) {
+      row.cublas_device_ratio = row.gemmtune.gpu_gflops / f.device_gflops;
     }
   }
   if (matched == 0)

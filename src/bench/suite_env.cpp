@@ -32,7 +32,8 @@ ClEnv::ClEnv(const Device& device, const DeviceProfile* profile, const BenchSuit
       templates_dir_(options.templates_dir),
       context_(std::vector<cl::Device>{device.device}),
       queue_(context_, device.device, CL_QUEUE_PROFILING_ENABLE),
-      builder_(device, context_, profile, options.templates_dir, options.cache_dir, 1) {}
+      builder_(device, context_, profile, options.templates_dir, options.cache_dir, 1),
+      clock_(context_, device) {}
 
 const KernelSpec& ClEnv::spec(const std::string& kernel) {
   if (auto it = specs_.find(kernel); it != specs_.end()) return it->second;
@@ -109,10 +110,12 @@ namespace {
 class TunedCall : public SideCall {
  public:
   TunedCall(ClEnv& env, std::unique_ptr<GemmCall> call) : env_(env), call_(std::move(call)) {}
-  void enqueue(std::vector<cl::Event>* events) override {
-    call_->enqueue(env_.queue(), nullptr, events);
+  void enqueue(cl::Event* last) override {
+    if (!last) return call_->enqueue(env_.queue());
+    std::vector<cl::Event> events;
+    call_->enqueue(env_.queue(), nullptr, &events);
+    *last = events.back();
   }
-  bool kernel_events() const override { return true; }
 
  private:
   ClEnv& env_;
@@ -181,25 +184,12 @@ Verification verify_call(ClEnv& env, CaseData& d, SideCall& call, bool epilogue)
   return d.reference(epilogue).check(c, d.problem.precision, d.pc.positions);
 }
 
-std::pair<double, double> time_call(ClEnv& env, SideCall& call, bool events) {
-  std::vector<cl::Event> kernels;
+double time_call(ClEnv& env, SideCall& call) {
   call.prepare();
   const auto t0 = Clock::now();
-  call.enqueue(events ? &kernels : nullptr);
+  call.enqueue(nullptr);
   env.queue().finish();
-  const double wall = ms_between(t0, Clock::now());
-  // The device time: from the first kernel's start to the last one's end, the gaps between
-  // kernels included (what CUDA events around a call measure).
-  cl_ulong first = 0, last = 0;
-  for (const cl::Event& e : kernels) {
-    if (!e()) continue;
-    const cl_ulong start = e.getProfilingInfo<CL_PROFILING_COMMAND_START>();
-    const cl_ulong end = e.getProfilingInfo<CL_PROFILING_COMMAND_END>();
-    if (first == 0 || start < first) first = start;
-    last = std::max(last, end);
-  }
-  const double device = last > first ? static_cast<double>(last - first) * 1e-6 : 0;
-  return {wall, device};
+  return ms_between(t0, Clock::now());
 }
 
 }  // namespace gemmtune::suite

@@ -17,6 +17,7 @@
 #include "src/device/opencl.hpp"
 #include "src/eval/gemm_call.hpp"
 #include "src/eval/program_builder.hpp"
+#include "src/eval/queued_clock.hpp"
 #include "src/kernel/kernel_spec.hpp"
 #include "src/select/chooser.hpp"
 #include "src/verify/batch_placement.hpp"
@@ -59,6 +60,7 @@ class ClEnv {
   cl::Context& context() { return context_; }
   cl::CommandQueue& queue() { return queue_; }
   ProgramBuilder& builder() { return builder_; }
+  QueuedClock& clock() { return clock_; }
   const Device& device() const { return device_; }
   const DeviceProfile* profile() const { return profile_; }
   // The declaration of `kernel`, loaded once.
@@ -71,6 +73,7 @@ class ClEnv {
   cl::Context context_;
   cl::CommandQueue queue_;
   ProgramBuilder builder_;
+  QueuedClock clock_;
   std::map<std::string, KernelSpec> specs_;
 };
 
@@ -119,10 +122,9 @@ ClblastParameters load_clblast_parameters(const cl::Device& device, const std::s
 class SideCall {
  public:
   virtual ~SideCall() = default;
-  // Enqueues every kernel of the call; with `events`, each kernel's event goes there when the
-  // side has them (gemmtune), and it is ignored otherwise (CLBlast).
-  virtual void enqueue(std::vector<cl::Event>* events) = 0;
-  virtual bool kernel_events() const = 0;
+  // Enqueues every kernel of the call; with `last`, the event of its last launch goes there (the
+  // end of the call on the in-order queue: the GPU clock's mark).
+  virtual void enqueue(cl::Event* last) = 0;
   // What must precede each call and is not part of its time (CLBlast's parameter set).
   virtual void prepare() {}
 };
@@ -174,9 +176,8 @@ class LibrarySession {
 // matrices against the reference, and the gaps between a batch's matrices for writes.
 Verification verify_call(ClEnv& env, CaseData& d, SideCall& call, bool epilogue);
 
-// Whole-call wall time on the host, and with `events` the device time of the call's kernels
-// (first start to last end) when the call gives their events, else 0.
-std::pair<double, double> time_call(ClEnv& env, SideCall& call, bool events);
+// Whole-call wall time on the host: from the enqueue to the return of clFinish.
+double time_call(ClEnv& env, SideCall& call);
 
 // One call of one side in the order the sides are timed: `side` indexes the row's sides.
 struct TimingStep {

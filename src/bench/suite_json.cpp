@@ -51,10 +51,12 @@ void from_json(const nlohmann::json& j, LibraryChoice& c) {
 }
 
 void to_json(nlohmann::json& j, const SideResult& s) {
-  j = {{"available", s.available},        {"status", s.status},   {"message", s.message},
-       {"verified", s.verified},          {"checked", s.checked}, {"max_error", s.max_error},
-       {"tolerance", s.tolerance},        {"wall", s.wall},       {"gflops", s.gflops},
-       {"kernel_gflops", s.kernel_gflops}};
+  j = {{"available", s.available},   {"status", s.status},
+       {"message", s.message},       {"verified", s.verified},
+       {"checked", s.checked},       {"max_error", s.max_error},
+       {"tolerance", s.tolerance},   {"wall", s.wall},
+       {"gflops", s.gflops},         {"gpu", s.gpu},
+       {"gpu_gflops", s.gpu_gflops}, {"host_ms", s.host_ms}};
   // Infinity (a NaN output) has no JSON form.
   if (!std::isfinite(s.max_error)) j["max_error"] = nullptr;
 }
@@ -71,7 +73,10 @@ void from_json(const nlohmann::json& j, SideResult& s) {
   s.tolerance = j.value("tolerance", 0.0);
   if (j.contains("wall")) s.wall = j["wall"].get<TimingStats>();
   s.gflops = j.value("gflops", 0.0);
-  s.kernel_gflops = j.value("kernel_gflops", 0.0);
+  if (j.contains("gpu")) s.gpu = j["gpu"].get<TimingStats>();
+  // Schema 3 had gemmtune's kernels by one call's events as "kernel_gflops".
+  s.gpu_gflops = j.value("gpu_gflops", j.value("kernel_gflops", 0.0));
+  s.host_ms = j.value("host_ms", 0.0);
 }
 
 void to_json(nlohmann::json& j, const CandidateTrial& t) {
@@ -100,6 +105,8 @@ void to_json(nlohmann::json& j, const SuiteRow& r) {
   j["library"] = r.library;
   j["library_choice"] = or_null(r.library_choice);
   j["library_ratio"] = or_null(r.library_ratio);
+  j["gpu_ratio"] = or_null(r.gpu_ratio);
+  j["library_gpu_ratio"] = or_null(r.library_gpu_ratio);
   if (r.clblast_tuned.available || !r.clblast_tuned.message.empty()) {
     j["clblast_tuned"] = r.clblast_tuned;
     j["clblast_tuned_gain"] = or_null(r.clblast_tuned_gain);
@@ -110,6 +117,10 @@ void to_json(nlohmann::json& j, const SuiteRow& r) {
   if (r.cublas_ratio) j["cublas_call_ratio"] = *r.cublas_ratio;
   if (r.cublas_device_gflops) j["cublas_device_gflops"] = *r.cublas_device_gflops;
   if (r.cublas_device_ratio) j["cublas_device_ratio"] = *r.cublas_device_ratio;
+  if (r.library_cublas_device_ratio) {
+    j["library_cublas_device_ratio"] = *r.library_cublas_device_ratio;
+  }
+  if (r.cublas_host_ms) j["cublas_host_ms"] = *r.cublas_host_ms;
   if (const auto& m = r.memory) {
     j["memory"] = {{"bytes", m->bytes},
                    {"copy_ms", m->copy_ms},
@@ -139,6 +150,8 @@ void from_json(const nlohmann::json& j, SuiteRow& r) {
   if (j.contains("library")) r.library = j["library"].get<SideResult>();
   r.library_choice = optional_field<LibraryChoice>(j, "library_choice");
   r.library_ratio = optional_field<double>(j, "library_ratio");
+  r.gpu_ratio = optional_field<double>(j, "gpu_ratio");
+  r.library_gpu_ratio = optional_field<double>(j, "library_gpu_ratio");
   if (j.contains("clblast_tuned")) r.clblast_tuned = j["clblast_tuned"].get<SideResult>();
   r.clblast_tuned_gain = optional_field<double>(j, "clblast_tuned_gain");
   r.cublas_gflops = optional_field<double>(j, "cublas_call_gflops");
@@ -146,6 +159,8 @@ void from_json(const nlohmann::json& j, SuiteRow& r) {
   r.cublas_device_gflops = optional_field<double>(j, "cublas_device_gflops");
   if (!r.cublas_device_gflops) r.cublas_device_gflops = optional_field<double>(j, "cublas_gflops");
   r.cublas_device_ratio = optional_field<double>(j, "cublas_device_ratio");
+  r.library_cublas_device_ratio = optional_field<double>(j, "library_cublas_device_ratio");
+  r.cublas_host_ms = optional_field<double>(j, "cublas_host_ms");
   if (j.contains("memory")) {
     const auto& m = j["memory"];
     r.memory = MemoryBound{m.at("bytes").get<double>(), m.at("copy_ms").get<double>(),

@@ -67,17 +67,19 @@ class LibraryCall : public SideCall {
     epilogue_.activation = q_.activation;
   }
 
-  void enqueue(std::vector<cl::Event>* /*events*/) override {
+  void enqueue(cl::Event* last) override {
     StatusCode s = StatusCode::kInternalError;
+    cl_event event = nullptr;
+    cl_event* want = last ? &event : nullptr;
     switch (p_.precision) {
       case Precision::kFP32:
-        s = call<float>();
+        s = call<float>(want);
         break;
       case Precision::kFP64:
-        s = call<double>();
+        s = call<double>(want);
         break;
       case Precision::kFP16Acc32:
-        s = call<half>();
+        s = call<half>(want);
         break;
       default:
         throw NotAvailable(
@@ -88,9 +90,8 @@ class LibraryCall : public SideCall {
       throw Error(ErrorCode::kDevice,
                   fmt::format("gemmtune::Gemm: {}: {}", StatusName(s), LastErrorMessage()));
     }
+    if (last) *last = cl::Event(event);  // takes the caller's reference the library handed over
   }
-  // The library's event is its last launch, not necessarily the main kernel.
-  bool kernel_events() const override { return false; }
 
   // What the call runs, as gemmtune::Explain says; none when it cannot say (the call's own
   // failure says why).
@@ -103,30 +104,30 @@ class LibraryCall : public SideCall {
 
  private:
   template <typename T>
-  StatusCode call() {
+  StatusCode call(cl_event* event) {
     cl_command_queue queue = env_.queue()();
     const T alpha = scalar<T>(p_.alpha), beta = scalar<T>(p_.beta);
     const auto a_off = static_cast<size_t>(g_.a_offset), b_off = static_cast<size_t>(g_.b_offset),
                c_off = static_cast<size_t>(g_.c_offset);
     if (p_.batch == 1 && !q_.bias && q_.activation == EpilogueActivation::kNone) {
       return Gemm<T>(q_.layout, q_.a_transpose, q_.b_transpose, q_.m, q_.n, q_.k, alpha, g_.a,
-                     a_off, a_ld_, g_.b, b_off, b_ld_, beta, g_.c, c_off, c_ld_, &queue);
+                     a_off, a_ld_, g_.b, b_off, b_ld_, beta, g_.c, c_off, c_ld_, &queue, event);
     }
     if (p_.batch == 1) {
       return GemmEpilogue<T>(q_.layout, q_.a_transpose, q_.b_transpose, q_.m, q_.n, q_.k, alpha,
                              g_.a, a_off, a_ld_, g_.b, b_off, b_ld_, beta, g_.c, c_off, c_ld_,
-                             epilogue_, &queue);
+                             epilogue_, &queue, event);
     }
     const size_t batch = q_.batch_count;
     if (q_.offsets_batch) {
       return GemmBatched<T>(q_.layout, q_.a_transpose, q_.b_transpose, q_.m, q_.n, q_.k, alpha,
                             g_.a, a_offsets_.data(), a_ld_, g_.b, b_offsets_.data(), b_ld_, beta,
-                            g_.c, c_offsets_.data(), c_ld_, batch, &queue);
+                            g_.c, c_offsets_.data(), c_ld_, batch, &queue, event);
     }
     return GemmStridedBatched<T>(q_.layout, q_.a_transpose, q_.b_transpose, q_.m, q_.n, q_.k, alpha,
                                  g_.a, a_off, a_ld_, static_cast<size_t>(g_.a_stride), g_.b, b_off,
                                  b_ld_, static_cast<size_t>(g_.b_stride), beta, g_.c, c_off, c_ld_,
-                                 static_cast<size_t>(g_.c_stride), batch, &queue);
+                                 static_cast<size_t>(g_.c_stride), batch, &queue, event);
   }
 
   ClEnv& env_;

@@ -53,14 +53,15 @@ std::optional<double> peer_ratio(const SuiteRow& row, Peer peer, bool library) {
   switch (peer) {
     case Peer::kCLBlast:
       return library ? row.library_ratio : row.ratio;
+    case Peer::kCLBlastGpu:
+      return library ? row.library_gpu_ratio : row.gpu_ratio;
     case Peer::kCublas:
       if (!library) return row.cublas_ratio;
       if (row.library.ok() && row.cublas_gflops && *row.cublas_gflops > 0)
         return row.library.gflops / *row.cublas_gflops;
       return std::nullopt;
     case Peer::kCublasDevice:
-      if (library) return std::nullopt;  // the library has no device time
-      return row.cublas_device_ratio;
+      return library ? row.library_cublas_device_ratio : row.cublas_device_ratio;
   }
   return std::nullopt;
 }
@@ -70,6 +71,7 @@ std::optional<double> peer_ratio(const SuiteRow& row, Peer peer, bool library) {
 const std::vector<PeerInfo>& all_peers() {
   static const std::vector<PeerInfo> peers = {
       {Peer::kCLBlast, "clblast", "CLBlast"},
+      {Peer::kCLBlastGpu, "clblast_gpu", "CLBlast (GPU clock)"},
       {Peer::kCublas, "cublas", "cuBLAS"},
       {Peer::kCublasDevice, "cublas_device", "cuBLAS (device times)"}};
   return peers;

@@ -25,11 +25,30 @@ std::string rate(double v) {
   return v >= 1 || v <= 0 ? fixed(v, 1) : fmt::format("{:.2g}", v);
 }
 
-std::string side_gflops(const SideResult& s) {
+// A side's rate by `gflops` of it, or why there is none.
+std::string side_rate(const SideResult& s, double gflops) {
   if (!s.available) return "n/a";
   if (s.status == "wrong_result") return "WRONG";
   if (s.status != "ok") return "FAILED";
-  return rate(s.gflops);
+  return rate(gflops);
+}
+
+std::string side_gflops(const SideResult& s) {
+  return side_rate(s, s.gflops);
+}
+
+// On the GPU clock; marked where the device's events failed the timer check.
+std::string side_gpu_gflops(const SideResult& s) {
+  const std::string r = side_rate(s, s.gpu_gflops);
+  return s.ok() && s.gpu.clock == TimingClock::kHostQueued ? r + " (host clock)" : r;
+}
+
+// Each side's host cost per call in microseconds, "-" where the side did not run.
+std::string host_costs(const SuiteRow& r) {
+  auto us = [](const SideResult& s) {
+    return s.ok() && s.host_ms > 0 ? fmt::format("{:.1f}", s.host_ms * 1e3) : std::string("-");
+  };
+  return us(r.gemmtune) + " / " + us(r.library) + " / " + us(r.clblast);
 }
 
 std::string source_of(const SuiteRow& r) {
@@ -87,15 +106,21 @@ Table suite_table(const SuiteReport& report, bool markdown) {
               "Epilogue",
               "Kernel",
               "Configuration from",
+              "gemmtune GPU GFLOPS",
+              "library GPU GFLOPS",
+              "CLBlast GPU GFLOPS",
+              "gemmtune / CLBlast, GPU",
+              "library / CLBlast, GPU",
               "gemmtune GFLOPS",
-              "gemmtune device GFLOPS",
               "library GFLOPS",
               "CLBlast GFLOPS",
               "gemmtune / CLBlast",
-              "library / CLBlast"};
+              "library / CLBlast",
+              "Host µs a call (gemmtune / library / CLBlast)"};
   if (!markdown) {
-    t.header = {"shape",    "precision", "batch",   "epilogue", "kernel", "from",
-                "gemmtune", "device",    "library", "CLBlast",  "ratio",  "library ratio"};
+    t.header = {"shape",   "precision", "batch",   "epilogue",      "kernel",        "from",
+                "gpu",     "lib gpu",   "CLB gpu", "gpu ratio",     "lib gpu ratio", "gemmtune",
+                "library", "CLBlast",   "ratio",   "library ratio", "host us"};
   }
   const bool tuned = !report.clblast_tuned.empty();
   if (tuned) {
@@ -107,6 +132,8 @@ Table suite_table(const SuiteReport& report, bool markdown) {
     t.header.push_back(markdown ? "gemmtune / cuBLAS" : "ratio");
     t.header.push_back(markdown ? "cuBLAS device GFLOPS" : "cuBLAS device");
     t.header.push_back(markdown ? "gemmtune / cuBLAS, device" : "device ratio");
+    t.header.push_back(markdown ? "library / cuBLAS, device" : "lib device ratio");
+    t.header.push_back(markdown ? "cuBLAS host µs a call" : "cuBLAS host us");
   }
   t.header.push_back(!markdown ? "verified"
                      : tuned   ? "Verified (gemmtune / library / CLBlast / CLBlast tuned)"
@@ -118,12 +145,17 @@ Table suite_table(const SuiteReport& report, bool markdown) {
                                       r.epilogue ? "bias+ReLU" : "-",
                                       r.chosen ? r.chosen->kernel : "-",
                                       source_of(r),
+                                      side_gpu_gflops(r.gemmtune),
+                                      side_gpu_gflops(r.library),
+                                      side_gpu_gflops(r.clblast),
+                                      ratio_of(r.gpu_ratio),
+                                      ratio_of(r.library_gpu_ratio),
                                       side_gflops(r.gemmtune),
-                                      r.gemmtune.ok() ? rate(r.gemmtune.kernel_gflops) : "-",
                                       side_gflops(r.library),
                                       side_gflops(r.clblast),
                                       ratio_of(r.ratio),
-                                      ratio_of(r.library_ratio)};
+                                      ratio_of(r.library_ratio),
+                                      host_costs(r)};
     if (tuned) {
       cells.push_back(side_gflops(r.clblast_tuned));
       cells.push_back(ratio_of(r.clblast_tuned_gain));
@@ -133,6 +165,8 @@ Table suite_table(const SuiteReport& report, bool markdown) {
       cells.push_back(ratio_of(r.cublas_ratio));
       cells.push_back(r.cublas_device_gflops ? rate(*r.cublas_device_gflops) : "n/a");
       cells.push_back(ratio_of(r.cublas_device_ratio));
+      cells.push_back(ratio_of(r.library_cublas_device_ratio));
+      cells.push_back(r.cublas_host_ms ? fmt::format("{:.1f}", *r.cublas_host_ms * 1e3) : "n/a");
     }
     cells.push_back(verified_of(r, tuned));
     t.rows.push_back(std::move(cells));
@@ -262,8 +296,8 @@ std::string suite_markdown(const SuiteReport& report) {
     md += "- cuBLAS: " + report.cublas_source +
           "; cublasSgemm_v2 called directly. Whole call: host clock from before the call to the "
           "return of the device synchronization, compared with gemmtune's whole call. Device: "
-          "CUDA events around calls queued back to back behind a busy wait, per call, compared "
-          "with gemmtune's device time\n";
+          "CUDA events around N calls queued back to back behind a busy wait, per call (the same "
+          "N rule), compared with gemmtune's GPU time\n";
   }
   md += fmt::format(
       "- Timing: row-major NN, alpha 1, beta 0, in each row's precision; median of {} "
@@ -271,9 +305,12 @@ std::string suite_markdown(const SuiteReport& report) {
       "untimed one of its own side (what one side leaves in the device's cache never counts for "
       "another). GFLOPS = 2MNK x batch / "
       "whole-call time (first enqueue to the return of clFinish, host steady clock, every kernel "
-      "of the call, no profiling event requested; a batch is one call). Device: gemmtune's time on "
-      "the device, from the first kernel's start to the last kernel's end (profiling events of a "
-      "separate call after each timed one).\n",
+      "of the call, no profiling event requested; a batch is one call). GPU: the figure of "
+      "record, every side on one clock: N calls queued behind a busy-wait kernel, from its end to "
+      "the last call's end by the device's events, per call (N at least 20 on a GPU and enough "
+      "for 1 ms; the host clock over the queued calls where the events fail the timer check). "
+      "Host µs a call: N calls queued on an idle GPU, host clock per call (what a stream of small "
+      "calls costs the host).\n",
       report.reps, report.warmup);
   md +=
       "- Batch: GEMMs per call and where their matrices lie: strided (one buffer per operand, a "

@@ -15,7 +15,9 @@ namespace {
 
 struct Side {
   std::unique_ptr<SideCall> call;
-  std::vector<double> wall, kernel;
+  std::vector<double> wall, gpu, host;
+  int calls = 0;  // per GPU-clock and host-cost sample: the N rule on the first whole-call time
+  TimingClock gpu_clock = TimingClock::kQueued;
 };
 
 class SuiteRunner {
@@ -27,7 +29,9 @@ class SuiteRunner {
         databases_(databases),
         options_(options),
         library_(library),
-        clblast_parameters_(clblast_parameters) {}
+        clblast_parameters_(clblast_parameters) {
+    measure_.queued_calls = options.queued_calls;
+  }
 
   SuiteRow run_row(CaseData& d, bool epilogue) {
     SuiteRow row;
@@ -103,11 +107,20 @@ class SuiteRunner {
           return;
         }
         // A user's call asks for no profiling event, so the whole-call time is taken without
-        // one; the device time comes from a second, separate call with events.
-        side->wall.push_back(time_call(env_, *side->call, false).first);
-        if (side->call->kernel_events()) {
-          side->kernel.push_back(time_call(env_, *side->call, true).second);
-        }
+        // one; the GPU clock and the host cost come from samples of their own.
+        side->wall.push_back(time_call(env_, *side->call));
+        if (side->calls == 0) side->calls = env_.clock().calls_for(side->wall.back(), measure_);
+        SideCall& call = *side->call;
+        const QueuedClock::EnqueueCall enqueue = [&call](cl::CommandQueue&, cl::Event* last) {
+          call.prepare();
+          call.enqueue(last);
+        };
+        const auto gpu = env_.clock().device_sample(env_.queue(), side->calls, d.problem.flops(),
+                                                    max_gflops(d.problem), enqueue);
+        side->gpu.push_back(gpu.per_call_ms);
+        if (gpu.clock != TimingClock::kQueued) side->gpu_clock = gpu.clock;
+        side->host.push_back(
+            env_.clock().host_sample(env_.queue(), side->calls, enqueue).per_call_ms);
       } catch (const std::exception& e) {
         fail(result, e);
         side.reset();
@@ -125,10 +138,18 @@ class SuiteRunner {
     }
     auto finish = [&](std::optional<Side>& side, SideResult& result) {
       if (!side) return;
-      result.wall = summarize_times(side->wall, side->kernel);
-      if (!side->call->kernel_events()) result.wall.kernel_median_ms = 0;
+      result.wall = summarize_times(side->wall, {});
+      result.wall.clock = TimingClock::kWholeCall;
+      result.wall.calls = 1;
       result.gflops = gflops_of(d.problem, result.wall.median_ms);
-      result.kernel_gflops = gflops_of(d.problem, result.wall.kernel_median_ms);
+      result.gpu = summarize_times(side->gpu, {});
+      result.gpu.clock = side->gpu_clock;
+      result.gpu.calls = side->calls;
+      if (side->gpu_clock != TimingClock::kQueued) {
+        result.gpu.clock_note = env_.clock().distrust_reason();
+      }
+      result.gpu_gflops = gflops_of(d.problem, result.gpu.median_ms);
+      result.host_ms = median(side->host);
     };
     for (const auto& [side, result] : sides) finish(*side, *result);
     if (row.memory) {
@@ -141,6 +162,12 @@ class SuiteRunner {
     if (row.clblast.ok() && row.clblast.gflops > 0) {
       if (row.gemmtune.ok()) row.ratio = row.gemmtune.gflops / row.clblast.gflops;
       if (row.library.ok()) row.library_ratio = row.library.gflops / row.clblast.gflops;
+    }
+    if (row.clblast.ok() && row.clblast.gpu_gflops > 0) {
+      if (row.gemmtune.ok()) row.gpu_ratio = row.gemmtune.gpu_gflops / row.clblast.gpu_gflops;
+      if (row.library.ok()) {
+        row.library_gpu_ratio = row.library.gpu_gflops / row.clblast.gpu_gflops;
+      }
       if (row.clblast_tuned.ok()) {
         row.clblast_tuned_gain = row.clblast_tuned.gflops / row.clblast.gflops;
       }
@@ -227,7 +254,13 @@ class SuiteRunner {
 
   ClEnv& env_;
   const std::vector<NamedDatabase>& databases_;
+  // The most a row may imply: past it the GPU clock's events are not believed.
+  double max_gflops(const Problem& p) const {
+    return max_plausible_gflops(env_.device().info, env_.profile(), p.precision);
+  }
+
   const BenchSuiteOptions& options_;
+  MeasureSettings measure_;  // the N rule of the GPU-clock samples
   const LibrarySession& library_;
   const ClblastParameters* clblast_parameters_;
 };

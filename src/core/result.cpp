@@ -20,6 +20,12 @@ const std::pair<Status, const char*> kStatusNames[] = {
     {Status::kUnsupported, "unsupported"},
 };
 
+const std::pair<TimingClock, const char*> kClockNames[] = {
+    {TimingClock::kUnrecorded, "unrecorded"},   {TimingClock::kQueued, "queued"},
+    {TimingClock::kHostQueued, "host-queued"},  {TimingClock::kWholeCall, "whole-call"},
+    {TimingClock::kKernelEvents, "kernel-events"},
+};
+
 template <typename T>
 void put_optional(nlohmann::json& j, const char* key, const std::optional<T>& v) {
   if (v) j[key] = *v;
@@ -40,6 +46,21 @@ Status parse_status(const std::string& s) {
   throw invalid_argument("unknown result status '" + s + "'");
 }
 
+std::string to_string(TimingClock c) {
+  for (const auto& [clock, name] : kClockNames) {
+    if (clock == c) return name;
+  }
+  return "unrecorded";
+}
+
+TimingClock parse_timing_clock(const std::string& s) {
+  for (const auto& [clock, name] : kClockNames) {
+    if (s == name) return clock;
+  }
+  throw invalid_argument("unknown timing clock '" + s +
+                         "' (expected queued, host-queued, whole-call, kernel-events)");
+}
+
 void to_json(nlohmann::json& j, const TimingStats& t) {
   j = {{"median_ms", t.median_ms},
        {"min_ms", t.min_ms},
@@ -48,6 +69,9 @@ void to_json(nlohmann::json& j, const TimingStats& t) {
        {"cv", t.cv},
        {"runs", t.runs},
        {"kernel_median_ms", t.kernel_median_ms}};
+  if (t.clock != TimingClock::kUnrecorded) j["clock"] = to_string(t.clock);
+  if (t.calls > 0) j["calls"] = t.calls;
+  if (!t.clock_note.empty()) j["clock_note"] = t.clock_note;
 }
 
 void from_json(const nlohmann::json& j, TimingStats& t) {
@@ -60,6 +84,9 @@ void from_json(const nlohmann::json& j, TimingStats& t) {
   t.cv = r.number_or("cv", 0.0);
   t.runs = static_cast<int>(r.integer_or("runs", 0, 0, std::numeric_limits<int>::max()));
   t.kernel_median_ms = r.number_or("kernel_median_ms", 0.0);
+  if (j.contains("clock")) t.clock = parse_timing_clock(r.string_or("clock", ""));
+  t.calls = static_cast<int>(r.integer_or("calls", 0, 0, std::numeric_limits<int>::max()));
+  t.clock_note = r.string_or("clock_note", "");
 }
 
 void to_json(nlohmann::json& j, const ResourceUsage& u) {
@@ -68,6 +95,7 @@ void to_json(nlohmann::json& j, const ResourceUsage& u) {
   put_optional(j, "private_mem_bytes", u.private_mem_bytes);
   put_optional(j, "registers", u.registers);
   put_optional(j, "spills", u.spills);
+  put_optional(j, "max_work_group_size", u.max_work_group_size);
   if (!u.source.empty()) j["source"] = u.source;
 }
 
@@ -78,6 +106,7 @@ void from_json(const nlohmann::json& j, ResourceUsage& u) {
   u.private_mem_bytes = r.optional_integer("private_mem_bytes");
   u.registers = r.optional_integer("registers");
   u.spills = r.optional_integer("spills");
+  u.max_work_group_size = r.optional_integer("max_work_group_size");
   u.source = r.string_or("source", "");
 }
 

@@ -28,11 +28,26 @@ enum class Status {
 std::string to_string(Status s);  // "ok", "invalid", "device_limit", ...
 Status parse_status(const std::string& s);
 
+// The clock a time was taken with. kQueued is the figure of record: N calls queued back to back
+// on one in-order queue (behind a busy-wait kernel on a GPU, so that the host's launches never
+// starve it), from the busy kernel's end (else the first call's start) to the last call's end by
+// the device's profiling events, divided by N. kHostQueued is the host clock over the same queued
+// calls, taken where the device's events fail the timer check; kWholeCall is the host clock
+// around one call and its finish. kKernelEvents is the older clock (the sum of one call's event
+// durations); kUnrecorded, a time read from a file that does not say.
+enum class TimingClock { kUnrecorded, kQueued, kHostQueued, kWholeCall, kKernelEvents };
+
+std::string to_string(TimingClock c);  // "unrecorded", "queued", "host-queued", ...
+TimingClock parse_timing_clock(const std::string& s);
+
 struct TimingStats {
-  double median_ms = 0, min_ms = 0, mean_ms = 0, max_ms = 0;
+  double median_ms = 0, min_ms = 0, mean_ms = 0, max_ms = 0;  // per call
   double cv = 0;  // coefficient of variation (stddev / mean)
-  int runs = 0;
+  int runs = 0;   // timed samples (each of `calls` queued calls)
   double kernel_median_ms = 0;  // main kernel only, without helper kernels
+  TimingClock clock = TimingClock::kUnrecorded;
+  int calls = 0;           // calls per sample (kQueued, kHostQueued)
+  std::string clock_note;  // why the clock differs from the one asked for ("" = it does not)
 };
 
 // Resource figures of a compiled kernel; `source` says whether each is measured or estimated.
@@ -41,6 +56,7 @@ struct ResourceUsage {
   std::optional<int64_t> private_mem_bytes;  // CL_KERNEL_PRIVATE_MEM_SIZE
   std::optional<int64_t> registers;          // from the vendor's compiler output
   std::optional<int64_t> spills;
+  std::optional<int64_t> max_work_group_size;  // CL_KERNEL_WORK_GROUP_SIZE: this kernel's limit
   std::string source;  // e.g. "CL_KERNEL_*", "ptxas", "AMDGPU metadata"
 };
 

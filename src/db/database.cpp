@@ -432,7 +432,7 @@ PutOutcome Database::update(const std::string& path, const DeviceInfo& device,
 }
 
 std::string Database::default_path(const DeviceInfo& device) {
-  return "results/" + device.id() + ".json";
+  return std::string(kUserOutputFolder) + "/" + device.id() + ".json";
 }
 
 Database merge_databases(const std::vector<Database>& inputs,

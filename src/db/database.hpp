@@ -17,6 +17,10 @@
 
 namespace gemmtune {
 
+// Where a user's outputs go by default (search databases, search folders, the quick start): a
+// folder of the current directory that no build reads and git ignores.
+inline constexpr const char* kUserOutputFolder = "gemmtune-results";
+
 struct DeviceInfo;
 
 // Bumped whenever a reader of the previous version would misread a newer file.
@@ -177,7 +181,8 @@ class Database {
   static PutOutcome update(const std::string& path, const DeviceInfo& device,
                            const DatabaseEntry& entry, bool replace);
 
-  // Default file of a device: results/<device id>.json.
+  // gemmtune-results/<device id>.json: user outputs go to gemmtune-results/ of the current
+  // folder, which no build reads (the shipped databases are results/databases/ of the source).
   static std::string default_path(const DeviceInfo& device);
 
  private:

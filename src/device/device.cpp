@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <sstream>
 
 #include <spdlog/spdlog.h>
@@ -56,6 +57,10 @@ DeviceInfo describe(const cl::Platform& platform, const cl::Device& d, int pi, i
   info.driver_version = trim(d.getInfo<CL_DRIVER_VERSION>());
   info.device_version = trim(d.getInfo<CL_DEVICE_VERSION>());
   info.opencl_c_version = trim(d.getInfo<CL_DEVICE_OPENCL_C_VERSION>());
+  if (const char* forced = std::getenv(kOpenClCOverrideVariable); forced && *forced) {
+    info.opencl_c_version =
+        std::string("OpenCL C ") + forced + " (" + kOpenClCOverrideVariable + ")";
+  }
   info.type = type_name(d.getInfo<CL_DEVICE_TYPE>());
   info.compute_units = d.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>();
   info.max_clock_mhz = d.getInfo<CL_DEVICE_MAX_CLOCK_FREQUENCY>();
@@ -87,6 +92,11 @@ std::string device_list_text(const std::vector<Device>& devices) {
 }
 
 }  // namespace
+
+bool DeviceInfo::opencl_c_1_1() const {
+  return opencl_c_version.rfind("OpenCL C 1.1", 0) == 0 ||
+         opencl_c_version.rfind("OpenCL C 1.0", 0) == 0;
+}
 
 std::string DeviceInfo::selector() const {
   return std::to_string(platform_index) + ":" + std::to_string(device_index);

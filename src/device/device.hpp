@@ -40,10 +40,17 @@ struct DeviceInfo {
   std::string extensions;
   std::string profile = "generic";  // name of the matched devices/ profile
 
+  // Whether kernels must be OpenCL C 1.1 (Mesa's Clover): built with -cl-std=CL1.1.
+  bool opencl_c_1_1() const;
   std::string selector() const;  // "P:D"
   // A short file-name-safe identifier, e.g. "nvidia-h200" or "pthread-skylake-avx512".
   std::string id() const;
 };
+
+// $GEMMTUNE_DEVICE_OPENCL_C ("1.1"): every device is taken to compile OpenCL C of that version
+// only, as Clover's do; with PoCL's POCL_MAX_WORK_GROUP_SIZE=256 it stands in for a Clover device
+// where no AMD card is at hand.
+inline constexpr const char* kOpenClCOverrideVariable = "GEMMTUNE_DEVICE_OPENCL_C";
 
 void to_json(nlohmann::json& j, const DeviceInfo& d);
 void from_json(const nlohmann::json& j, DeviceInfo& d);

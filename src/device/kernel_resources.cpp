@@ -339,6 +339,8 @@ ResourceUsage query_kernel_resources(const cl::Device& device, const cl::Program
     u.local_mem_bytes = static_cast<int64_t>(kernel.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(device));
     u.private_mem_bytes =
         static_cast<int64_t>(kernel.getWorkGroupInfo<CL_KERNEL_PRIVATE_MEM_SIZE>(device));
+    u.max_work_group_size =
+        static_cast<int64_t>(kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device));
     sources.push_back("CL_KERNEL_*");
   } catch (const cl::Error& e) {
     spdlog::debug("kernel {}: work-group info unavailable ({})", kernel_name, cl_error_name(e.err()));

@@ -5,7 +5,9 @@
 #define CL_HPP_TARGET_OPENCL_VERSION 120
 #endif
 #ifndef CL_HPP_MINIMUM_OPENCL_VERSION
-#define CL_HPP_MINIMUM_OPENCL_VERSION 120
+// 1.1: the bindings then ask the platform's version before calling a 1.2 entry point (device
+// retain and release), as Mesa's Clover (OpenCL 1.1) needs.
+#define CL_HPP_MINIMUM_OPENCL_VERSION 110
 #endif
 #ifndef CL_HPP_ENABLE_EXCEPTIONS
 #define CL_HPP_ENABLE_EXCEPTIONS

@@ -405,6 +405,8 @@ class ClblastEvaluator : public DeviceEvaluator {
                 .count();
         return std::make_pair(ms, ms);
       });
+      r.time.clock = TimingClock::kWholeCall;
+      r.time.calls = 1;
     } catch (clblast::StatusCode failed) {
       return Result::failure(config, result_status(failed),
                              "clblast::Gemm: " + status_text(failed));

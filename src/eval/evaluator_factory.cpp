@@ -1,5 +1,7 @@
 #include "src/eval/evaluator_factory.hpp"
 
+#include <fmt/format.h>
+
 #include "src/core/error.hpp"
 #include "src/eval/clblast_evaluator.hpp"
 #include "src/eval/opencl_evaluator.hpp"
@@ -17,6 +19,16 @@ std::unique_ptr<DeviceEvaluator> make_evaluator(const std::string& kernel, const
       break;
   }
   return std::make_unique<OpenClEvaluator>(std::move(spec), device, profile, options);
+}
+
+}  // namespace gemmtune
+
+namespace gemmtune {
+
+std::string timing_identity(const MeasureSettings& m) {
+  return fmt::format("clock={} calls={} warmup={} min_runs={} min_time_ms={:g} max_runs={} seed={}",
+                     to_string(m.clock), m.queued_calls, m.warmup_runs, m.min_runs, m.min_time_ms,
+                     m.max_runs, m.data_seed);
 }
 
 }  // namespace gemmtune

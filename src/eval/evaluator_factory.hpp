@@ -19,11 +19,18 @@ namespace gemmtune {
 // How one configuration is timed, the same for every backend.
 struct MeasureSettings {
   int warmup_runs = 1;
-  int min_runs = 3;  // repetitions until both min_runs and min_time_ms are reached
+  int min_runs = 3;  // samples until both min_runs and min_time_ms are reached
   double min_time_ms = 20.0;
   int max_runs = 200;
   uint64_t data_seed = 42;  // fixed-seed input data
+  // kQueued (device events over queued calls, checked against the host clock), kHostQueued
+  // or kWholeCall (src/eval/queued_clock.hpp).
+  TimingClock clock = TimingClock::kQueued;
+  int queued_calls = 0;  // calls per sample; 0 = enough for a batch of kMinBatchMs (at least 20 on a GPU)
 };
+
+// The timing settings as text, for keys of cached results measured under them.
+std::string timing_identity(const MeasureSettings& m);
 
 struct EvaluatorOptions {
   std::string templates_dir;  // folder of kernel declarations and sources

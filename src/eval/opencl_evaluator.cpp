@@ -7,14 +7,15 @@
 #include <mutex>
 #include <optional>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "src/core/error.hpp"
 #include "src/core/problem_key.hpp"
 #include "src/core/timing_stats.hpp"
 #include "src/eval/gemm_call.hpp"
-#include "src/eval/measure.hpp"
 #include "src/eval/program_builder.hpp"
+#include "src/eval/queued_clock.hpp"
 #include "src/verify/batch_placement.hpp"
 #include "src/verify/reference.hpp"
 
@@ -48,21 +49,12 @@ struct ProblemState {
   }
 };
 
-// Runs one call; returns (all kernels, main kernel only) in milliseconds from the profiling
-// events.
-std::pair<double, double> run_call(const GemmCall& call, cl::CommandQueue& queue) {
+// One call as the queued clock enqueues it: events only where it asks for them.
+void enqueue_for_clock(const GemmCall& call, cl::CommandQueue& queue, cl::Event* last) {
+  if (!last) return call.enqueue(queue);
   std::vector<cl::Event> events;
   call.enqueue(queue, nullptr, &events);
-  queue.finish();
-  double total = 0, main = 0;
-  for (size_t i = 0; i < events.size(); ++i) {
-    const auto start = events[i].getProfilingInfo<CL_PROFILING_COMMAND_START>();
-    const auto end = events[i].getProfilingInfo<CL_PROFILING_COMMAND_END>();
-    const double ms = static_cast<double>(end - start) * 1e-6;
-    total += ms;
-    if (i == call.main_step()) main += ms;
-  }
-  return {total, main};
+  *last = events.back();
 }
 
 }  // namespace
@@ -77,7 +69,8 @@ class OpenClEvaluator::Impl {
         context_(std::vector<cl::Device>{device.device}),
         queue_(context_, device.device, CL_QUEUE_PROFILING_ENABLE),
         builder_(device, context_, profile, options_.templates_dir, options_.cache_dir,
-                 options_.compile_threads) {}
+                 options_.compile_threads),
+        clock_(context_, device) {}
 
   std::string description() const {
     const auto& profile = builder_.profile();
@@ -104,6 +97,9 @@ class OpenClEvaluator::Impl {
  private:
   ProblemState& state_for(const Problem& problem);
   Result verify(const GemmCall& call, ProblemState& st, Result r);
+  // The most a result of `problem` may imply: the profile's peak with a margin, else a rate no
+  // device of this size reaches (0 = unknown).
+  double max_gflops(const Problem& problem) const;
 
   Device device_;
   EvaluatorOptions options_;
@@ -111,6 +107,7 @@ class OpenClEvaluator::Impl {
   cl::Context context_;
   cl::CommandQueue queue_;
   ProgramBuilder builder_;
+  QueuedClock clock_;
 
   std::list<std::unique_ptr<ProblemState>> states_;  // most recently used first
   static constexpr size_t kMaxStates = 2;
@@ -162,11 +159,17 @@ ProblemState& OpenClEvaluator::Impl::state_for(const Problem& problem) {
   return *states_.front();
 }
 
+double OpenClEvaluator::Impl::max_gflops(const Problem& problem) const {
+  const DeviceProfile* profile = builder_.profile() ? &*builder_.profile() : nullptr;
+  return max_plausible_gflops(device_.info, profile, problem.precision);
+}
+
 // One call on fresh C, compared with the reference; the gaps of a batch must be untouched.
 Result OpenClEvaluator::Impl::verify(const GemmCall& call, ProblemState& st, Result r) {
   const Precision precision = st.problem.precision;
   queue_.enqueueWriteBuffer(st.c, CL_TRUE, 0, st.c_initial.size(), st.c_initial.data());
-  run_call(call, queue_);
+  call.enqueue(queue_);
+  queue_.finish();
   std::vector<unsigned char>& out = st.c_out;
   out.resize(st.c_initial.size());
   queue_.enqueueReadBuffer(st.c, CL_TRUE, 0, out.size(), out.data());
@@ -204,8 +207,19 @@ Result OpenClEvaluator::Impl::evaluate(const Problem& problem, const Configurati
   if (r.status != Status::kOk) return r;
   // Timing. C keeps changing when beta != 0, which does not change the work done.
   const auto t2 = Clock::now();
-  r.time = measure_calls(options_.measure, [&] { return run_call(call, queue_); });
+  const double bound = max_gflops(problem);
+  r.time = clock_.measure(
+      queue_, options_.measure, problem.flops(), bound,
+      [&](cl::CommandQueue& q, cl::Event* last) { enqueue_for_clock(call, q, last); });
   r.gflops = r.time.median_ms > 0 ? problem.flops() / (r.time.median_ms * 1e6) : 0;
+  if (r.time.median_ms <= 0 || (bound > 0 && r.gflops > bound)) {
+    // Even the host clock says the impossible: no figure of this run can be believed.
+    return Result::failure(
+        config, Status::kRunFailed,
+        fmt::format("timer error: {:.4g} ms a call ({} clock) implies {:.0f} GFLOPS, above the "
+                    "{:.0f} GFLOPS this device can reach",
+                    r.time.median_ms, to_string(r.time.clock), r.gflops, bound));
+  }
   // Where an evaluation's time goes: what limits a search's throughput.
   spdlog::debug(
       "evaluation: {:.1f} ms to build or fetch and bind, {:.1f} ms to verify, {:.1f} ms "

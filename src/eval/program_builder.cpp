@@ -47,6 +47,10 @@ ProgramBuilder::ProgramBuilder(const Device& device, cl::Context context,
     // ptxas then prints registers and spills per kernel into the build log.
     extra_options_ += (extra_options_.empty() ? "" : " ") + std::string("-cl-nv-verbose");
   }
+  if (device_.info.opencl_c_1_1()) {
+    // Clover compiles OpenCL C 1.1 only; the templates need nothing newer.
+    extra_options_ += (extra_options_.empty() ? "" : " ") + std::string("-cl-std=CL1.1");
+  }
   if (cache_.enabled()) spdlog::debug("binary cache in {}", cache_.dir());
 }
 

@@ -294,10 +294,11 @@ SpaceDeclaration parse_space(const std::string& name, const json& j,
 }  // namespace
 
 KernelSpec KernelSpec::from_json(const json& j, const std::string& origin) {
-  const Fields f(j, "", origin,
-                 {"kernel", "source", "entry", "description", "backend", "clblast_kernel",
-                  "parameters", "derived", "constraints", "local_memory_bytes", "work_group_size",
-                  "registers", "launch", "spaces", "epilogue", "register_cap", "roles"});
+  const Fields f(
+      j, "", origin,
+      {"kernel", "source", "entry", "description", "backend", "clblast_kernel", "parameters",
+       "derived", "constraints", "local_memory_bytes", "work_group_size", "registers", "launch",
+       "spaces", "epilogue", "register_cap", "roles", "fallback"});
   KernelSpec s;
   s.raw_ = j;
   s.name_ = f.string("kernel", true);
@@ -406,6 +407,18 @@ KernelSpec KernelSpec::from_json(const json& j, const std::string& origin) {
   Context ctx{{"ELEM_BYTES", 4}};
   if (auto why = s.check(s.defaults(), DeviceLimits{}, ctx)) {
     throw invalid_file(origin, "the default configuration is invalid: " + *why);
+  }
+  if (f.has("fallback")) {
+    if (!f.at("fallback").is_object()) throw f.error("fallback", "must be an object");
+    Configuration partial;
+    for (const auto& [name, value] : f.at("fallback").items()) {
+      if (!value.is_number_integer()) throw f.error("fallback." + name, "must be an integer");
+      partial[name] = value.get<int64_t>();
+    }
+    s.fallback_ = s.complete(partial);
+    if (auto why = s.check(*s.fallback_, DeviceLimits{}, ctx)) {
+      throw invalid_file(origin, "the fallback configuration is invalid: " + *why);
+    }
   }
   // And every declared role must have a value there (a size a positive one).
   for (const auto& [role, expr] : s.roles_) {

@@ -175,6 +175,9 @@ class KernelSpec {
   std::optional<int64_t> role(Role role, const Configuration& config, const Context& context) const;
 
   Configuration defaults() const;
+  // The configuration that runs where the defaults do not fit: the fewest work-items and the
+  // least local memory the template allows ("fallback" in the declaration; none if undeclared).
+  const std::optional<Configuration>& fallback() const { return fallback_; }
   // Fills parameters missing from `partial` with defaults; unknown names are an error.
   Configuration complete(const Configuration& partial) const;
 
@@ -204,6 +207,7 @@ class KernelSpec {
   std::vector<Constraint> constraints_;
   Expression local_mem_expr_, work_group_expr_, registers_expr_;
   std::map<std::string, SpaceDeclaration> spaces_;
+  std::optional<Configuration> fallback_;
   LaunchDeclaration launch_;
   std::vector<std::string> epilogue_;
   std::map<Role, Expression> roles_;

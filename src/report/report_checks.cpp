@@ -11,6 +11,9 @@ namespace gemmtune::report_checks {
 
 namespace {
 
+// A rate beyond the profile's peak by more than its clock and rounding allow is no rate at all.
+constexpr double kMaxPlausiblePercentOfPeak = 125;
+
 std::string kib(double bytes) {
   return fmt::format("{:.1f} KiB", bytes / 1024.0);
 }
@@ -306,6 +309,12 @@ ReportItem peak_check(const EntryFacts& f) {
       fmt::format("{:.1f} % ({:.1f} of {:.0f} GFLOPS)", *item.value, f.entry.gflops, *f.peak);
   item.target = ">= 50 % of peak";
   item.basis = "measured GFLOPS and profile peak";
+  if (*item.value > kMaxPlausiblePercentOfPeak) {
+    // Above the device's peak: the timer was measured, not the kernel.
+    item.value_text += ": above the device's peak, a timer error (not a real rate)";
+    item.verdict = Verdict::kBad;
+    return item;
+  }
   item.verdict = *item.value >= 50   ? Verdict::kOk
                  : *item.value >= 20 ? Verdict::kWarn
                                      : Verdict::kBad;

@@ -181,28 +181,46 @@ Choices choose_configurations(const std::vector<ChooserLayer>& layers, const Pro
                                  "offline choice",
                                  problem.shape});
   }
-  for (const std::string& kernel : fallback_kernels()) {
-    const KernelSpec* spec = specs ? specs(kernel) : nullptr;
-    if (!spec) continue;
-    const Configuration config = spec->defaults();
-    if (const std::string why = refused(*spec, config); !why.empty()) {
-      out.notes.push_back("the defaults of " + kernel + " passed over: " + why);
-      continue;
+  // A template's own configuration, after everything measured: its defaults, then its declared
+  // fallback (a single work-item, little local memory), which runs where every kernel before it
+  // exceeds the device's per-kernel limits that only a build reveals (Mesa's rusticl on a CPU
+  // allows 32 work-items a kernel while its device says 1024).
+  auto add_own = [&](const KernelSpec& spec, const Configuration& config, const char* origin,
+                     const std::string& reason, const char* kind) {
+    if (const std::string why = refused(spec, config); !why.empty()) {
+      out.notes.push_back("the " + std::string(kind) + " of " + spec.name() +
+                          " passed over: " + why);
+      return;
     }
-    out.choices.push_back(Choice{spec,
+    out.choices.push_back(Choice{&spec,
                                  config,
                                  "compiled-in default",
-                                 "template defaults",
+                                 origin,
                                  "",
                                  false,
                                  0,
                                  "",
                                  0,
                                  0,
-                                 "template defaults of " + kernel + ": no database entry applies",
+                                 reason,
                                  {},
-                                 "defaults",
+                                 kind,
                                  problem.shape});
+  };
+  for (const std::string& kernel : fallback_kernels()) {
+    if (const KernelSpec* spec = specs ? specs(kernel) : nullptr) {
+      add_own(*spec, spec->defaults(), "template defaults",
+              "template defaults of " + kernel + ": no database entry applies", "defaults");
+    }
+  }
+  for (const std::string& kernel : fallback_kernels()) {
+    const KernelSpec* spec = specs ? specs(kernel) : nullptr;
+    if (!spec || !spec->fallback() || *spec->fallback() == spec->defaults()) continue;
+    add_own(*spec, *spec->fallback(), "template fallback",
+            "fallback of " + kernel +
+                ": the configurations before it do not fit this device's "
+                "kernels",
+            "fallback");
   }
   return out;
 }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include <gemmtune/gemmtune.hpp>
@@ -84,12 +85,28 @@ int check(const Cl& cl, Layout layout, Transpose ta, Transpose tb, size_t m, siz
 
 }  // namespace
 
-int main() {
-  cl_platform_id platform;
-  cl_device_id device;
+// The first device of the first platform with one, or of the platform $GEMMTUNE_TEST_PLATFORM
+// names (a substring of its name: the driver tests run the consumer on Mesa's OpenCL too).
+bool find_device(cl_device_id* device) {
+  cl_platform_id platforms[16];
   cl_uint count = 0;
-  if (clGetPlatformIDs(1, &platform, &count) != CL_SUCCESS || count == 0 ||
-      clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, &count) != CL_SUCCESS) {
+  if (clGetPlatformIDs(16, platforms, &count) != CL_SUCCESS) return false;
+  const char* wanted = std::getenv("GEMMTUNE_TEST_PLATFORM");
+  for (cl_uint i = 0; i < count && i < 16; ++i) {
+    char name[256] = {};
+    clGetPlatformInfo(platforms[i], CL_PLATFORM_NAME, sizeof name - 1, name, nullptr);
+    if (wanted && *wanted && !std::strstr(name, wanted)) continue;
+    cl_uint n = 0;
+    if (clGetDeviceIDs(platforms[i], CL_DEVICE_TYPE_ALL, 1, device, &n) == CL_SUCCESS && n > 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+int main() {
+  cl_device_id device;
+  if (!find_device(&device)) {
     std::fprintf(stderr, "no OpenCL device\n");
     return std::getenv("GEMMTUNE_REQUIRE_DEVICE") ? 1 : 77;
   }

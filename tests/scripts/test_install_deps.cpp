@@ -117,7 +117,8 @@ TEST_CASE("install-deps.sh installs the packages of the groups it is given", "[s
     REQUIRE(r.result.exit_code == 0);
     const auto line = install_line(r.apt_calls);
     for (const char* package : {"cmake", "python3-matplotlib", "catch2", "python3-pyopencl",
-                                "clang-16", "lld-16", "rocm-device-libs"}) {
+                                "mesa-opencl-icd", "libclc-15", "oclgrind", "clang-16", "lld-16",
+                                "rocm-device-libs"}) {
       CHECK(asks_for(line, package));
     }
   }

@@ -19,6 +19,25 @@
 
 namespace gemmtune::test {
 
+// One small configuration of each of gemmtune's templates (16 work-items or fewer), an odd problem
+// for it, with transposes, column-major storage, beta and split-K among them: what runs on every
+// OpenCL driver, the ones whose kernels allow only 32 work-items (Mesa's rusticl on a CPU)
+// included, and quickly under a simulator.
+struct SmallCase {
+  const char* kernel;
+  const char* params;
+  const char* problem;
+};
+inline constexpr SmallCase kSmallCases[] = {
+    {"xgemm", "MWG=16,NWG=16,KWG=16,MDIMC=4,NDIMC=4,MDIMA=4,NDIMB=4",
+     "-m 19 -n 13 -k 21 --layout TN --order col --beta 0.5"},
+    {"xgemm_direct", "WGD=16,MDIMCD=4,NDIMCD=4,MDIMAD=4,NDIMBD=4",
+     "-m 19 -n 13 -k 7 --layout NT --beta 0.5"},
+    {"xgemm_fast", "MWG=16,NWG=16,MDIMC=4,NDIMC=4,SPLITK=2",
+     "-m 17 -n 18 -k 40 --layout TT --order col --beta 1"},
+    {"xgemm_skinny", "WGJ=4,WGK=4,SPLITK=2", "-m 3 -n 37 -k 64 --layout NT --beta 0.5"},
+};
+
 // The lines of a command's output: an error is one line.
 inline int line_count(const std::string& s) {
   return static_cast<int>(std::count(s.begin(), s.end(), '\n'));

@@ -26,7 +26,7 @@ const std::vector<std::string> kTargets = {"gfx803",  "gfx906",  "gfx1010",
 // The templates gemmtune builds itself (clblast-* run CLBlast's own kernels).
 const std::vector<std::string> kTemplates = {"xgemm", "xgemm_direct", "xgemm_fast", "xgemm_skinny"};
 
-// The H100's fastest FP32 configuration at 8192^3 (results/nvidia-h100-80gb-hbm3.json).
+// The H100's fastest FP32 configuration at 8192^3 (results/databases/nvidia-h100-80gb-hbm3.json).
 const std::string kH100Best =
     "ALDCOPY=1,DOT2=0,GLV=4,GROUPM=1,KWG=8,KWI=8,LDS=1,MDIMC=16,MWG=128,NDIMC=16,NWG=128,PADA=0,"
     "PADB=0,PREFETCH=1,REGCAP=0,SPLITK=1,STAGES=1,STRM=1,STRN=1,SWZ=0,VWM=2,VWN=8";

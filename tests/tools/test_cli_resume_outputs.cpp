@@ -113,11 +113,11 @@ TEST_CASE("a refused search leaves no empty folder", "[cli][search]") {
                         dir + "/out");
   CHECK(r.exit_code == 2);
   CHECK_FALSE(exists(dir + "/out"));
-  // The default folder under results/searches as well.
+  // The default folder under gemmtune-results/searches as well.
   r = run_gemmtune_in(dir, "", "-q search --replay " + replay + " --max-evals 2 --db " + kDb);
   CHECK(r.exit_code == 2);
   const bool left =
-      fs::exists(dir + "/results/searches") && !fs::is_empty(dir + "/results/searches");
+      fs::exists(dir + "/gemmtune-results/searches") && !fs::is_empty(dir + "/gemmtune-results/searches");
   CHECK_FALSE(left);
 }
 

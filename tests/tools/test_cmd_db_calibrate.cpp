@@ -1,5 +1,5 @@
 // `gemmtune db calibrate`: the selection model's constants fitted to search journals, as a user
-// runs it on their own device's journals. On the H100 journals checked in (results/h100/search*)
+// runs it on their own device's journals. On the H100 journals checked in (tests/data/h100/search*)
 // it gives the constants gemmtune ships; journals it cannot fit are refused with one line.
 #include <catch2/catch.hpp>
 
@@ -24,10 +24,10 @@ using gemmtune::test::source_path;
 
 namespace {
 
-// The search journals of results/h100/search*, as one argument list.
+// The search journals of tests/data/h100/search*, as one argument list.
 std::string h100_journals() {
   std::vector<std::string> journals;
-  for (const auto& dir : std::filesystem::directory_iterator(source_path("results/h100"))) {
+  for (const auto& dir : std::filesystem::directory_iterator(source_path("tests/data/h100"))) {
     if (dir.path().filename().string().rfind("search", 0) != 0) continue;
     for (const auto& f : std::filesystem::directory_iterator(dir.path())) {
       if (f.path().extension() == ".jsonl") journals.push_back(f.path().string());

@@ -1,5 +1,5 @@
 // A plain `gemmtune search` as a newcomer runs it: the template comes from the device profile (or
-// every template shares the budget), the files go to one new folder under results/, and a second
+// every template shares the budget), the files go to one new folder under gemmtune-results/, and a second
 // search in the same folder runs and takes what the first measured from the evaluation cache.
 #include <catch2/catch.hpp>
 
@@ -29,7 +29,7 @@ std::string user_env(const std::string& dir) {
 // The results files the searches started in `dir` wrote, in the order of their folders' names.
 std::vector<fs::path> results_files(const std::string& dir) {
   std::vector<fs::path> files;
-  const fs::path root = fs::path(dir) / "results" / "searches";
+  const fs::path root = fs::path(dir) / "gemmtune-results" / "searches";
   if (!fs::exists(root)) return files;
   for (const auto& e : fs::recursive_directory_iterator(root)) {
     const auto name = e.path().filename().string();
@@ -65,10 +65,10 @@ TEST_CASE("a plain search names its template and reuses earlier results without 
   const auto first = shape_result(files[0]);
   CHECK(first["measured"] == 4);
   CHECK(first["cached"] == 0);
-  // Nothing loose in the working folder: results/ and the cache only.
+  // Nothing loose in the working folder: gemmtune-results/ and the cache only.
   for (const auto& e : fs::directory_iterator(dir)) {
     const auto name = e.path().filename().string();
-    CHECK((name == "results" || name == "cache"));
+    CHECK((name == "gemmtune-results" || name == "cache"));
   }
 
   // Another shape in the same folder runs (no journal to refuse), into its own folder.

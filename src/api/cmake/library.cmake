@@ -6,20 +6,22 @@ include(CMakePackageConfigHelpers)
 
 set(_api_dir ${PROJECT_SOURCE_DIR}/src/api)
 
-# ---- data compiled in: templates, device profiles, checked-in databases ----
-# The databases: the device databases at the top of results/ and the tuned.json of its folders,
-# each only when it is a gemmtune database (results/ also holds reports and journals).
+# ---- data compiled in: templates, device profiles, the shipped databases ----
+# The databases that ship are exactly the files of results/databases/ (tracked by git): nothing a
+# user runs writes there (search and the quick start write to gemmtune-results/ of the current
+# folder), so what a build contains depends only on the commit.
 file(GLOB _templates CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/kernel_templates/*.cl
   ${PROJECT_SOURCE_DIR}/kernel_templates/*.json)
 file(GLOB _profiles CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/devices/*.json)
-file(GLOB _result_files CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/results/*.json
-  ${PROJECT_SOURCE_DIR}/results/*/tuned.json)
-set(GEMMTUNE_DATABASE_FILES "")
-foreach(f IN LISTS _result_files)
+file(GLOB GEMMTUNE_DATABASE_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/results/databases/*.json)
+foreach(f IN LISTS GEMMTUNE_DATABASE_FILES)
   file(STRINGS ${f} _marker REGEX "\"format\": *\"gemmtune-database\"" LIMIT_COUNT 1)
-  if(_marker)
-    list(APPEND GEMMTUNE_DATABASE_FILES ${f})
+  if(NOT _marker)
+    message(FATAL_ERROR "${f}: not a gemmtune database; results/databases/ holds only the "
+      "databases that ship")
   endif()
+  file(RELATIVE_PATH _name ${PROJECT_SOURCE_DIR} ${f})
+  message(STATUS "Shipped database: ${_name}")
 endforeach()
 set(_embed_list "")
 foreach(f IN LISTS _templates)
@@ -31,7 +33,7 @@ foreach(f IN LISTS _profiles)
   string(APPEND _embed_list "devices|${_name}|${f}\n")
 endforeach()
 foreach(f IN LISTS GEMMTUNE_DATABASE_FILES)
-  file(RELATIVE_PATH _name ${PROJECT_SOURCE_DIR}/results ${f})
+  file(RELATIVE_PATH _name ${PROJECT_SOURCE_DIR}/results/databases ${f})
   string(APPEND _embed_list "databases|${_name}|${f}\n")
 endforeach()
 set(_embed_list_file ${PROJECT_BINARY_DIR}/api/embedded_files.txt)

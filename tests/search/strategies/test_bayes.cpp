@@ -41,7 +41,7 @@ StrategyEvalReport evaluate(const std::string& replay_file, const std::string& t
 }  // namespace
 
 TEST_CASE("bayes finds the optimum of the recorded PoCL space", "[search][bayes]") {
-  const auto r = evaluate("results/replay/xgemm-cpu-pocl-256.jsonl", "kernel_templates/xgemm.json",
+  const auto r = evaluate("tests/data/replay/xgemm-cpu-pocl-256.jsonl", "kernel_templates/xgemm.json",
                           6, 60, {40, 60});
   const auto& bayes = r.strategies[0];
   const auto& random = r.strategies[1];
@@ -51,7 +51,7 @@ TEST_CASE("bayes finds the optimum of the recorded PoCL space", "[search][bayes]
 }
 
 TEST_CASE("bayes comes within 5% of the optimum of the recorded H200 space", "[search][bayes]") {
-  const auto r = evaluate("results/replay/replay_xgemm_fast_h200_2048.jsonl",
+  const auto r = evaluate("tests/data/replay/replay_xgemm_fast_h200_2048.jsonl",
                           "kernel_templates/xgemm_fast.json", 6, 100, {40, 100});
   const auto& bayes = r.strategies[0];
   const auto& random = r.strategies[1];

@@ -49,7 +49,18 @@ struct Cl {
   }
 };
 
-// The first GPU, else the first device of any type; null when OpenCL lists none.
+// Whether platform `p` is the one $GEMMTUNE_TEST_PLATFORM names (a substring of its name; any
+// platform when unset): the driver tests run the same tests on Mesa's OpenCL.
+inline bool platform_wanted(cl_platform_id p) {
+  const char* wanted = std::getenv("GEMMTUNE_TEST_PLATFORM");
+  if (!wanted || !*wanted) return true;
+  char name[256] = {};
+  clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof name - 1, name, nullptr);
+  return std::string(name).find(wanted) != std::string::npos;
+}
+
+// The first GPU, else the first device of any type (of the platform $GEMMTUNE_TEST_PLATFORM
+// names); null when OpenCL lists none.
 inline const Cl* find_device() {
   static Cl* cl = []() -> Cl* {
     cl_uint platforms = 0;
@@ -59,6 +70,7 @@ inline const Cl* find_device() {
     for (cl_device_type type :
          {cl_device_type{CL_DEVICE_TYPE_GPU}, cl_device_type{CL_DEVICE_TYPE_ALL}}) {
       for (cl_platform_id p : ids) {
+        if (!platform_wanted(p)) continue;
         cl_device_id d = nullptr;
         cl_uint n = 0;
         if (clGetDeviceIDs(p, type, 1, &d, &n) != CL_SUCCESS || n == 0) continue;

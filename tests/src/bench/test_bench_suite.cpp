@@ -18,6 +18,9 @@ using gemmtune::test::source_path;
 
 namespace {
 
+// Two clocks of one call agree within this factor on a loaded CPU device.
+constexpr double kSameOrderOfMagnitude = 0.1;
+
 // The cells of each line ("| a | b |") of the first Markdown table of a document.
 std::vector<std::vector<std::string>> markdown_table(const std::string& md) {
   std::vector<std::vector<std::string>> rows;
@@ -53,7 +56,7 @@ SideResult ok_side(double gflops) {
   s.verified = true;
   s.checked = "all 64 outputs";
   s.gflops = gflops;
-  s.kernel_gflops = gflops * 1.1;
+  s.gpu_gflops = gflops * 1.1;
   s.wall.median_ms = 1.0;
   s.wall.runs = 3;
   return s;
@@ -214,7 +217,7 @@ TEST_CASE("a cuBLAS file adds a column matched by shape and epilogue", "[bench_s
   CHECK(*r.rows[0].cublas_gflops == 16.0);
   CHECK(*r.rows[0].cublas_ratio == Approx(r.rows[0].gemmtune.gflops / 16.0));
   REQUIRE(r.rows[0].cublas_device_gflops);
-  CHECK(*r.rows[0].cublas_device_ratio == Approx(r.rows[0].gemmtune.kernel_gflops / 20.0));
+  CHECK(*r.rows[0].cublas_device_ratio == Approx(r.rows[0].gemmtune.gpu_gflops / 20.0));
   CHECK_FALSE(r.rows[1].cublas_gflops);
   CHECK_FALSE(r.rows[1].cublas_device_gflops);
   const nlohmann::json saved = r;
@@ -281,9 +284,9 @@ TEST_CASE("the suite runs tiny shapes on the OpenCL device, both sides verified"
     CHECK(row.gemmtune.verified);
     CHECK(row.gemmtune.wall.runs == 3);
     CHECK(row.gemmtune.gflops > 0);
-    // The kernel is part of the call, but its time comes from a separate call: on a loaded CPU
-    // device the two calls can differ, so only the order of magnitude is checked.
-    CHECK(row.gemmtune.kernel_gflops >= row.gemmtune.gflops * 0.5);
+    // The GPU clock times other calls than the whole-call clock: on a loaded CPU device the two
+    // can differ severalfold, so only the order of magnitude is checked.
+    CHECK(row.gemmtune.gpu_gflops >= row.gemmtune.gflops * kSameOrderOfMagnitude);
     CHECK(row.gemmtune.tolerance > 0);
     CHECK(row.gemmtune.max_error <= row.gemmtune.tolerance);
     CHECK(row.library.ok());

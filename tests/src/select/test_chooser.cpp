@@ -85,7 +85,7 @@ TEST_CASE("chooser: every kernel's exact entry competes, xgemm_skinny included",
   const Database db = database({entry("xgemm_fast", s, 3000), entry("xgemm_skinny", s, 5000),
                                 entry("xgemm_direct", s, 1000)});
   const Choices c = choose({{"user database", "db.json", &db}}, problem(s));
-  REQUIRE(c.choices.size() == 3);  // the entry, then the two fallbacks
+  REQUIRE(c.choices.size() == 4);  // the entry, the two templates' defaults, the fallback
   CHECK(c.choices[0].spec->name() == "xgemm_skinny");
   CHECK(c.choices[0].kind == "exact");
   CHECK(c.choices[0].exact);
@@ -122,7 +122,7 @@ TEST_CASE("chooser: layers keep their order, and another device's database is le
                             {"system database", "system.json", &system},
                             {"compiled-in database", "results/x.json", &foreign, false}},
                            problem(s));
-  REQUIRE(c.choices.size() == 4);
+  REQUIRE(c.choices.size() == 5);  // two databases, two templates' defaults, one fallback
   CHECK(c.choices[0].origin == "mine.json");
   CHECK(c.choices[0].spec->name() == "xgemm_direct");
   CHECK(c.choices[1].origin == "system.json");
@@ -151,20 +151,29 @@ TEST_CASE("chooser: what the device refuses is passed over, down to the fallback
     return spec.name() == "xgemm_fast" ? "refused here" : "";
   };
   const Choices c = choose({{"user database", "db.json", &db}}, problem(s), no_fast);
-  REQUIRE(c.choices.size() == 1);
+  REQUIRE(c.choices.size() == 2);
   CHECK(c.choices[0].spec->name() == "xgemm_direct");
   CHECK(c.choices[0].kind == "defaults");
   CHECK(c.choices[0].source == "compiled-in default");
+  CHECK(c.choices[1].spec->name() == "xgemm_direct");
+  CHECK(c.choices[1].kind == "fallback");
+  CHECK(c.choices[1].config == *spec_of("xgemm_direct")->fallback());
   CHECK(has_note(c, "xgemm_fast"));
   CHECK(has_note(c, "the defaults of xgemm_fast passed over: refused here"));
 
-  // Nothing at all: only the fallbacks, in their order.
+  // Nothing at all: only the fallback templates' defaults in their order, then their declared
+  // fallbacks (a single work-item), which fit the smallest limits a device may report.
   const Choices none = choose({}, problem(s));
-  REQUIRE(none.choices.size() == fallback_kernels().size());
-  for (size_t i = 0; i < none.choices.size(); ++i) {
+  const size_t n = fallback_kernels().size();
+  REQUIRE(none.choices.size() == n + 1);
+  for (size_t i = 0; i < n; ++i) {
     CHECK(none.choices[i].spec->name() == fallback_kernels()[i]);
     CHECK(none.choices[i].config == spec_of(fallback_kernels()[i])->defaults());
   }
+  const Choice& last = none.choices.back();
+  CHECK(last.kind == "fallback");
+  const Context ctx{{"ELEM_BYTES", 4}};
+  CHECK(last.spec->work_group_size(last.config, ctx) == 1);
 }
 
 }  // namespace gemmtune_tests::src_select_test_chooser

@@ -1,5 +1,5 @@
 // The prior against what the H100 and the H200 measured. Its constants are fitted on one
-// recording only, results/h100/search3/gpu128.jsonl (the largest journal with ptxas's register
+// recording only, tests/data/h100/search3/gpu128.jsonl (the largest journal with ptxas's register
 // and spill counts); every other recording here is validation: the H100 and H200 replays of the
 // whole replay space at 2048^3 (recorded before the ptxas parse was fixed, so ranked with the
 // template's register estimate) and the other H100 search journals (their recorded counts).
@@ -50,7 +50,7 @@ ProblemRanking rank(const RecordedProblem& p, const DeviceModel& device, Registe
 TEST_CASE("the shipped prior constants are the fit on the H100 gpu128 journal",
           "[select][prior][h100]") {
   const DeviceModel h100 = data().device("NVIDIA H100 80GB HBM3");
-  const auto problems = data().problems("results/h100/search3/gpu128.jsonl");
+  const auto problems = data().problems("tests/data/h100/search3/gpu128.jsonl");
   REQUIRE(problems.size() == 1);
   const auto samples =
       prior_samples(problems.front(), &data().spec, h100, nullptr, RegisterSource::kRecorded);
@@ -72,8 +72,8 @@ TEST_CASE("the prior ranks the H100 and H200 replays far above a random ranking"
     const char* device;
   };
   for (const Case c :
-       {Case{"results/replay/replay_xgemm_fast_h100_2048.jsonl", "NVIDIA H100 80GB HBM3"},
-        Case{"results/replay/replay_xgemm_fast_h200_2048.jsonl", "NVIDIA H200"}}) {
+       {Case{"tests/data/replay/replay_xgemm_fast_h100_2048.jsonl", "NVIDIA H100 80GB HBM3"},
+        Case{"tests/data/replay/replay_xgemm_fast_h200_2048.jsonl", "NVIDIA H200"}}) {
     const auto problems = data().problems(c.file);
     REQUIRE(problems.size() == 1);
     const ProblemRanking r =
@@ -93,7 +93,7 @@ TEST_CASE("on the other H100 journals the prior's first pick beats a random one"
   const DeviceModel h100 = data().device("NVIDIA H100 80GB HBM3");
   double model = 0, random = 0, top50 = 0;
   size_t n = 0;
-  for (const char* dir : {"results/h100/search2", "results/h100/search3"}) {
+  for (const char* dir : {"tests/data/h100/search2", "tests/data/h100/search3"}) {
     for (const auto& f : std::filesystem::directory_iterator(source_path(dir))) {
       if (f.path().extension() != ".jsonl" ||
           f.path().filename() == "gpu128.jsonl" /* the fit's own */) {

@@ -1,4 +1,4 @@
-// The selection model against what the H100 measured: the search journals of results/h100/search*
+// The selection model against what the H100 measured: the search journals of tests/data/h100/search*
 // hold the same configuration measured at several shapes, so a configuration's speed at a shape
 // can be predicted from its other shapes and compared with the measurement there.
 //
@@ -55,7 +55,7 @@ H100Data& h100() {
     REQUIRE(profile);
     d->device = DeviceModel::of(profile, 132, 1980);
     std::vector<std::string> journals;
-    for (const auto& dir : std::filesystem::directory_iterator(source_path("results/h100"))) {
+    for (const auto& dir : std::filesystem::directory_iterator(source_path("tests/data/h100"))) {
       if (dir.path().filename().string().rfind("search", 0) != 0) continue;
       for (const auto& f : std::filesystem::directory_iterator(dir.path())) {
         if (f.path().extension() == ".jsonl") journals.push_back(f.path().string());
