@@ -149,7 +149,8 @@ void set_run_command(CLI::App& app, GlobalOptions& options) {
   cmd->add_option("--target", o->target,
                   "Dry run: build offline for this AMD profile (gfx906, gfx1012, ...) and report "
                   "its resources; nothing is measured")
-      ->excludes(cmd->get_option("--device"));
+      ->excludes(cmd->get_option("--device"))
+      ->check(non_empty_text());  // empty would silently mean a run on a device
   cmd->callback([&options, o]() { run(options, *o); });
 }
 
