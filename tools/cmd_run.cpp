@@ -2,6 +2,7 @@
 // With --target (an AMD profile) it is a dry run: the configuration is built offline for that ISA
 // and its resources are reported; nothing is measured.
 #include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -9,6 +10,7 @@
 #include "search/tuning/search_checks.hpp"
 #include "src/core/error.hpp"
 #include "src/eval/evaluator_factory.hpp"
+#include "src/eval/gemm_call.hpp"
 #include "src/offline/amd_offline.hpp"
 #include "tools/commands.hpp"
 
@@ -108,6 +110,7 @@ void run(const GlobalOptions& global, const RunOptions& o) {
   EvaluatorOptions eo = evaluator_options(global, o.eval);
   eo.compile_threads = 1;  // one configuration: nothing to build in the background
   Result result;
+  std::optional<size_t> launches;  // kernels per call, where gemmtune launches them itself
   {
     const auto evaluator = make_evaluator(o.kernel, device, profile, eo);
     const KernelSpec& spec = evaluator->spec();
@@ -119,11 +122,15 @@ void run(const GlobalOptions& global, const RunOptions& o) {
     }
     spdlog::debug("evaluating {} {} on {}", o.kernel, to_string(config), evaluator->description());
     result = evaluator->evaluate(problem, config);
+    if (result.ok() && spec.backend() == Backend::kOpenCl) {
+      launches = GemmCall::launches(spec, config, problem);
+    }
   }
   if (o.json) {
     nlohmann::json j = result;
     j["problem"] = problem_json(problem, o.kernel);
     j["device"] = device.info.name;
+    if (launches) j["launches"] = *launches;
     std::cout << j.dump(2) << "\n";
   } else {
     print_summary(o.kernel, problem, result, device.info.name);
