@@ -1,6 +1,7 @@
 // xgemm_fast: a register-blocked GEMM for GPUs with large thread tiles, double-buffered local
 // memory with register-staged prefetch, strided fragments, padding or XOR swizzle of local memory,
-// grouped work-group rasterization, split-K and a fused bias/activation epilogue.
+// grouped work-group rasterization, split-K (its parts added by a second kernel or by the last
+// work-group of each tile) and a fused bias/activation epilogue.
 //
 // Column-major view: C(M x N) = alpha * op(A) * op(B) + beta * C, op selected by TRANSA/TRANSB.
 // Row-major problems arrive through the row-major swap on the host. Edges are guarded in the
@@ -13,8 +14,9 @@
 //   xgemm_fast_loads.cl     global memory -> registers -> local memory, one K tile at a time
 //   xgemm_fast_loops.cl     the DOT2 multiply of a local tile, and the loop without local memory
 //   xgemm_fast_epilogue.cl  alpha, beta, bias and activation of one output
+//   splitk_last.cl          the counter that finds a tile's last work-group (KREDUCE=1)
 // and below, the GEMM kernel (its main loop through local memory and its stores written out) and
-// the split-K reduction.
+// the split-K reduction kernel (KREDUCE=0).
 
 #include "xgemm_fast_params.cl"
 // Split-K shares dimension 2 with the batch: SPLITK work-groups per batch entry.
@@ -24,6 +26,7 @@
 #include "xgemm_fast_loads.cl"
 #include "xgemm_fast_loops.cl"
 #include "xgemm_fast_epilogue.cl"
+#include "splitk_last.cl"
 
 // With a required work-group size NVIDIA's compiler sizes registers by it and ignores a register
 // cap (measured: 160 registers with and without -cl-nv-maxrregcount=128), so where the cap is a
@@ -42,10 +45,33 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
                const real_arg beta_arg, const __global mreal* restrict A, const int a_offset,
                const int lda, const __global mreal* restrict B, const int b_offset,
                const int ldb, __global mreal* C, const int c_offset, const int ldc,
-               const __global mreal* restrict bias, __global real* restrict work GT_BATCH_ARGS) {
+               const __global mreal* restrict bias, __global real* restrict work,
+               __global int* restrict counters GT_BATCH_ARGS) {
 #if LDS
   // Aligned for the vector reads; half tiles (16acc32) are declared as ushort, see common.cl.
+#if SPLITK > 1 && KREDUCE
+  // Split-K in one launch: the flag of the tile's last work-group (splitk_last.cl) shares A's
+  // tiles, done with by the time it is set. A separate int would add 4 bytes to local memory,
+  // which costs a work-group per compute unit where the tiles fill a fraction of it exactly (the
+  // defaults' 16 KB of GCN's 64 KB).
 #if GT_HALF_MEMORY
+  __local union {
+    ushort tiles[STAGES * KWG * ASTRIDE];
+    int last;
+  } As_shared __attribute__((aligned(64)));
+  __local ushort Bs_bits[STAGES * KWG * BSTRIDE] __attribute__((aligned(64)));
+  __local half* const As = (__local half*)As_shared.tiles;
+  __local half* const Bs = (__local half*)Bs_bits;
+#else
+  __local union {
+    real tiles[STAGES * KWG * ASTRIDE];
+    int last;
+  } As_shared __attribute__((aligned(64)));
+  __local real Bs[STAGES * KWG * BSTRIDE] __attribute__((aligned(64)));
+  __local real* const As = As_shared.tiles;
+#endif
+  __local int* const last_part = &As_shared.last;
+#elif GT_HALF_MEMORY
   __local ushort As_bits[STAGES * KWG * ASTRIDE] __attribute__((aligned(64)));
   __local ushort Bs_bits[STAGES * KWG * BSTRIDE] __attribute__((aligned(64)));
   __local half* const As = (__local half*)As_bits;
@@ -54,6 +80,10 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
   __local real As[STAGES * KWG * ASTRIDE] __attribute__((aligned(64)));
   __local real Bs[STAGES * KWG * BSTRIDE] __attribute__((aligned(64)));
 #endif
+#elif SPLITK > 1 && KREDUCE
+  // Without tiles in local memory, the flag of the tile's last work-group is all there is.
+  __local int last_part_flag;
+  __local int* const last_part = &last_part_flag;
 #endif
   const real alpha = (real)alpha_arg;
   const real beta = (real)beta_arg;
@@ -204,9 +234,36 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
       }
     }
   }
+
+#if SPLITK > 1 && KREDUCE
+  // One launch: the tile's last work-group adds the SPLITK parts of each of its outputs, each
+  // work-item those it stored, in XgemmFastReduce's order. The counters of a batch entry follow
+  // those of the entries before it, one per tile. A loop of REDUCE_UNROLL outputs at a time, not
+  // unrolled whole like the stores above: all of them unrolled would keep their addresses live
+  // from the stores (gfx1010 spills then), and other forms raised the registers of the whole
+  // kernel (gfx803, LLVM 16: 63 to 76 VGPRs, a wave per SIMD less).
+  const int tile_groups = get_num_groups(0) * get_num_groups(1);
+  __global int* counter = counters + GT_BATCH_INDEX * tile_groups +
+                          get_group_id(1) * get_num_groups(0) + get_group_id(0);
+  if (gt_last_part(counter, last_part, SPLITK)) {
+    GT_PARTS real* parts = work;
+#pragma unroll REDUCE_UNROLL
+    for (int q = 0; q < MWI * NWI; ++q) {
+      // Output q of the work-item: w fastest, as the stores went.
+      const int w = q % VWM, i = (q / VWM) % (MWI / VWM), j = q / MWI;
+      const int gm = m0 + M_CHUNK(tx, i) + w, gn = n0 + N_CHUNK(ty, j / VWN) + j % VWN;
+      if (gm < M && gn < N) {
+        real sum = ZERO;
+        for (int s = 0; s < SPLITK; ++s) sum += parts[(size_t)s * M * N + gm + (size_t)gn * M];
+        store_output(alpha * sum, beta, C, ldc, bias, gm, gn);
+      }
+    }
+  }
+#endif
 }
 
-// Split-K reduction: sums the SPLITK partial products and applies alpha, beta and the epilogue.
+// Split-K reduction (KREDUCE=0): sums the SPLITK partial products and applies alpha, beta and
+// the epilogue.
 // One work-item per element of C, M fastest so that reads and writes coalesce.
 // Batched, it runs with the batch entry as dimension 2 (one work-group per entry there) and
 // takes the GEMM kernel's batch arguments.

@@ -1,6 +1,7 @@
 // xgemm_fast, part 5: the epilogue. Each output becomes act(alpha * AB + beta * C + bias), written
-// by the GEMM kernel itself or, with split-K, by XgemmFastReduce from the partial sums the GEMM
-// kernel leaves in the workspace. Needs xgemm_fast_layout.cl.
+// by the GEMM kernel itself or, with split-K, from the partial sums the GEMM kernel leaves in the
+// workspace, by XgemmFastReduce (KREDUCE=0) or the tile's last work-group (KREDUCE=1). Needs
+// xgemm_fast_layout.cl.
 
 inline real activate(real x) {
 #if ACTIVATION == 1

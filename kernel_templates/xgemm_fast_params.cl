@@ -62,7 +62,10 @@
 #define GROUPM 1  // work-group rasterization: tiles visited in groups of GROUPM tile rows
 #endif
 #ifndef SPLITK
-#define SPLITK 1  // K split across work-groups; partial sums reduced by XgemmFastReduce
+#define SPLITK 1  // K split across work-groups; partial sums reduced as KREDUCE says
+#endif
+#ifndef KREDUCE
+#define KREDUCE 0  // split-K parts added by 0: XgemmFastReduce (a second launch), 1: the last group
 #endif
 #ifndef DOT2
 #define DOT2 0  // 1: half pairs along K accumulated into float (dot2); half storage only
@@ -95,5 +98,8 @@
 #define B_SLOTS (B_LOADS / GLV)
 #define ASTRIDE (MWG + PADA)  // local-memory row length of A (one row per k)
 #define BSTRIDE (NWG + PADB)
+// Outputs a work-item of the last work-group adds up at a time (KREDUCE=1): SPLITK loads of each
+// in flight, few registers.
+#define REDUCE_UNROLL 4
 #define MCHUNKS (MWG / VWM)
 #define NCHUNKS (NWG / VWN)

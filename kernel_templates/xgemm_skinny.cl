@@ -13,9 +13,10 @@
 // A work-group of WGJ x WGK work-items owns NWG = WGJ * NWI columns of the product and one of
 // SPLITK parts of K: its WGK K-slices accumulate partial sums in registers, which are then summed
 // in local memory. With SPLITK = 1 the work-group writes C; above 1 it writes its part's sums to
-// the workspace and XgemmSkinnyReduce adds the parts into C. Splitting K is what gives a matrix
-// times one vector enough work-groups to keep every compute unit reading (N / NWG alone is a few
-// dozen work-groups for N = 4096).
+// the workspace, and the parts are added into C by XgemmSkinnyReduce (KREDUCE = 0, a second
+// launch) or by the last of the SPLITK work-groups of these columns (KREDUCE = 1, one launch; see
+// splitk_last.cl). Splitting K is what gives a matrix times one vector enough work-groups to keep
+// every compute unit reading (N / NWG alone is a few dozen work-groups for N = 4096).
 // A work-item owns NWI columns and MB rows (MB x NWI accumulators) and loads S in vectors of VW
 // along S's contiguous dimension: along K when S is stored with K contiguous (vectors of
 // consecutive k per column, work-items of one column side by side along K), along J otherwise
@@ -48,8 +49,12 @@
 #ifndef SPLITK
 #define SPLITK 1  // parts of K, each a work-group of its own (dimension 1 of the launch)
 #endif
+#ifndef KREDUCE
+#define KREDUCE 0  // parts added by 0: XgemmSkinnyReduce (a second launch), 1: the last work-group
+#endif
 
 #include "common.cl"
+#include "splitk_last.cl"
 
 #ifndef TRANSA
 #define TRANSA 0
@@ -60,6 +65,30 @@
 
 #define NWG (WGJ * NWI)  // columns per work-group
 #define WGS (WGJ * WGK)  // work-items per work-group
+
+// Output o of a block of MB rows: its row in the block and its column in the work-group, so that
+// neighbouring work-items store neighbouring elements of C.
+#if SIDE == 0
+#define BLOCK_ROW(o) ((o) % MB)
+#define BLOCK_COL(o) ((o) / MB)
+#else
+#define BLOCK_ROW(o) ((o) / NWG)
+#define BLOCK_COL(o) ((o) % NWG)
+#endif
+// Element (row, j) of the computed product within a part of the workspace: element (m, n) of C,
+// column-major M x N.
+#if SIDE == 0
+#define PART_INDEX(row, j) ((row) + (size_t)(j)*M)
+#else
+#define PART_INDEX(row, j) ((j) + (size_t)(row)*M)
+#endif
+
+// C = alpha * sum + beta * C at `cp`; beta == 0 reads no C (it may hold NaN then).
+inline void store_c(const real sum, const real_arg alpha, const real_arg beta, __global mreal* cp) {
+  real out = (real)alpha * sum;
+  if (beta != (real_arg)0) out += (real)beta * GT_LOAD(cp);
+  GT_STORE(out, cp);
+}
 
 // Which dimension of S (K x J) and of V (R x K) is contiguous in memory.
 #if SIDE == 0
@@ -185,7 +214,7 @@ __kernel __attribute__((reqd_work_group_size(WGS, 1, 1))) void xgemm_skinny(
     const __global mreal* restrict A, const int a_offset, const int lda,
     const __global mreal* restrict B, const int b_offset, const int ldb, __global mreal* C,
     const int c_offset, const int ldc, const __global mreal* restrict bias,
-    __global real* restrict work) {
+    __global real* restrict work, __global int* restrict counters) {
 #if SIDE == 0
   const int R = M, J = N;
   const __global mreal* restrict sgm = B + b_offset;
@@ -213,7 +242,19 @@ __kernel __attribute__((reqd_work_group_size(WGS, 1, 1))) void xgemm_skinny(
   // Every vector of S starts at s_offset + a multiple of VW (plus multiples of lds): aligned
   // loads are valid when both are multiples of VW.
   const bool aligned = s_offset % VW == 0 && lds % VW == 0;
+#if SPLITK > 1 && KREDUCE
+  // Split-K in one launch: the flag of the last work-group (splitk_last.cl) shares the partial
+  // sums' local memory, done with by the time it is set. A separate int would add 4 bytes, which
+  // costs a work-group per compute unit where the sums fill a fraction of it exactly (the
+  // defaults' 16 KB of GCN's 64 KB).
+  __local union {
+    real sums[WGK * MB * NWG];
+    int last;
+  } red_shared;
+  __local real* const red = red_shared.sums;
+#else
   __local real red[WGK * MB * NWG];
+#endif
 
   for (int r0 = 0; r0 < R; r0 += MB) {
     real acc[MB][NWI];
@@ -253,39 +294,48 @@ __kernel __attribute__((reqd_work_group_size(WGS, 1, 1))) void xgemm_skinny(
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int o = lid; o < MB * NWG; o += WGS) {
-      // Neighbouring work-items store neighbouring elements of C.
-#if SIDE == 0
-      const int i = o % MB, col = o / MB;
-#else
-      const int i = o / NWG, col = o % NWG;
-#endif
+      const int i = BLOCK_ROW(o), col = BLOCK_COL(o);
       real sum = ZERO;
       for (int t = 0; t < WGK; ++t) sum += red[(t * MB + i) * NWG + col];
       const int row = r0 + i, j = j0 + col;
       if (row < R && j < J) {
 #if SPLITK == 1
-        __global mreal* cp = C + c_offset + row * c_row + j * c_col;
-        real out = (real)alpha * sum;
-        if (beta != (real_arg)0) out += (real)beta * GT_LOAD(cp);  // beta == 0 reads no C
-        GT_STORE(out, cp);
+        store_c(sum, alpha, beta, C + c_offset + row * c_row + j * c_col);
 #else
         // Part s of element (m, n) of C lies at s * M * N + m + n * M of the workspace.
-#if SIDE == 0
-        const int m = row, n = j;
-#else
-        const int m = j, n = row;
-#endif
-        work[(size_t)get_group_id(1) * M * N + m + (size_t)n * M] = sum;
+        work[(size_t)get_group_id(1) * M * N + PART_INDEX(row, j)] = sum;
 #endif
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);  // `red` is rewritten by the next block of rows
   }
+
+#if SPLITK > 1 && KREDUCE
+  // One launch: the last work-group of these columns adds the SPLITK parts of each of their
+  // outputs in XgemmSkinnyReduce's order, consecutive work-items on consecutive elements of C. One
+  // loop over the group's outputs: a loop per block of MB rows, as the stores above take, keeps
+  // more registers live (SIDE 1 on gfx803, LLVM 16: 65 VGPRs instead of 63, a wave per SIMD
+  // less).
+  if (gt_last_part(counters + get_group_id(0), &red_shared.last, SPLITK)) {
+    GT_PARTS real* parts = work;
+    const int cols = min(NWG, J - j0);  // R * cols <= M * N: no int overflow
+    for (int e = lid; e < R * cols; e += WGS) {
+#if SIDE == 0
+      const int row = e % R, j = j0 + e / R;
+#else
+      const int row = e / cols, j = j0 + e % cols;
+#endif
+      real sum = ZERO;
+      for (int s = 0; s < SPLITK; ++s) sum += parts[(size_t)s * M * N + PART_INDEX(row, j)];
+      store_c(sum, alpha, beta, C + c_offset + row * c_row + j * c_col);
+    }
+  }
+#endif
 }
 
-// Adds the SPLITK parts of each element of C from the workspace: C = alpha * sum + beta * C.
-// One work-item per element (m, n); `bias` is unused (no epilogue) but keeps the argument order
-// of the split-K contract.
+// Adds the SPLITK parts of each element of C from the workspace (KREDUCE = 0): C = alpha * sum +
+// beta * C. One work-item per element (m, n); `bias` is unused (no epilogue) but keeps the
+// argument order of the split-K contract.
 __kernel void XgemmSkinnyReduce(const int M, const int N, const real_arg alpha,
                                 const real_arg beta, __global mreal* C, const int c_offset,
                                 const int ldc, const __global mreal* restrict bias,
@@ -294,8 +344,5 @@ __kernel void XgemmSkinnyReduce(const int M, const int N, const real_arg alpha,
   if (m >= M || n >= N) return;
   real sum = ZERO;
   for (int s = 0; s < SPLITK; ++s) sum += work[(size_t)s * M * N + m + (size_t)n * M];
-  __global mreal* cp = C + c_offset + m + n * ldc;
-  real out = (real)alpha * sum;
-  if (beta != (real_arg)0) out += (real)beta * GT_LOAD(cp);  // beta == 0 reads no C
-  GT_STORE(out, cp);
+  store_c(sum, alpha, beta, C + c_offset + m + n * ldc);
 }

@@ -7,7 +7,8 @@
 #           running the tool needs
 #   plots   python3 and matplotlib, for scripts/plot.py (107 of the 241 packages on a bare Debian 12)
 #   tests   Catch2, clinfo and pyopencl, for the test suite and the Python module's test; Mesa's
-#           OpenCL (rusticl, run on the CPU) and Oclgrind, for the driver tests
+#           OpenCL (rusticl, run on the CPU) and Oclgrind, for the driver tests; Cython, numpy,
+#           the Python headers and venv, to build pyclblast for libgemmtune_clblast's test
 #   amd     the offline AMD target's compiler (LLVM's AMDGPU backend, lld, llvm-objdump and the ROCm
 #           device libraries), which the test suite needs and a plain build does not
 #
@@ -39,7 +40,10 @@ for group in "${groups[@]}"; do
       [[ "${GEMMTUNE_WITH_CLBLAST:-1}" == 0 ]] || wanted+=(libclblast-dev)
       ;;
     plots) wanted+=(python3 python3-matplotlib) ;;
-    tests) wanted+=(catch2 clinfo python3 python3-pyopencl mesa-opencl-icd libclc-15 oclgrind) ;;
+    tests)
+      wanted+=(catch2 clinfo python3 python3-pyopencl mesa-opencl-icd libclc-15 oclgrind
+        cython3 python3-dev python3-numpy python3-venv)
+      ;;
     # clang 16 is the oldest whose AMDGPU backend allocates gfx11 registers as ROCm does.
     amd) wanted+=(clang-16 lld-16 llvm-16 rocm-device-libs) ;;
   esac

@@ -114,6 +114,8 @@ void set_compile_command(CLI::App& app, GlobalOptions& options) {
                       "Build offline for this AMD profile (gfx906, gfx1012, ...) with the "
                       "LLVM AMDGPU backend and report the resources; no device needed");
   target->excludes(cmd->get_option("--device"));
+  // An empty name is a mistake (an unset shell variable), never "build for the device".
+  target->check(non_empty_text());
   cmd->add_option("--params", a->params,
                   "With --target: a configuration \"MWG=64,...\" (repeatable; missing names take "
                   "defaults; none: the template's defaults)");

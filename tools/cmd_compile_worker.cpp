@@ -50,7 +50,8 @@ void run_compile_worker(const GlobalOptions& options, const CompileWorkerArgs& a
   ProfileSet profiles;
   try {
     profiles = load_profiles(options);
-    device = select_device(a.device, &profiles);
+    // The search that started this process has said what the device's notes are.
+    device = select_device_from(list_devices(&profiles), a.device);
     profile = profiles.match(device->info);
   } catch (const std::exception& e) {
     say({{"fatal", e.what()}});

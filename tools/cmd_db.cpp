@@ -9,12 +9,14 @@
 
 #include <fmt/format.h>
 
+#include "src/api/choice.hpp"
 #include "src/core/error.hpp"
 #include "src/db/database.hpp"
 #include "src/db/journal.hpp"
 #include "src/device/device_profile.hpp"
 #include "src/kernel/kernel_spec.hpp"
-#include "src/select/offline_start.hpp"
+#include "src/select/chooser.hpp"
+#include "src/select/policy.hpp"
 #include "src/select/selection.hpp"
 #include "tools/commands.hpp"
 
@@ -83,13 +85,38 @@ void set_merge(CLI::App& db_cmd, const GlobalOptions& options) {
   });
 }
 
-std::string no_entry_message(const std::string& path, const EntryKey& key, const std::string& order,
-                             const std::string& kernel) {
-  return path + " has no entry for " + (kernel.empty() ? std::string() : kernel + " ") + "fp" +
-         to_string(key.precision) + " " + order + " " + key.layout + " batch " +
-         std::to_string(key.batch) +
-         (key.batch > 1 ? " " + to_string(key.batch_layout) : std::string()) +
-         (key.epilogue.none() ? "" : " epilogue " + to_string(key.epilogue));
+// Templates by name from the --templates folder, each read once; null for a kernel without a
+// declaration there (its parameters then give the tiles).
+SpecLookup template_lookup(const std::string& templates) {
+  auto specs = std::make_shared<std::map<std::string, std::optional<KernelSpec>>>();
+  return [specs, templates](const std::string& kernel) -> const KernelSpec* {
+    auto it = specs->find(kernel);
+    if (it == specs->end()) {
+      std::optional<KernelSpec> spec;
+      try {
+        spec = KernelSpec::load_named(templates, kernel);
+      } catch (const Error&) {
+        // A kernel without a declaration here: its parameters give the tiles.
+      }
+      it = specs->emplace(kernel, std::move(spec)).first;
+    }
+    return it->second ? &*it->second : nullptr;
+  };
+}
+
+// The database's device as the chooser sees it. A database records neither the device's
+// extensions nor its limits: the problem's precision is taken as supported and no limit as
+// known, so that what a template or the problem refuses is refused, as the library would.
+DeviceInfo recorded_device(const DatabaseDevice& d) {
+  DeviceInfo info;
+  info.name = d.name;
+  info.vendor = d.vendor;
+  info.type = d.type;
+  info.profile = d.profile;
+  info.compute_units = d.compute_units;
+  info.max_clock_mhz = d.max_clock_mhz;
+  info.has_fp16 = info.has_fp64 = true;
+  return info;
 }
 
 nlohmann::json ranked_json(const RankedCandidate& r) {
@@ -97,7 +124,7 @@ nlohmann::json ranked_json(const RankedCandidate& r) {
           {"parameters", configuration_to_json(r.parameters)},
           {"predicted_gflops", r.estimate.gflops},
           {"score", r.score},
-          {"source", r.from.source},
+          {"source", to_string(r.from.source)},
           {"origin", r.from.origin},
           {"entry", r.from.entry},
           {"measured_gflops", r.from.gflops},
@@ -106,62 +133,119 @@ nlohmann::json ranked_json(const RankedCandidate& r) {
           {"reason", r.reason}};
 }
 
-void print_explanation(const Selection& s) {
-  const RankedCandidate& c = *s.chosen;
-  std::cout << fmt::format("choice     {} {}\n", c.kernel, to_string(c.parameters));
-  if (s.kind == Selection::Kind::kSafePath) {
-    std::cout << "source     the safe path (template defaults)\n";
-  } else {
-    std::cout << fmt::format(
-        "source     {} {} ({:.1f} GFLOPS measured at {})\n", c.from.source,
-        c.from.source == "database" ? c.from.origin + " entry " + c.from.entry : c.from.origin,
-        c.from.gflops, c.from.problem.shape.to_string());
-  }
-  std::cout << fmt::format("predicted  {:.1f} GFLOPS\n", c.estimate.gflops);
-  std::cout << fmt::format("why        {}\n", s.reason);
-  if (s.baseline_gflops) {
-    std::cout << fmt::format("baseline   {:.1f} GFLOPS predicted ({})\n", *s.baseline_gflops,
-                             s.baseline_source);
-  }
-  for (size_t i = 0; i < s.rejected.size(); ++i) {
-    std::cout << fmt::format("{:<10} {}\n", i == 0 ? "rejected" : "", s.rejected[i]);
-  }
-  for (const auto& n : s.notes) std::cout << fmt::format("note       {}\n", n);
+// The measurement a choice rests on: a database entry or a journal's result (null for the safe
+// path, an offline choice and defaults).
+const Measurement* measured(const Choice& c) {
+  if (!c.selection || c.kind == ChoiceKind::kSafePath) return nullptr;
+  return &c.selection->chosen->from;
 }
 
-void print_offline_start(const OfflineStart& start, const EntryKey& key, bool json, bool explain) {
-  if (json) {
-    std::cout << nlohmann::json{{"requested", key},
-                                {"match", "offline choice"},
-                                {"kernel", start.spec->name()},
-                                {"parameters", configuration_to_json(start.config)},
-                                {"predicted_gflops", start.predicted_gflops},
-                                {"source", start.source},
-                                {"origin", start.origin},
-                                {"reason", start.reason}}
-                     .dump(2)
-              << "\n";
-    return;
+std::string relaxed_suffix(const Choice& c) {
+  return c.relaxed.empty() ? "" : " (the entry differs from the problem in: " + c.relaxed + ")";
+}
+
+void print_json(const Choice& c, const Choices& all, const EntryKey& key, const Database& db) {
+  std::vector<std::string> notes;
+  for (const Note& n : all.notes) notes.push_back(n.text);
+  nlohmann::json out = {{"requested", key},
+                        {"match", to_string(c.kind)},
+                        {"kernel", c.spec->name()},
+                        {"parameters", configuration_to_json(c.config)},
+                        {"predicted_gflops", c.predicted_gflops},
+                        {"source", c.source},
+                        {"origin", c.origin},
+                        {"relaxed", c.relaxed},
+                        {"reason", c.reason},
+                        {"rejected", c.alternatives},
+                        {"notes", notes}};
+  if (const Measurement* m = measured(c)) {
+    out["source"] = to_string(m->source);
+    out["origin"] = m->origin;
+    out["log_distance"] = c.distance;
+    if (m->source == MeasurementSource::kDatabase) {
+      if (const DatabaseEntry* e = db.find(EntryKey::of(c.spec->name(), m->problem))) {
+        out["entry"] = *e;
+      }
+    }
   }
-  std::cout << fmt::format("no entry for {}; {}: {} predicted {:.1f} GFLOPS\n",
-                           key.shape.to_string(), start.reason, start.spec->name(),
-                           start.predicted_gflops);
-  if (!explain) {
-    std::cout << to_string(start.config) << "\n";
-    return;
+  if (c.selection) {
+    const Selection& s = *c.selection;
+    if (s.baseline_gflops) {
+      out["baseline"] = {{"predicted_gflops", *s.baseline_gflops}, {"from", s.baseline_source}};
+    }
+    nlohmann::json ranked = nlohmann::json::array();
+    for (const auto& r : s.ranked) ranked.push_back(ranked_json(r));
+    out["ranked"] = ranked;
   }
-  std::cout << fmt::format("choice     {} {}\n", start.spec->name(), to_string(start.config));
-  std::cout << fmt::format("source     {} ({})\n", start.source, start.origin);
-  std::cout << fmt::format("predicted  {:.1f} GFLOPS (static prior, not measured)\n",
-                           start.predicted_gflops);
-  std::cout << fmt::format("why        {}\n", start.reason);
+  std::cout << out.dump(2) << "\n";
+}
+
+// One line: what the problem gets and from where.
+void print_headline(const Choice& c, const Shape& shape) {
+  switch (c.kind) {
+    case ChoiceKind::kExact:
+      std::cout << fmt::format("exact match {} {}: {:.1f} GFLOPS measured{}\n", c.spec->name(),
+                               c.entry, c.gflops, relaxed_suffix(c));
+      return;
+    case ChoiceKind::kModel: {
+      const Measurement& m = *measured(c);
+      std::cout << fmt::format(
+          "no entry for {}; the model picks {} tuned for {} ({} {}): predicted {:.1f} GFLOPS{}\n",
+          shape.to_string(), c.spec->name(), c.tuned_shape.to_string(), to_string(m.source),
+          m.origin, c.predicted_gflops, relaxed_suffix(c));
+      return;
+    }
+    case ChoiceKind::kSafePath:
+      std::cout << fmt::format(
+          "no entry for {}; safe path: {} template defaults, predicted {:.1f} GFLOPS\n",
+          shape.to_string(), c.spec->name(), c.predicted_gflops);
+      return;
+    case ChoiceKind::kOfflineChoice:
+      std::cout << fmt::format("no entry for {}; {}: {} predicted {:.1f} GFLOPS\n",
+                               shape.to_string(), c.reason, c.spec->name(), c.predicted_gflops);
+      return;
+    case ChoiceKind::kDefaults:
+    case ChoiceKind::kFallback:
+      std::cout << fmt::format("no entry for {}; {}\n", shape.to_string(), c.reason);
+      return;
+  }
+}
+
+void print_explanation(const Choice& c, const Choices& all) {
+  std::cout << fmt::format("choice     {} {}\n", c.spec->name(), to_string(c.config));
+  if (const Measurement* m = measured(c)) {
+    std::cout << fmt::format(
+        "source     {} {} ({:.1f} GFLOPS measured at {})\n", to_string(m->source),
+        m->source == MeasurementSource::kDatabase ? m->origin + " entry " + m->entry : m->origin,
+        m->gflops, m->problem.shape.to_string());
+  } else {
+    std::cout << fmt::format("source     {} ({})\n", c.source, c.origin);
+  }
+  if (c.kind == ChoiceKind::kOfflineChoice) {
+    std::cout << fmt::format("predicted  {:.1f} GFLOPS (static prior, not measured)\n",
+                             c.predicted_gflops);
+  } else if (c.kind != ChoiceKind::kDefaults && c.kind != ChoiceKind::kFallback) {
+    std::cout << fmt::format("predicted  {:.1f} GFLOPS\n", c.predicted_gflops);
+  }
+  std::cout << fmt::format("why        {}\n", c.reason);
+  if (!c.relaxed.empty()) std::cout << fmt::format("relaxed    {}\n", c.relaxed);
+  if (c.selection && c.selection->baseline_gflops) {
+    std::cout << fmt::format("baseline   {:.1f} GFLOPS predicted ({})\n",
+                             *c.selection->baseline_gflops, c.selection->baseline_source);
+  }
+  for (size_t i = 0; i < c.alternatives.size(); ++i) {
+    std::cout << fmt::format("{:<10} {}\n", i == 0 ? "rejected" : "", c.alternatives[i]);
+  }
+  for (const Note& n : all.notes) std::cout << fmt::format("note       {}\n", n.text);
 }
 
 void set_lookup(CLI::App& db_cmd, const GlobalOptions& options) {
   auto* cmd = db_cmd.add_subcommand(
       "lookup",
-      "Choose the parameters for a problem: the entry of its shape, else the candidate the "
-      "selection model predicts fastest (or the safe path where a baseline would win)");
+      "Choose the configuration for a problem as the library does: the entry of its shape, else "
+      "the candidate the selection model predicts fastest (or the safe path where a baseline "
+      "would win), relaxing the problem as the device profile's policy says, else the profile's "
+      "offline choice or a template's defaults");
   struct Args {
     std::string path, kernel;
     ProblemOptions problem;
@@ -171,12 +255,13 @@ void set_lookup(CLI::App& db_cmd, const GlobalOptions& options) {
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("DB", a->path, "Database file")->required();
-  cmd->add_option("--kernel", a->kernel, "Only this kernel's entries (default: every kernel)");
+  cmd->add_option("--kernel", a->kernel,
+                  "Only this kernel's entries and defaults (default: every kernel)");
   add_problem_options(*cmd, a->problem, kPrecision | kLayoutOrder | kBatch | kEpilogue | kMnk);
   for (const char* dim : {"m", "n", "k"}) a->problem.added.at(dim)->required();
   cmd->add_option("--journal", a->journals,
                   "Also take the fastest results per problem of this search journal as candidates "
-                  "(repeatable)")
+                  "beside the database's entries (repeatable)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--per-problem", a->per_problem, "Results taken per problem of each journal")
       ->capture_default_str()
@@ -190,95 +275,48 @@ void set_lookup(CLI::App& db_cmd, const GlobalOptions& options) {
     problem.shape = *a->problem.one_shape();
     const EntryKey key = EntryKey::of(a->kernel.empty() ? kDefaultKernel : a->kernel, problem);
     const std::string templates = templates_dir(options);
-    const auto db = Database::load(a->path, templates);
-    CandidatePool pool;
-    pool.add_database(db, a->path);
-    for (const auto& j : a->journals) pool.add_journal(j, size_t(a->per_problem));
-    std::vector<SelectionCandidate> candidates;
-    for (const auto& c : pool.candidates()) {
-      if (a->kernel.empty() || c.kernel == a->kernel) candidates.push_back(c);
+    Database db = Database::load(a->path, templates);
+    CandidatePool journals;
+    for (const auto& j : a->journals) {
+      CandidatePool read;
+      read.add_journal(j, size_t(a->per_problem));
+      for (const auto& c : read.candidates()) {
+        if (!a->kernel.empty() && c.kernel != a->kernel) continue;
+        for (const auto& m : c.measurements) journals.add(c.kernel, c.parameters, m);
+      }
     }
-
+    if (!a->kernel.empty()) {
+      std::vector<EntryKey> others;
+      for (const auto& e : db.entries()) {
+        if (e.key.kernel != a->kernel) others.push_back(e.key);
+      }
+      for (const auto& k : others) db.erase(k);
+    }
     const ProfileSet profiles = load_profiles(options);
-    const DeviceModel device = DeviceModel::of(profiles.find(db.device.profile, db.device.name),
-                                               db.device.compute_units, db.device.max_clock_mhz);
-    auto specs = std::make_shared<std::map<std::string, std::optional<KernelSpec>>>();
-    SelectOptions select;
-    select.specs = [specs, templates](const std::string& kernel) -> const KernelSpec* {
-      auto it = specs->find(kernel);
-      if (it == specs->end()) {
-        std::optional<KernelSpec> spec;
-        try {
-          spec = KernelSpec::load_named(templates, kernel);
-        } catch (const Error&) {
-          // A kernel without a declaration here: its parameters give the tiles.
-        }
-        it = specs->emplace(kernel, std::move(spec)).first;
-      }
-      return it->second ? &*it->second : nullptr;
-    };
-    if (const KernelSpec* direct = select.specs("xgemm_direct")) {
-      select.safe_kernel = direct->name();
-      select.safe_parameters = direct->defaults();
+    const DeviceInfo device = recorded_device(db.device);
+    const Refusal library = api::call_refusal(device, DeviceLimits{}, problem);
+    const Choices chosen = choose_configurations(
+        {{"database", a->path, &db, true, journals.empty() ? nullptr : &journals}}, problem, device,
+        profiles.find(db.device.profile, db.device.name), template_lookup(templates),
+        [&](const KernelSpec& spec, const Configuration& config) -> std::string {
+          if (!a->kernel.empty() && spec.name() != a->kernel) return "not --kernel " + a->kernel;
+          return library(spec, config);
+        });
+    if (chosen.choices.empty()) {
+      std::string message = "no configuration runs this problem";
+      for (const Note& n : chosen.notes) message += "; " + n.text;
+      throw invalid_argument(message);
     }
-    const Selection s = select_configuration(candidates, key, problem, device, select);
-    if (!s.chosen) {
-      // An untuned problem on a profile with starting configurations: what the library runs.
-      const auto start = offline_start(
-          profiles.find(db.device.profile, db.device.name), problem, device, select.specs,
-          [&](const KernelSpec& spec, const Configuration& config) -> std::string {
-            if (!a->kernel.empty() && spec.name() != a->kernel) return "another kernel";
-            const auto why = spec.check(config, DeviceLimits{},
-                                        {{"ELEM_BYTES", element_bytes(problem.precision)}});
-            return why.value_or("");
-          });
-      if (!start)
-        throw invalid_argument(no_entry_message(a->path, key, a->problem.order, a->kernel));
-      print_offline_start(*start, key, a->json, a->explain);
-      return;
-    }
-    const RankedCandidate& c = *s.chosen;
+    const Choice& c = chosen.choices.front();
     if (a->json) {
-      nlohmann::json out = {{"requested", key},
-                            {"match", to_string(s.kind)},
-                            {"kernel", c.kernel},
-                            {"parameters", configuration_to_json(c.parameters)},
-                            {"predicted_gflops", c.estimate.gflops},
-                            {"log_distance", c.distance},
-                            {"reason", s.reason},
-                            {"rejected", s.rejected},
-                            {"notes", s.notes}};
-      if (s.kind != Selection::Kind::kSafePath) out["source"] = c.from.source;
-      if (s.kind != Selection::Kind::kSafePath && c.from.source == "database") {
-        const EntryKey entry_key = EntryKey::of(c.kernel, c.from.problem);
-        if (const DatabaseEntry* e = db.find(entry_key)) out["entry"] = *e;
-      }
-      if (s.baseline_gflops) {
-        out["baseline"] = {{"predicted_gflops", *s.baseline_gflops}, {"from", s.baseline_source}};
-      }
-      nlohmann::json ranked = nlohmann::json::array();
-      for (const auto& r : s.ranked) ranked.push_back(ranked_json(r));
-      out["ranked"] = ranked;
-      std::cout << out.dump(2) << "\n";
+      print_json(c, chosen, key, db);
       return;
     }
-    if (s.kind == Selection::Kind::kExact) {
-      std::cout << fmt::format("exact match {} {}: {:.1f} GFLOPS measured\n", c.kernel,
-                               c.from.entry, c.from.gflops);
-    } else if (s.kind == Selection::Kind::kSafePath) {
-      std::cout << fmt::format(
-          "no entry for {}; safe path: {} template defaults, predicted {:.1f} GFLOPS\n",
-          key.shape.to_string(), c.kernel, c.estimate.gflops);
-    } else {
-      std::cout << fmt::format(
-          "no entry for {}; the model picks {} tuned for {} ({} {}): predicted {:.1f} GFLOPS\n",
-          key.shape.to_string(), c.kernel, c.from.problem.shape.to_string(), c.from.source,
-          c.from.origin, c.estimate.gflops);
-    }
+    print_headline(c, problem.shape);
     if (a->explain) {
-      print_explanation(s);
+      print_explanation(c, chosen);
     } else {
-      std::cout << to_string(c.parameters) << "\n";
+      std::cout << to_string(c.config) << "\n";
     }
   });
 }
@@ -308,22 +346,9 @@ DeviceInfo journals_device(const std::vector<std::string>& journals) {
   return *device;
 }
 
-// The model's constants by name, in the order model.hpp declares them.
-const std::vector<std::pair<const char*, double ModelConstants::*>>& constant_names() {
-  static const std::vector<std::pair<const char*, double ModelConstants::*>> names = {
-      {"saturation_groups", &ModelConstants::saturation_groups},
-      {"group_overhead", &ModelConstants::group_overhead},
-      {"edge_cost", &ModelConstants::edge_cost},
-      {"bandwidth_efficiency", &ModelConstants::bandwidth_efficiency},
-      {"launch_us", &ModelConstants::launch_us},
-      {"rate_cap", &ModelConstants::rate_cap},
-      {"distance_penalty", &ModelConstants::distance_penalty}};
-  return names;
-}
-
 nlohmann::json constants_json(const ModelConstants& c) {
   nlohmann::json j = nlohmann::json::object();
-  for (const auto& [name, member] : constant_names()) j[name] = c.*member;
+  for (const auto& [name, member] : model_constant_fields()) j[name] = c.*member;
   return j;
 }
 
@@ -331,7 +356,8 @@ void set_calibrate(CLI::App& db_cmd, const GlobalOptions& options) {
   auto* cmd = db_cmd.add_subcommand(
       "calibrate",
       "Fit the selection model's constants to search journals of one device (configurations "
-      "measured at several shapes predict each other) and print them beside the shipped ones");
+      "measured at several shapes predict each other) and print them beside those the device's "
+      "profile gives the chooser now");
   struct Args {
     std::vector<std::string> journals;
     bool json = false;
@@ -346,21 +372,7 @@ void set_calibrate(CLI::App& db_cmd, const GlobalOptions& options) {
     const ProfileSet profiles = load_profiles(options);
     const DeviceProfile* profile = profiles.find(info.profile, info.name);
     const DeviceModel device = DeviceModel::of(profile, info.compute_units, info.max_clock_mhz);
-    const std::string templates = templates_dir(options);
-    std::map<std::string, std::optional<KernelSpec>> specs;
-    auto spec = [&](const std::string& kernel) -> const KernelSpec* {
-      auto it = specs.find(kernel);
-      if (it == specs.end()) {
-        std::optional<KernelSpec> loaded;
-        try {
-          loaded = KernelSpec::load_named(templates, kernel);
-        } catch (const Error&) {
-          // A kernel without a declaration here: its parameters give the tiles.
-        }
-        it = specs.emplace(kernel, std::move(loaded)).first;
-      }
-      return it->second ? &*it->second : nullptr;
-    };
+    const SpecLookup spec = template_lookup(templates_dir(options));
     // The best measurement of each configuration and problem over all the journals, as
     // journal_observations keeps it within one.
     std::map<std::string, CalibrationSample> best;
@@ -374,7 +386,8 @@ void set_calibrate(CLI::App& db_cmd, const GlobalOptions& options) {
     std::vector<CalibrationSample> observations;
     for (auto& [key, o] : best) observations.push_back(std::move(o));
     const Calibration c = calibrate(observations, device, CalibrationGrid::standard());
-    const ModelConstants shipped = calibrated_constants();
+    // What the chooser uses on this device now: its profile's, else the defaults.
+    const ModelConstants shipped = SelectionPolicy::of(profile).model;
     if (a->json) {
       std::cout << nlohmann::json{{"device", info.name},
                                   {"profile", profile ? profile->name : std::string()},
@@ -399,10 +412,12 @@ void set_calibrate(CLI::App& db_cmd, const GlobalOptions& options) {
         "{:.3f})\n\n",
         c.mean_abs_log_error, c.unmodelled_mean_abs_log_error);
     std::cout << fmt::format("{:<22} {:>10} {:>10}\n", "constant", "fitted", "shipped");
-    for (const auto& [name, member] : constant_names()) {
+    for (const auto& [name, member] : model_constant_fields()) {
       std::cout << fmt::format("{:<22} {:>10.4g} {:>10.4g}\n", name, c.constants.*member,
                                shipped.*member);
     }
+    std::cout << "\nshipped: the profile's \"selection\": {\"model\": {...}}, else the defaults; "
+                 "fitted constants there make them the chooser's on this device\n";
   });
 }
 

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "src/device/device.hpp"
+#include "src/device/driver_diagnostics.hpp"
 #include "tools/commands.hpp"
 
 namespace gemmtune::cli {
@@ -33,6 +34,8 @@ void print_table(const std::vector<Device>& devices) {
     std::cout << fmt::format("    fp16 {}  fp64 {}  subgroups {}\n", i.has_fp16 ? "yes" : "no",
                              i.has_fp64 ? "yes" : "no", i.has_subgroups ? "yes" : "no");
     std::cout << fmt::format("    profile        {}\n", i.profile);
+    for (const auto& note : device_notes(i))
+      std::cout << fmt::format("    note           {}\n", note);
   }
 }
 
@@ -47,7 +50,11 @@ void set_devices_command(CLI::App& app, GlobalOptions& options) {
     const auto devices = list_devices(&profiles);
     if (*json) {
       nlohmann::json out = nlohmann::json::array();
-      for (const auto& d : devices) out.push_back(d.info);
+      for (const auto& d : devices) {
+        nlohmann::json j = d.info;
+        if (const auto notes = device_notes(d.info); !notes.empty()) j["notes"] = notes;
+        out.push_back(j);
+      }
       std::cout << out.dump(2) << "\n";
     } else {
       print_table(devices);

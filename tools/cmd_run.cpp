@@ -2,6 +2,7 @@
 // With --target (an AMD profile) it is a dry run: the configuration is built offline for that ISA
 // and its resources are reported; nothing is measured.
 #include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -9,6 +10,7 @@
 #include "search/tuning/search_checks.hpp"
 #include "src/core/error.hpp"
 #include "src/eval/evaluator_factory.hpp"
+#include "src/eval/gemm_call.hpp"
 #include "src/offline/amd_offline.hpp"
 #include "tools/commands.hpp"
 
@@ -111,6 +113,7 @@ void run(const GlobalOptions& global, const RunOptions& o) {
   EvaluatorOptions eo = evaluator_options(global, o.eval);
   eo.compile_threads = 1;  // one configuration: nothing to build in the background
   Result result;
+  std::optional<size_t> launches;  // kernels per call, where gemmtune launches them itself
   {
     const auto evaluator = make_evaluator(o.kernel, device, profile, eo);
     const KernelSpec& spec = evaluator->spec();
@@ -122,11 +125,15 @@ void run(const GlobalOptions& global, const RunOptions& o) {
     }
     spdlog::debug("evaluating {} {} on {}", o.kernel, to_string(config), evaluator->description());
     result = evaluator->evaluate(problem, config);
+    if (result.ok() && spec.backend() == Backend::kOpenCl) {
+      launches = GemmCall::launches(spec, config, problem);
+    }
   }
   if (o.json) {
     nlohmann::json j = result;
     j["problem"] = problem_json(problem, o.kernel);
     j["device"] = device.info.name;
+    if (launches) j["launches"] = *launches;
     std::cout << j.dump(2) << "\n";
   } else {
     print_summary(o.kernel, problem, result, device.info.name);
@@ -152,7 +159,8 @@ void set_run_command(CLI::App& app, GlobalOptions& options) {
   cmd->add_option("--target", o->target,
                   "Dry run: build offline for this AMD profile (gfx906, gfx1012, ...) and report "
                   "its resources; nothing is measured")
-      ->excludes(cmd->get_option("--device"));
+      ->excludes(cmd->get_option("--device"))
+      ->check(non_empty_text());  // empty would silently mean a run on a device
   cmd->callback([&options, o]() { run(options, *o); });
 }
 

@@ -105,12 +105,20 @@ void run_offline_space(const GlobalOptions& options, const SpaceArgs& a) {
 }
 
 void run_space(const GlobalOptions& options, const SpaceArgs& a) {
-  if (!a.target.empty()) return run_offline_space(options, a);
+  const bool offline = !a.target.empty();
+  // --check and --list with --target: against the limits the short list prunes by.
+  if (offline && a.check.empty() && !a.list) return run_offline_space(options, a);
   const auto spec = KernelSpec::load(templates_dir(options) + "/" + a.kernel + ".json");
   const Precision precision = a.problem.problem().precision;
   DeviceLimits limits;
   std::string against = "no device limits";
-  if (a.use_device || !a.device.empty()) {
+  if (offline) {
+    const auto profiles = load_profiles(options);
+    const DeviceProfile& profile = find_offline_target(profiles, a.target);
+    target_wavefront({&profile, a.wavefront});
+    limits = offline_limits(profile);
+    against = profile.name + " (offline)";
+  } else if (a.use_device || !a.device.empty()) {
     const auto profiles = load_profiles(options);
     const auto device = select_device(a.device, &profiles);
     limits = device_limits(device.info, profiles.match(device.info));
@@ -121,9 +129,12 @@ void run_space(const GlobalOptions& options, const SpaceArgs& a) {
   if (!a.check.empty()) {
     const auto config = spec.complete(parse_configuration(a.check));
     const auto why = space.check(config);
-    if (why)
-      throw invalid_argument("configuration " + to_string(config) + " is not valid: " + *why);
-    std::cout << "valid: " << to_string(config) << "\n";
+    if (why) {
+      throw invalid_argument("configuration " + to_string(config) + " is not valid" +
+                             (offline ? " on " + a.target : std::string()) + ": " + *why);
+    }
+    std::cout << "valid" << (offline ? " on " + a.target : std::string()) << ": "
+              << to_string(config) << "\n";
     return;
   }
   if (a.list) {
@@ -172,6 +183,8 @@ void set_space_command(CLI::App& app, GlobalOptions& options) {
       "AMDGPU backend, then a short list ranked by predicted speed (-s: the shape, default "
       "2048^3)");
   target->excludes(cmd->get_option("--device"));
+  // An empty name is a mistake (an unset shell variable), never "no target".
+  target->check(non_empty_text());
   cmd->add_option("--wavefront", a->wavefront,
                   "With --target: the wave size (default the profile's first)")
       ->check(CLI::IsMember({32, 64}));

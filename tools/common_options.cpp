@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "search/tuning/search_checks.hpp"
 #include "src/core/data_paths.hpp"
 #include "src/core/error.hpp"
 #include "src/core/logging.hpp"
@@ -126,6 +127,25 @@ CLI::Validator seed_number() {
       "seed (64-bit unsigned)", "SEED");
 }
 
+namespace {
+
+// `shape` in a batch of `batch`, refused where the kernels' 32-bit indices cannot reach it.
+Shape indexable(const Shape& shape, int64_t batch) {
+  Problem p;
+  p.shape = shape;
+  p.batch = batch;
+  check_index_range(p);
+  return shape;
+}
+
+}  // namespace
+
+CLI::Validator non_empty_text() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string { return text.empty() ? "is empty" : ""; }, "TEXT",
+      "TEXT");
+}
+
 // ---- the problem group ----
 
 void add_problem_options(CLI::App& cmd, ProblemOptions& o, unsigned fields) {
@@ -207,6 +227,7 @@ std::vector<Shape> ProblemOptions::shape_list() const {
   if (!shapes.empty()) {
     for (const auto& s : parse_shape_list(shapes)) out.push_back(s);
   }
+  for (const auto& s : out) indexable(s, batch);
   return out;
 }
 
@@ -217,8 +238,8 @@ std::optional<Shape> ProblemOptions::one_shape() const {
     throw invalid_argument(
         fmt::format("-m, -n and -k must all be positive (got {}x{}x{})", m, n, k));
   }
-  if (mnk) return Shape{m, n, k};
-  if (!shapes.empty()) return parse_shape(shapes);
+  if (mnk) return indexable(Shape{m, n, k}, batch);
+  if (!shapes.empty()) return indexable(parse_shape(shapes), batch);
   return std::nullopt;
 }
 

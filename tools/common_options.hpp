@@ -55,6 +55,8 @@ CLI::Validator finite_number(double min = -std::numeric_limits<double>::max(),
                              bool min_open = false);
 // An unsigned 64-bit seed, its text within range.
 CLI::Validator seed_number();
+// Any text but the empty one, for options whose empty value would silently mean "not given".
+CLI::Validator non_empty_text();
 
 // ---- the problem group: what a command computes ----
 // Which options of the group a command takes.
@@ -92,6 +94,7 @@ struct ProblemOptions {
   std::vector<Shape> shape_list() const;
   // The one shape of -s/--shape or -m/-n/-k (kOneShape, kMnk); nullopt when none was given.
   std::optional<Shape> one_shape() const;
+  // Both refuse a shape whose matrices (with --batch) exceed the kernels' 32-bit indices.
 };
 
 void add_problem_options(CLI::App& cmd, ProblemOptions& o, unsigned fields);

@@ -33,7 +33,8 @@ ServedEvaluator worker_evaluator(const WorkerServeOptions& s) {
     return {std::move(replay), std::move(kernel)};
   }
   const auto profiles = ProfileSet::load_dir(find_data_dir("devices", s.devices_dir));
-  const Device device = select_device(s.device, &profiles);
+  // The search that started this process has said what the device's notes are.
+  const Device device = select_device_from(list_devices(&profiles), s.device);
   if (s.kernel.empty()) throw invalid_argument("worker: --kernel or --replay is needed");
   EvaluatorOptions eval = s.eval;
   eval.templates_dir = find_data_dir("kernel_templates", eval.templates_dir);

@@ -124,17 +124,19 @@ void set_user_database(const Database& db, const std::string& origin) {
   current = make_snapshot(user_path);
 }
 
-Choices choose(const DatabaseSnapshot& snapshot, const DeviceInfo& device,
-               const DeviceLimits& limits, const Problem& problem) {
-  const Assets& assets = Assets::get();
-  const Context ctx{{"ELEM_BYTES", element_bytes(problem.precision)}};
-  // Why `config` of `spec` cannot run `problem` here (device limits, no such batch layout or
-  // epilogue in the template ...), or "".
-  auto unusable = [&](const KernelSpec& spec, const Configuration& config) -> std::string {
+Refusal call_refusal(const DeviceInfo& device, const DeviceLimits& limits, const Problem& problem) {
+  return [device, limits, problem](const KernelSpec& spec,
+                                   const Configuration& config) -> std::string {
     if (auto r = GemmCall::refusal(spec, device, problem, config)) return r->message;
+    const Context ctx{{"ELEM_BYTES", element_bytes(problem.precision)}};
     if (auto why = spec.check(config, limits, ctx)) return "exceeds this device: " + *why;
     return "";
   };
+}
+
+Choices choose(const DatabaseSnapshot& snapshot, const DeviceInfo& device,
+               const DeviceLimits& limits, const Problem& problem) {
+  const Assets& assets = Assets::get();
   std::vector<ChooserLayer> layers;
   for (const Layer& layer : snapshot.layers) {
     for (const NamedDatabase* named : layer.databases) {
@@ -143,16 +145,18 @@ Choices choose(const DatabaseSnapshot& snapshot, const DeviceInfo& device,
           {layer.source, named->origin, &named->database, layer.source != "compiled-in database"});
     }
   }
-  Choices out = choose_configurations(
+  gemmtune::Choices chosen = choose_configurations(
       layers, problem, device, assets.profiles.find(device.profile, device),
-      [&](const std::string& kernel) { return assets.spec(kernel); }, unusable);
-  out.notes.insert(out.notes.begin(), snapshot.notes.begin(), snapshot.notes.end());
+      [&](const std::string& kernel) { return assets.spec(kernel); },
+      call_refusal(device, limits, problem));
+  Choices out{std::move(chosen.choices), snapshot.notes};
   static std::mutex warned_mutex;
   static std::set<std::string> warned;  // each stale entry is reported once per process
-  for (const auto& note : out.notes) {
-    if (note.find("passed over: stale (") == std::string::npos) continue;
+  for (const Note& note : chosen.notes) {
+    out.notes.push_back(note.text);
+    if (note.kind != Note::Kind::kStale) continue;
     std::lock_guard<std::mutex> lock(warned_mutex);
-    if (warned.insert(note).second) spdlog::warn("gemmtune: {}", note);
+    if (warned.insert(note.text).second) spdlog::warn("gemmtune: {}", note.text);
   }
   return out;
 }

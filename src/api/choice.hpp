@@ -4,7 +4,8 @@
 // install prefix), the databases the build embedded (GEMMTUNE_EMBED_DATABASES) and the user
 // database (SetDatabase, else $GEMMTUNE_DB). A database applies to a device of the same name or of
 // the same (non-generic) profile; within one the configuration comes from the chooser of
-// src/select (choose_configurations, whose first choice bench-suite's direct column runs too):
+// src/select (choose_configurations, whose first choice bench-suite's direct column runs too, and
+// which `gemmtune db lookup` asks with the refusals of call_refusal):
 // the entry of the problem's shape, else the entry predicted fastest for it, else the safe path
 // where an entry's baseline is predicted to beat it; relaxed step by step when the exact family
 // has no entry. An entry the current template does
@@ -51,7 +52,17 @@ void set_user_database(const Database& db, const std::string& origin);
 
 // One configuration that may run a problem, and why (the chooser's, src/select/chooser.hpp).
 using Choice = gemmtune::Choice;
-using Choices = gemmtune::Choices;
+
+// The chooser's choices, and its notes as the library reports them: one line each.
+struct Choices {
+  std::vector<Choice> choices;
+  std::vector<std::string> notes;
+};
+
+// Why `config` of `spec` cannot run `problem` on `device` with `limits` (a precision the device
+// lacks, an epilogue or batch layout the template has not, a device limit exceeded), or "": what
+// the library refuses, and `gemmtune db lookup` with it.
+Refusal call_refusal(const DeviceInfo& device, const DeviceLimits& limits, const Problem& problem);
 
 // The configurations for `problem` on `device` (limits of its program builder), in order.
 Choices choose(const DatabaseSnapshot& snapshot, const DeviceInfo& device,

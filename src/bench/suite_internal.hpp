@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "src/api/choice.hpp"
 #include "src/bench/bench_suite.hpp"
 #include "src/device/opencl.hpp"
 #include "src/eval/gemm_call.hpp"
@@ -162,8 +163,8 @@ class LibrarySession {
   // The library's choices for `problem` on the device (the limits of its program builder): its
   // chooser over its databases, the direct column's configuration being the first. Where the
   // databases could not be merged, the suite's databases stand as separate user databases.
-  Choices choose(const DeviceInfo& device, const DeviceLimits& limits,
-                 const Problem& problem) const;
+  api::Choices choose(const DeviceInfo& device, const DeviceLimits& limits,
+                      const Problem& problem) const;
 
   std::string database;     // what the library was given ("" none)
   std::string unavailable;  // why the library column cannot run ("" when it can)

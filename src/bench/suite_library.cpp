@@ -169,8 +169,8 @@ LibrarySession::LibrarySession(const std::vector<NamedDatabase>& databases)
   }
 }
 
-Choices LibrarySession::choose(const DeviceInfo& device, const DeviceLimits& limits,
-                               const Problem& problem) const {
+api::Choices LibrarySession::choose(const DeviceInfo& device, const DeviceLimits& limits,
+                                    const Problem& problem) const {
   const auto library = api::database_snapshot();
   if (unavailable.empty()) return api::choose(*library, device, limits, problem);
   // The library could not take them as one database: the same layers, with the suite's

@@ -224,7 +224,7 @@ class SuiteRunner {
   // databases (one chooser). When it fails here, the row reports the failure: the direct column
   // shows what the library's choice does, and takes no other configuration in its place.
   std::unique_ptr<SideCall> choose(CaseData& d, bool epilogue, SuiteRow& row) {
-    const Choices choices =
+    const api::Choices choices =
         library_.choose(env_.device().info, env_.builder().limits(), d.problem_for(epilogue));
     if (choices.choices.empty()) {
       row.gemmtune.status = "failed";
@@ -236,9 +236,9 @@ class SuiteRunner {
     Candidate chosen;
     chosen.kernel = c.spec->name();
     chosen.parameters = c.config;
-    chosen.origin = c.kind;
+    chosen.origin = to_string(c.kind);
     chosen.tuned_shape = c.tuned_shape;
-    if (!c.entry.empty() || c.kind == "offline choice") chosen.database = c.origin;
+    if (!c.entry.empty() || c.kind == ChoiceKind::kOfflineChoice) chosen.database = c.origin;
     chosen.recorded_gflops = c.gflops;
     chosen.distance = c.distance;
     chosen.predicted_gflops = c.predicted_gflops;

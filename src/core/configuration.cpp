@@ -34,10 +34,16 @@ Configuration parse_configuration(const std::string& text) {
   for (auto& c : normalized) {
     if (c == ';') c = ',';
   }
+  // No text is no parameter; an empty item between separators is a slip ("MWG=64,,").
+  if (trim(normalized).empty()) return config;
+  normalized += ',';  // so that a separator at the end leaves an empty last item
   std::istringstream in(normalized);
   while (std::getline(in, item, ',')) {
     item = trim(item);
-    if (item.empty()) continue;
+    if (item.empty()) {
+      throw invalid_argument("'" + text + "' has an empty item (two separators in a row, or one " +
+                             "at an end)");
+    }
     const auto eq = item.find('=');
     if (eq == std::string::npos) {
       throw invalid_argument("parameter '" + item + "' has no value (expected NAME=VALUE)");

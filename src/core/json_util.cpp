@@ -109,18 +109,36 @@ std::string describe_out_of_range(const std::string& text, const nlohmann::json:
       ++col;
     }
   }
-  std::string field;
-  size_t p = at;
-  while (p > 0 && std::isspace(static_cast<unsigned char>(text[p - 1]))) --p;
-  if (p > 0 && text[p - 1] == ':') {
+  // The name before position `p` when a colon ends what precedes it ("name": here), else "".
+  auto key_before = [&text](size_t p) {
+    while (p > 0 && std::isspace(static_cast<unsigned char>(text[p - 1]))) --p;
+    if (p == 0 || text[p - 1] != ':') return std::string();
     const size_t close = text.rfind('"', p - 1);
     const size_t open =
         close == std::string::npos || close == 0 ? std::string::npos : text.rfind('"', close - 1);
-    if (open != std::string::npos) field = text.substr(open + 1, close - open - 1);
+    return open == std::string::npos ? std::string() : text.substr(open + 1, close - open - 1);
+  };
+  std::string field = key_before(at);
+  bool element = false;
+  if (field.empty()) {
+    // An element of an array ("runtimes": [1.8, 1e999]): the array's name, before the bracket
+    // that opens it. The scan does not skip strings: a bracket inside one may hide the name.
+    int depth = 0;
+    for (size_t p = at; p > 0; --p) {
+      const char c = text[p - 1];
+      if (c == ']' || c == '}') ++depth;
+      if ((c == '[' || c == '{') && depth-- == 0) {
+        element = c == '[';
+        if (element) field = key_before(p - 1);
+        break;
+      }
+    }
   }
-  return (field.empty() ? std::string("a value") : "field '" + field + "'") + " at line " +
-         std::to_string(line) + ", column " + std::to_string(col) + ": number " + token +
-         " is out of range";
+  const std::string named = field.empty() ? std::string("a value")
+                            : element     ? "an element of field '" + field + "'"
+                                          : "field '" + field + "'";
+  return named + " at line " + std::to_string(line) + ", column " + std::to_string(col) +
+         ": number " + token + " is out of range";
 }
 
 nlohmann::json parse_json_text(const std::string& text, const std::string& origin) {

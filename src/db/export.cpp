@@ -51,10 +51,27 @@ std::string ident(const std::string& s) {
   return out;
 }
 
+// What tells apart entries of one kernel and precision in a name, each part of the key: the
+// layout, the batch (with its layout when there is more than one matrix) and the shape, the
+// storage order where it is not row-major and the epilogue where there is one.
+std::string problem_ident(const EntryKey& k) {
+  std::string out = k.layout;
+  if (k.order != Order::kRowMajor) out += "_col";
+  if (k.batch > 1) out += "_b" + std::to_string(k.batch) + "_" + to_string(k.batch_layout);
+  out += "_" + k.shape.to_string();
+  if (const std::string e = to_string(k.epilogue); !e.empty()) out += "_" + e;
+  return lower(ident(out));
+}
+
+// A C identifier of the entry: the kernel, precision, order, layout, batch and shape, then the
+// batch layout of a batch and the epilogue where there is one.
 std::string entry_ident(const EntryKey& k) {
-  return lower(ident(k.kernel + "_fp" + to_string(k.precision) + "_" +
-                     (k.order == Order::kRowMajor ? "row" : "col") + "_" + k.layout + "_b" +
-                     std::to_string(k.batch) + "_" + k.shape.to_string()));
+  std::string out = k.kernel + "_fp" + to_string(k.precision) + "_" +
+                    (k.order == Order::kRowMajor ? "row" : "col") + "_" + k.layout + "_b" +
+                    std::to_string(k.batch) + "_" + k.shape.to_string();
+  if (k.batch > 1) out += "_" + to_string(k.batch_layout);
+  if (const std::string e = to_string(k.epilogue); !e.empty()) out += "_" + e;
+  return lower(ident(out));
 }
 
 // C/C++ string literal contents: quotes, backslashes and control characters escaped.
@@ -148,6 +165,7 @@ std::string header_comment_lines(const Database& db, const std::string& source,
 
 ExportResult export_clblast_json(const Database& db) {
   ExportResult r;
+  std::set<std::string> names;
   for (const auto& e : db.entries()) {
     std::string why;
     auto p = to_clblast(e, &why);
@@ -163,10 +181,18 @@ ExportResult export_clblast_json(const Database& db) {
       r.notes.push_back(e.key.to_string() + ": left out " + join(p->left_out, ", ") +
                         " (no CLBlast equivalent)");
     }
-    const std::string name =
-        fmt::format("clblast_{}_1_{}_{}.json", p->family, p->precision,
-                    lower(ident(e.key.layout + "_" + e.key.shape.to_string())));
+    // CLBlast's tuner names its file by kernel family and precision; the rest of the name keeps
+    // one file per entry: the problem, and the gemmtune kernel where two share a family
+    // (xgemm and clblast-xgemm).
+    const std::string kernel = e.key.kernel == p->family ? "" : lower(ident(e.key.kernel)) + "_";
+    const std::string name = fmt::format("clblast_{}_1_{}_{}{}.json", p->family, p->precision,
+                                         kernel, problem_ident(e.key));
     r.files.push_back({name, clblast_tuner_json(db.device, e, *p).dump(2) + "\n"});
+    // Every key part is in the name, so two entries never share a file; were they to, the second
+    // would replace the first without a word.
+    if (!names.insert(name).second) {
+      throw Error(ErrorCode::kInternal, "two entries would be exported to one file " + name);
+    }
   }
   return r;
 }

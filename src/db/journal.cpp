@@ -15,8 +15,10 @@
 #include "src/core/error.hpp"
 #include "src/core/json_util.hpp"
 #include "src/core/problem_key.hpp"
+#include "src/db/database.hpp"
 #include "src/db/file_lock.hpp"
 #include "src/db/file_text.hpp"
+#include "src/db/recording.hpp"
 
 namespace gemmtune {
 
@@ -27,12 +29,37 @@ void to_json(nlohmann::json& j, const JournalEntry& e) {
        {"elapsed_s", e.elapsed_s}};
 }
 
+namespace {
+
+// The times of a recorded result. A result that ran took some time, and nothing takes less than
+// none: a figure outside that is damage (a replay would rank the configuration first on it).
+void check_times(const JsonReader& r, const JournalEntry& e) {
+  const auto at_least = [&](const std::string& field, double value, bool positive) {
+    if (positive ? value > 0 : value >= 0) return;
+    r.fail(field,
+           fmt::format("expected a {}, found {}",
+                       positive ? "positive time for a result that ran" : "number >= 0", value));
+  };
+  const TimingStats& t = e.result.time;
+  at_least("result.time.median_ms", t.median_ms, e.result.ok());
+  at_least("result.time.min_ms", t.min_ms, false);
+  at_least("result.time.mean_ms", t.mean_ms, false);
+  at_least("result.time.max_ms", t.max_ms, false);
+  at_least("result.time.kernel_median_ms", t.kernel_median_ms, false);
+  at_least("result.compile_ms", e.result.compile_ms, false);
+  at_least("result.gflops", e.result.gflops, false);
+  at_least("elapsed_s", e.elapsed_s, false);
+}
+
+}  // namespace
+
 void from_json(const nlohmann::json& j, JournalEntry& e) {
   const JsonReader r(j);
   e.problem = r.get<Problem>("problem");
   e.kernel = kernel_in_problem_json(j.at("problem"));
   e.result = r.get<Result>("result");
   e.elapsed_s = r.number_or("elapsed_s", 0.0);
+  check_times(r, e);
 }
 
 namespace {
@@ -52,6 +79,21 @@ std::vector<std::string> split_lines(const std::string& text) {
 [[noreturn]] void not_a_journal(const std::string& path, const std::string& why) {
   throw invalid_file(
       path, "is not a search journal: its first line is not a journal record (" + why + ")");
+}
+
+// A whole JSON document given where a journal goes (its first line is no record): what it is and
+// which commands read it, else nothing (the journal's own error stands).
+void refuse_document(const std::string& path, const std::string& text) {
+  const auto doc = nlohmann::ordered_json::parse(text, nullptr, false);
+  if (doc.is_discarded()) return;
+  if (const std::string kind = recording_document_kind(doc); !kind.empty()) {
+    throw invalid_file(path, "is " + kind +
+                                 ", not a search journal: search-eval --replay and search "
+                                 "--replay read it");
+  }
+  if (doc.is_object() && doc.value("format", nlohmann::ordered_json()) == kDatabaseFormat) {
+    throw invalid_file(path, "is a tuned database, not a search journal");
+  }
 }
 
 // Adds the record of line `number` to `j`.
@@ -112,7 +154,8 @@ void read_line(Journal& j, const std::string& line, size_t number, bool last) {
 Journal read_journal(const std::string& path, JournalDamage damage) {
   Journal j;
   j.path = path;
-  const auto lines = split_lines(read_file_text(path, kMaxJournalBytes));
+  const std::string text = read_file_text(path, kMaxJournalBytes);
+  const auto lines = split_lines(text);
   // The last line that holds anything: only it may be cut short by a killed writer.
   size_t last = lines.size();
   while (last > 0 && lines[last - 1].find_first_not_of(" \t\r") == std::string::npos) --last;
@@ -123,6 +166,7 @@ Journal read_journal(const std::string& path, JournalDamage damage) {
     try {
       read_line(j, lines[i], number, number == last);
     } catch (const Error& e) {
+      if (!skip_damage && j.headers.empty() && j.entries.empty()) refuse_document(path, text);
       if (!skip_damage || e.code() != ErrorCode::kInvalidFile) throw;
       ++j.skipped_lines;
     }

@@ -14,7 +14,9 @@ namespace gemmtune {
 
 namespace {
 
-using recording::numbers;
+using recording::Figure;
+using recording::number_field;
+using recording::string_field;
 
 // Kernel Tuner's names of failed configurations, with the status each means.
 const std::pair<const char*, Status> kFailureNames[] = {
@@ -62,7 +64,7 @@ Result cache_result(const nlohmann::ordered_json& record, const Configuration& c
                     const std::string& where) {
   const auto time = record.find("time");
   if (time == record.end()) throw Error(ErrorCode::kInvalidFile, where + ": has no \"time\"");
-  const auto compile = record.value("compile_time", 0.0);
+  const double compile = number_field(record, "compile_time", 0, Figure::kNonNegative, where);
   if (time->is_string()) {
     const std::string name = time->get<std::string>();
     for (const auto& [failure, status] : kFailureNames) {
@@ -80,11 +82,11 @@ Result cache_result(const nlohmann::ordered_json& record, const Configuration& c
     throw Error(ErrorCode::kInvalidFile,
                 where + ": \"time\" is " + time->dump() + ", not a positive number of ms");
   }
-  const auto gflops = record.value("GFLOP/s", 0.0);
+  const double gflops = number_field(record, "GFLOP/s", 0, Figure::kNonNegative, where);
   return recording::measured_result(
       config, time->get<double>(),
-      numbers(record.value("times", nlohmann::ordered_json()), where + ": \"times\""), gflops,
-      compile);
+      recording::durations(record.value("times", nlohmann::ordered_json()), where + ": \"times\""),
+      gflops, compile);
 }
 
 }  // namespace
@@ -97,7 +99,12 @@ Journal kernel_tuner_cache_journal(const std::string& path, const nlohmann::orde
   }
   std::vector<std::string> names;
   if (doc.contains("tune_params_keys") && doc["tune_params_keys"].is_array()) {
-    for (const auto& n : doc["tune_params_keys"]) names.push_back(n.get<std::string>());
+    for (const auto& n : doc["tune_params_keys"]) {
+      if (!n.is_string()) {
+        throw invalid_file(path, "tune_params_keys holds " + n.dump() + ", not a parameter name");
+      }
+      names.push_back(n.get<std::string>());
+    }
   } else {
     for (const auto& [name, values] : params.items()) names.push_back(name);
   }
@@ -110,7 +117,7 @@ Journal kernel_tuner_cache_journal(const std::string& path, const nlohmann::orde
   }
   const recording::ValueCoder coder(values);
 
-  const std::string kernel = doc.value("kernel_name", std::string());
+  const std::string kernel = string_field(doc, "kernel_name", "", path);
   Problem problem;
   recording::ReadNotes notes;
   problem.shape = recording::shape_from_size(doc.value("problem_size", nlohmann::ordered_json()),
@@ -129,8 +136,8 @@ Journal kernel_tuner_cache_journal(const std::string& path, const nlohmann::orde
   j.headers.push_back({{"type", "header"},
                        {"source", "kernel_tuner_cache"},
                        {"kernel", kernel},
-                       {"device", {{"name", doc.value("device_name", std::string())}}},
-                       {"objective", doc.value("objective", std::string())},
+                       {"device", {{"name", string_field(doc, "device_name", "", path)}}},
+                       {"objective", string_field(doc, "objective", "", path)},
                        {"tune_params", params}});
   for (const auto& [key, record] : cache.items()) {
     const std::string where = path + ": cache entry \"" + key + "\"";

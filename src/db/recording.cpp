@@ -74,6 +74,9 @@ size_t line_of(const std::string& text, size_t offset) {
 nlohmann::ordered_json parse_document(const std::string& path, const std::string& text) {
   try {
     return nlohmann::ordered_json::parse(text);
+  } catch (const nlohmann::json::out_of_range& e) {
+    // Not a file cut short (that is a syntax error): a figure such as 1e999 that no double holds.
+    throw invalid_file(path, describe_out_of_range(text, e));
   } catch (const nlohmann::json::parse_error& e) {
     const bool at_end = e.byte >= text.size();
     const size_t cut = at_end ? end_of_last_cache_entry(text) : 0;
@@ -91,6 +94,18 @@ nlohmann::ordered_json parse_document(const std::string& path, const std::string
 
 }  // namespace
 
+namespace {
+constexpr const char* kKernelTunerCache = "a Kernel Tuner cache file";
+constexpr const char* kT4Results = "T4 results";
+}  // namespace
+
+std::string recording_document_kind(const nlohmann::ordered_json& doc) {
+  if (!doc.is_object()) return "";
+  if (doc.contains("cache") && doc.contains("tune_params")) return kKernelTunerCache;
+  if (doc.contains("results") && doc.contains("schema_version")) return kT4Results;
+  return "";
+}
+
 bool is_journal_file(const std::string& path) {
   return journal_text(read_file_text(path));
 }
@@ -101,12 +116,9 @@ Journal read_recording(const std::string& path) {
   // In file order: a cache lists its entries in the order they were measured.
   const nlohmann::ordered_json doc = parse_document(path, text);
   try {
-    if (doc.is_object() && doc.contains("cache") && doc.contains("tune_params")) {
-      return kernel_tuner_cache_journal(path, doc);
-    }
-    if (doc.is_object() && doc.contains("results") && doc.contains("schema_version")) {
-      return t4_results_journal(path, doc);
-    }
+    const std::string kind = recording_document_kind(doc);
+    if (kind == kKernelTunerCache) return kernel_tuner_cache_journal(path, doc);
+    if (kind == kT4Results) return t4_results_journal(path, doc);
   } catch (const nlohmann::ordered_json::exception& e) {
     // A field of the wrong type: nlohmann names the type expected.
     throw invalid_file(path, e.what());

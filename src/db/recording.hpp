@@ -21,6 +21,10 @@ bool is_journal_file(const std::string& path);
 // naming the file and what is wrong.
 Journal read_recording(const std::string& path);
 
+// What a whole JSON document of recordings is: "a Kernel Tuner cache file" (with "cache" and
+// "tune_params"), "T4 results" (with "results" and "schema_version"), else "".
+std::string recording_document_kind(const nlohmann::ordered_json& doc);
+
 // Kernel Tuner cache file (`doc` parsed from `path`, in file order): the problem from kernel_name
 // and problem_size, one result per cache entry, failed configurations with their failure class.
 Journal kernel_tuner_cache_journal(const std::string& path, const nlohmann::ordered_json& doc);

@@ -119,13 +119,52 @@ Result measured_result(const Configuration& config, double time_ms,
   return r;
 }
 
-std::vector<double> numbers(const nlohmann::ordered_json& array, const std::string& where) {
+std::string string_field(const nlohmann::ordered_json& object, const std::string& name,
+                         const std::string& fallback, const std::string& where) {
+  const auto it = object.find(name);
+  if (it == object.end() || it->is_null()) return fallback;
+  if (!it->is_string()) {
+    throw Error(ErrorCode::kInvalidFile,
+                where + ": \"" + name + "\" is " + it->dump() + ", not a string");
+  }
+  return it->get<std::string>();
+}
+
+double number_field(const nlohmann::ordered_json& object, const std::string& name, double fallback,
+                    Figure figure, const std::string& where) {
+  const auto it = object.find(name);
+  if (it == object.end() || it->is_null()) return fallback;
+  const bool measured = figure == Figure::kMeasured;
+  const double v = it->is_number() ? it->get<double>() : 0;
+  if (!it->is_number() || !std::isfinite(v) || v < 0 || (measured && v == 0)) {
+    throw Error(ErrorCode::kInvalidFile, where + ": \"" + name + "\" is " + it->dump() +
+                                             ", not a " +
+                                             (measured ? "positive number" : "number >= 0"));
+  }
+  return v;
+}
+
+nlohmann::ordered_json object_field(const nlohmann::ordered_json& object, const std::string& name,
+                                    const std::string& where) {
+  const auto it = object.find(name);
+  if (it == object.end() || it->is_null()) return nlohmann::ordered_json::object();
+  if (!it->is_object()) {
+    throw Error(ErrorCode::kInvalidFile,
+                where + ": \"" + name + "\" is " + it->dump() + ", not an object");
+  }
+  return *it;
+}
+
+std::vector<double> durations(const nlohmann::ordered_json& array, const std::string& where) {
   std::vector<double> out;
   if (array.is_null()) return out;
   if (!array.is_array()) throw Error(ErrorCode::kInvalidFile, where + " is not an array");
   for (const auto& v : array) {
-    if (!v.is_number())
-      throw Error(ErrorCode::kInvalidFile, where + " holds a non-number " + v.dump());
+    // A repetition that took no time or less is no measurement: the file is damaged.
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() <= 0) {
+      throw Error(ErrorCode::kInvalidFile,
+                  where + " holds " + v.dump() + ", not a positive number");
+    }
     out.push_back(v.get<double>());
   }
   return out;

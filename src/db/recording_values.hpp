@@ -47,7 +47,23 @@ Shape shape_from_size(const nlohmann::ordered_json& size, double flops, ReadNote
 Result measured_result(const Configuration& config, double time_ms,
                        const std::vector<double>& runs_ms, double gflops, double compile_ms);
 
-// The numbers of a JSON array (`where` names it in the message when it is not one).
-std::vector<double> numbers(const nlohmann::ordered_json& array, const std::string& where);
+// What a recorded figure may be: a duration that was measured is positive; a compile time may be
+// zero (a build served from a cache), as may a rate; none is negative.
+enum class Figure { kMeasured, kNonNegative };
+
+// The fields of one recorded object (the document, a cache entry, a T4 result), read so that a
+// wrong one is one Error(kInvalidFile) naming `where` (the file and the object) and the field, not
+// the JSON library's words. Missing or null gives `fallback`.
+std::string string_field(const nlohmann::ordered_json& object, const std::string& name,
+                         const std::string& fallback, const std::string& where);
+double number_field(const nlohmann::ordered_json& object, const std::string& name, double fallback,
+                    Figure figure, const std::string& where);
+// An object field (missing or null: an empty object).
+nlohmann::ordered_json object_field(const nlohmann::ordered_json& object, const std::string& name,
+                                    const std::string& where);
+
+// The measured durations of a JSON array (null: none); `where` names the array in the message
+// when it is not one or holds something other than a positive number.
+std::vector<double> durations(const nlohmann::ordered_json& array, const std::string& where);
 
 }  // namespace gemmtune::recording

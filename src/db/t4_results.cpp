@@ -49,21 +49,32 @@ double ms_per_unit(const std::string& unit, const std::string& where) {
               where + ": time unit \"" + unit + "\" is not s, ms, us or ns");
 }
 
+using recording::Figure;
+using recording::string_field;
+
+// The measurement called `name` of a result (`where` names the result), or null.
 const nlohmann::ordered_json* measurement(const nlohmann::ordered_json& item,
-                                          const std::string& name) {
+                                          const std::string& name, const std::string& where) {
   const auto m = item.find("measurements");
   if (m == item.end() || !m->is_array()) return nullptr;
-  for (const auto& x : *m) {
-    if (x.is_object() && x.value("name", std::string()) == name) return &x;
+  for (size_t i = 0; i < m->size(); ++i) {
+    const auto& x = (*m)[i];
+    const std::string at = where + ": measurements[" + std::to_string(i) + "]";
+    if (x.is_object() && string_field(x, "name", "", at) == name) return &x;
   }
   return nullptr;
 }
 
 Result t4_result(const nlohmann::ordered_json& item, const Configuration& config,
                  const std::string& where) {
-  const std::string cls = item.at("invalidity").get<std::string>();
-  const auto times = item.value("times", nlohmann::ordered_json::object());
-  const double compile_ms = times.value("compilation_time", times.value("compilation", 0.0));
+  const std::string cls = string_field(item, "invalidity", "", where);
+  const std::string times_at = where + ": times";
+  const auto times = recording::object_field(item, "times", where);
+  // T4 names it compilation_time; Kernel Tuner's T4 output, compilation.
+  const double compile_ms = recording::number_field(
+      times, "compilation_time",
+      recording::number_field(times, "compilation", 0, Figure::kNonNegative, times_at),
+      Figure::kNonNegative, times_at);
   if (cls != "correct") {
     for (const auto& [name, status] : kInvalidity) {
       if (cls != name) continue;
@@ -76,22 +87,22 @@ Result t4_result(const nlohmann::ordered_json& item, const Configuration& config
                                              "timeout, compile, runtime, correctness, "
                                              "constraints, correct");
   }
-  const auto* time = measurement(item, kObjective);
+  const auto* time = measurement(item, kObjective, where);
   const auto value =
       time ? time->value("value", nlohmann::ordered_json()) : nlohmann::ordered_json();
   if (!value.is_number() || value.get<double>() <= 0) {
     throw Error(ErrorCode::kInvalidFile,
                 where + ": a correct result needs a measurement \"time\" with a positive value");
   }
-  const double scale = ms_per_unit(time->value("unit", std::string()), where);
-  std::vector<double> runs = recording::numbers(times.value("runtimes", nlohmann::ordered_json()),
-                                                where + ": times.runtimes");
+  const double scale = ms_per_unit(string_field(*time, "unit", "", where), where);
+  std::vector<double> runs = recording::durations(times.value("runtimes", nlohmann::ordered_json()),
+                                                  times_at + ".runtimes");
   for (double& r : runs) r *= scale;
-  const auto* gflops = measurement(item, "GFLOP/s");
-  const auto rate =
-      gflops ? gflops->value("value", nlohmann::ordered_json()) : nlohmann::ordered_json();
-  return recording::measured_result(config, value.get<double>() * scale, runs,
-                                    rate.is_number() ? rate.get<double>() : 0.0, compile_ms);
+  const auto* gflops = measurement(item, "GFLOP/s", where);
+  const double rate = gflops ? recording::number_field(*gflops, "value", 0, Figure::kNonNegative,
+                                                       where + ": measurement \"GFLOP/s\"")
+                             : 0.0;
+  return recording::measured_result(config, value.get<double>() * scale, runs, rate, compile_ms);
 }
 
 // Each parameter's values in order of first appearance: the coder's lists.
@@ -132,9 +143,10 @@ Journal t4_results_journal(const std::string& path, const nlohmann::ordered_json
       config[name] = coder.code(name, v, where);
     }
     Problem problem;
-    const auto* kernel = measurement(item, "kernel");
-    const std::string kernel_name = kernel ? kernel->value("value", std::string()) : std::string();
-    const auto* size = measurement(item, "problem_size");
+    const auto* kernel = measurement(item, "kernel", where);
+    const std::string kernel_name =
+        kernel ? string_field(*kernel, "value", "", where + ": measurement \"kernel\"") : "";
+    const auto* size = measurement(item, "problem_size", where);
     recording::ReadNotes shape_notes;
     problem.shape = recording::shape_from_size(
         size ? size->value("value", nlohmann::ordered_json()) : nlohmann::ordered_json(), 0,

@@ -11,6 +11,7 @@
 #include "src/core/json_reader.hpp"
 #include "src/core/text.hpp"
 #include "src/device/device_profile.hpp"
+#include "src/device/driver_diagnostics.hpp"
 
 namespace gemmtune {
 
@@ -258,7 +259,9 @@ Device select_device_from(const std::vector<Device>& devices, const std::string&
 }
 
 Device select_device(const std::string& selector, const ProfileSet* profiles) {
-  return select_device_from(list_devices(profiles), selector);
+  Device d = select_device_from(list_devices(profiles), selector);
+  warn_device_notes(d.info);
+  return d;
 }
 
 std::string cl_error_name(int code) {

@@ -67,7 +67,9 @@ std::vector<Device> list_devices(const ProfileSet* profiles);
 
 // Selects a device: "" = first GPU, else first CPU; "P:D" indices; a profile name (gfx1012); or a
 // case-insensitive substring of the device name. A selector matching nothing throws an Error that
-// lists the devices; several matches pick the first and log a warning.
+// lists the devices; several matches pick the first and log a warning. select_device also warns
+// of what the driver's description of the device means (driver_diagnostics.hpp): for the commands
+// that open a device for a user; the helper processes of a search use select_device_from.
 Device select_device(const std::string& selector, const ProfileSet* profiles);
 Device select_device_from(const std::vector<Device>& devices, const std::string& selector);
 

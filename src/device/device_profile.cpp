@@ -310,6 +310,7 @@ void to_json(nlohmann::json& j, const DeviceProfile& p) {
   if (!p.default_kernel.empty())
     j["default_kernel"] = {{"value", p.default_kernel}, {"source", p.default_kernel_source}};
   for (const auto& [k, f] : p.figures) j["figures"][k] = {{"value", f.value}, {"source", f.source}};
+  if (!p.selection.is_null()) j["selection"] = p.selection;
   if (!p.starting_configurations.empty()) {
     nlohmann::json entries = nlohmann::json::array();
     for (const auto& c : p.starting_configurations) {
@@ -387,6 +388,11 @@ DeviceProfile profile_from_json(const nlohmann::json& j, const std::string& orig
     p.default_kernel_source = d["source"].get<std::string>();
   }
   read_starting_configurations(j, origin, p);
+  if (j.contains("selection")) {
+    if (!j["selection"].is_object())
+      throw invalid_file(origin, "field 'selection' must be an object");
+    p.selection = j["selection"];
+  }
   p.models = models_from_json(j, origin);
   return p;
 }

@@ -87,6 +87,10 @@ struct DeviceProfile {
   // "starting_configurations": {"source": how they were chosen, "entries": [...]}; best first.
   std::vector<StartingConfiguration> starting_configurations;
   std::string starting_configurations_source;
+  // "selection": how the chooser falls back and the selection model's constants on this class,
+  // as written (an object, or null where the profile has none). src/select/policy.hpp reads it:
+  // its meaning belongs to the layer that chooses.
+  nlohmann::json selection;
 
   // The figure `key`, or throws Error naming the profile file and the field.
   double figure(const std::string& key) const;

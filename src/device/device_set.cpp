@@ -5,6 +5,7 @@
 
 #include "src/core/error.hpp"
 #include "src/core/text.hpp"
+#include "src/device/driver_diagnostics.hpp"
 
 namespace gemmtune {
 
@@ -72,7 +73,9 @@ std::vector<Device> select_devices_from(const std::vector<Device>& devices,
 }
 
 std::vector<Device> select_devices(const std::string& selector, const ProfileSet* profiles) {
-  return select_devices_from(list_devices(profiles), selector);
+  std::vector<Device> devices = select_devices_from(list_devices(profiles), selector);
+  for (const auto& d : devices) warn_device_notes(d.info);
+  return devices;
 }
 
 }  // namespace gemmtune

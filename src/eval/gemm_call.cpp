@@ -1,6 +1,7 @@
 #include "src/eval/gemm_call.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 
 #include <fmt/format.h>
@@ -17,9 +18,12 @@ namespace {
 constexpr const char* kPadEntry = "pad_copy";
 constexpr size_t kPadLocal = 16;  // pad.cl requires 16 x 16 work-groups
 
-// The contract's argument count, and with a bias vector and a workspace appended.
+// The contract's argument count, with a bias vector and a workspace appended, and with the
+// counters of an in-kernel split-K reduction after those.
 constexpr cl_uint kContractArgs = 14;
 constexpr cl_uint kContractArgsExtended = 16;
+constexpr cl_uint kContractArgsCounters = 17;
+constexpr cl_uint kBiasArg = 14, kWorkArg = 15, kCountersArg = 16;
 // Arguments a batched kernel takes after those (kernel_templates/common.cl): three strides, or
 // one array of offsets.
 constexpr cl_uint kStridedBatchArgs = 3;
@@ -134,14 +138,22 @@ std::optional<Result> check_kernel(const cl::Kernel& kernel, const KernelSpec& s
   }
   const cl_uint nargs = kernel.getInfo<CL_KERNEL_NUM_ARGS>();
   const cl_uint contract = nargs - std::min(nargs, batch_args);
-  if (contract != kContractArgs && contract != kContractArgsExtended) {
-    return fail(
-        Status::kInvalid,
-        fmt::format("kernel {} takes {} arguments; the contract has {} (or {} with bias "
-                    "and workspace), plus {} for this batch layout",
-                    spec.entry_point(), nargs, kContractArgs, kContractArgsExtended, batch_args));
+  if (contract != kContractArgs && contract != kContractArgsExtended &&
+      contract != kContractArgsCounters) {
+    return fail(Status::kInvalid,
+                fmt::format("kernel {} takes {} arguments; the contract has {} (or {} with bias "
+                            "and workspace, {} with split-K counters too), plus {} for this batch "
+                            "layout",
+                            spec.entry_point(), nargs, kContractArgs, kContractArgsExtended,
+                            kContractArgsCounters, batch_args));
   }
-  if (!problem.epilogue.none() && contract != kContractArgsExtended) {
+  if (g.split_k && g.split_k->in_kernel && contract != kContractArgsCounters) {
+    return fail(Status::kInvalid,
+                fmt::format("kernel {} takes no split-K counters argument, so it cannot add the "
+                            "split-K parts itself (launch.split_k.in_kernel)",
+                            spec.entry_point()));
+  }
+  if (!problem.epilogue.none() && contract < kContractArgsExtended) {
     return fail(Status::kUnsupported, "kernel " + spec.entry_point() +
                                           " takes no bias argument, so it cannot apply the "
                                           "epilogue '" +
@@ -226,7 +238,7 @@ GemmCall::Compiled GemmCall::compile(ProgramBuilder& builder, const KernelSpec& 
   }
   const cl_uint nargs = call->main_.getInfo<CL_KERNEL_NUM_ARGS>();
   call->contract_args_ = nargs - call->batch_args_;
-  if (g.split_k && g.split_k->factor > 1) {
+  if (g.split_k && g.split_k->reduce_launch()) {
     try {
       call->reduce_ = cl::Kernel(built.program, g.split_k->reduce_entry.c_str());
     } catch (const cl::Error&) {
@@ -312,7 +324,7 @@ void GemmCall::add_pad(const Operand& src, const Operand& dst) {
 // The template's kernel and, with split-K, its reduction, on the operands as the kernel takes
 // them.
 void GemmCall::add_kernels(const Operand& ka, const Operand& kb, const Operand& kc,
-                           const Operand& bias, cl_mem work) {
+                           const Operand& bias, cl_mem work, cl_mem counters) {
   const Problem& p = problem_;
   const LaunchGeometry& g = geometry_;
   main_.setArg(0, static_cast<cl_int>(g.m));
@@ -326,14 +338,15 @@ void GemmCall::add_kernels(const Operand& ka, const Operand& kb, const Operand& 
     main_.setArg(i++, static_cast<cl_int>(o->offset));
     main_.setArg(i++, static_cast<cl_int>(o->ld));
   }
-  if (contract_args_ == kContractArgsExtended) {
-    set_memory(main_, 14, bias.buffer, bias.source);
-    set_buffer(main_, 15, work);
+  if (contract_args_ >= kContractArgsExtended) {
+    set_memory(main_, kBiasArg, bias.buffer, bias.source);
+    set_buffer(main_, kWorkArg, work);
   }
+  if (contract_args_ == kContractArgsCounters) set_buffer(main_, kCountersArg, counters);
   set_batch(main_, contract_args_, ka, kb, kc);
   main_step_ = steps_.size();
   steps_.push_back(Step{main_, to_range(g.global), to_range(g.local)});
-  if (g.split_k && g.split_k->factor > 1) {
+  if (g.split_k && g.split_k->reduce_launch()) {
     // (M, N, alpha, beta, C, c_offset, ldc, bias, workspace), then the batch's.
     reduce_.setArg(0, static_cast<cl_int>(g.m));
     reduce_.setArg(1, static_cast<cl_int>(g.n));
@@ -368,10 +381,8 @@ bool same_placement(const GemmBuffers& a, const GemmBuffers& b) {
 // into scratch whose leading dimension is, at offset 0 (a read and a write of the operand per
 // call; the kernel then takes its wide loads), and the kernel reads the copy.
 void GemmCall::align_operand(Operand& o, Scratch& buffer, size_t element_size) {
-  const int64_t align = geometry_.align_ld;
-  if (o.ld % align == 0 && o.offset % align == 0) return;
-  const auto ld =
-      static_cast<int64_t>(round_up(static_cast<size_t>(o.rows), static_cast<size_t>(align)));
+  const auto ld = static_cast<int64_t>(
+      round_up(static_cast<size_t>(o.rows), static_cast<size_t>(geometry_.align_ld)));
   const Operand dst{scratch(buffer, ld * o.cols, element_size), o.rows, o.cols, 0, ld};
   add_pad(o, dst);
   o = dst;
@@ -411,10 +422,25 @@ void GemmCall::bind(const GemmBuffers& in, cl::CommandQueue& queue) {
   bound_ = in;
 }
 
-void GemmCall::bind_placement(const GemmBuffers& in, cl::CommandQueue& queue) {
-  const Problem& p = problem_;
-  const KernelView& v = view_;
-  const LaunchGeometry& g = geometry_;
+struct GemmCall::Plan {
+  Operand a, b, c;  // the caller's, in the kernel's view
+  // The sizes of A and B (as stored) the kernel takes: padded ones with "pad".
+  int64_t a_rows = 0, a_cols = 0, b_rows = 0, b_cols = 0;
+  bool pad_a = false, pad_b = false;      // "pad": copied into padded scratch
+  bool align_a = false, align_b = false;  // "align_ld": copied into aligned scratch
+  bool pad_c = false;                     // "pad": C computed in padded scratch and copied back ...
+  bool pad_c_in = false;                  // ... after a copy in, where beta != 0 reads it
+  bool reduce = false;                    // a split-K reduce kernel after the main one
+
+  // The main kernel and one launch for each of the others.
+  size_t launches() const {
+    const bool others[] = {pad_a, pad_b, align_a, align_b, pad_c, pad_c_in, reduce};
+    return 1 + static_cast<size_t>(std::count(std::begin(others), std::end(others), true));
+  }
+};
+
+GemmCall::Plan GemmCall::make_plan(const Problem& p, const KernelView& v, const LaunchGeometry& g,
+                                   const GemmBuffers& in) {
   const bool row = p.order == Order::kRowMajor;
   // The caller's leading dimensions, dense ones filled in, checked in the caller's terms.
   auto leading = [&](const char* name, int64_t given, int64_t rows, int64_t cols) {
@@ -430,17 +456,6 @@ void GemmCall::bind_placement(const GemmBuffers& in, cl::CommandQueue& queue) {
   const int64_t lda = leading("lda", in.lda, p.trans_a ? s.k : s.m, p.trans_a ? s.m : s.k);
   const int64_t ldb = leading("ldb", in.ldb, p.trans_b ? s.n : s.k, p.trans_b ? s.k : s.n);
   const int64_t ldc = leading("ldc", in.ldc, s.m, s.n);
-  if (p.batch > 1 && p.batch_layout == BatchLayout::kOffsets) {
-    for (const auto* o : {&in.a_offsets, &in.b_offsets, &in.c_offsets}) {
-      if (static_cast<int64_t>(o->size()) != p.batch) {
-        throw invalid_argument(
-            fmt::format("an offsets batch of {} needs {} offsets per operand", p.batch, p.batch));
-      }
-    }
-  }
-  if (p.epilogue.bias && !in.bias) {
-    throw invalid_argument("the epilogue '" + to_string(p.epilogue) + "' needs a bias buffer");
-  }
   // The kernel's view: a row-major call swaps A and B.
   Operand pa{in.a, v.a_rows(),  v.a_cols(),    in.a_offset,
              lda,  in.a_stride, &in.a_offsets, UserBuffer::kA};
@@ -461,40 +476,87 @@ void GemmCall::bind_placement(const GemmBuffers& in, cl::CommandQueue& queue) {
                   "buffers of more than 2^31 elements exceed the kernels' int indices");
     }
   }
+  Plan plan;
+  plan.a = pa;
+  plan.b = pb;
+  plan.c = pc;
+  // With "pad", the kernel takes padded sizes, offsets 0 and leading dimensions equal to the
+  // padded rows: operands that are not so already go through scratch copies.
+  auto padded = [&](const Operand& o, int64_t rows, int64_t cols) {
+    return g.padded && !(rows == o.rows && cols == o.cols && o.offset == 0 && o.ld == rows);
+  };
+  plan.a_rows = v.trans_a ? g.k : g.m;
+  plan.a_cols = v.trans_a ? g.m : g.k;
+  plan.b_rows = v.trans_b ? g.n : g.k;
+  plan.b_cols = v.trans_b ? g.k : g.n;
+  plan.pad_a = padded(pa, plan.a_rows, plan.a_cols);
+  plan.pad_b = padded(pb, plan.b_rows, plan.b_cols);
+  // A batch keeps its operands: the kernel copes with any alignment.
+  auto misaligned = [&](const Operand& o) {
+    return g.align_ld > 1 && p.batch == 1 && !g.padded &&
+           (o.ld % g.align_ld != 0 || o.offset % g.align_ld != 0);
+  };
+  plan.align_a = misaligned(pa);
+  plan.align_b = misaligned(pb);
+  plan.pad_c = padded(pc, g.m, g.n);
+  plan.pad_c_in = plan.pad_c && p.beta != 0.0;
+  plan.reduce = g.split_k && g.split_k->reduce_launch();
+  return plan;
+}
+
+size_t GemmCall::launches(const KernelSpec& spec, const Configuration& config,
+                          const Problem& problem, const GemmBuffers& placement) {
+  const KernelView v = kernel_view(problem);
+  const Context ctx{{"ELEM_BYTES", element_bytes(problem.precision)}};
+  return make_plan(problem, v, launch_geometry(spec, config, ctx, v), placement).launches();
+}
+
+cl_mem GemmCall::zeroed_counters(int64_t elements, cl::CommandQueue& queue) {
+  const size_t before = counters_.bytes;
+  cl_mem counters = scratch(counters_, elements, sizeof(cl_int));
+  if (counters_.bytes != before) {
+    const std::vector<cl_int> zeros(counters_.bytes / sizeof(cl_int), 0);
+    queue.enqueueWriteBuffer(counters_.buffer, CL_TRUE, 0, counters_.bytes, zeros.data());
+  }
+  return counters;
+}
+
+void GemmCall::bind_placement(const GemmBuffers& in, cl::CommandQueue& queue) {
+  const Problem& p = problem_;
+  const LaunchGeometry& g = geometry_;
+  if (p.batch > 1 && p.batch_layout == BatchLayout::kOffsets) {
+    for (const auto* o : {&in.a_offsets, &in.b_offsets, &in.c_offsets}) {
+      if (static_cast<int64_t>(o->size()) != p.batch) {
+        throw invalid_argument(
+            fmt::format("an offsets batch of {} needs {} offsets per operand", p.batch, p.batch));
+      }
+    }
+  }
+  if (p.epilogue.bias && !in.bias) {
+    throw invalid_argument("the epilogue '" + to_string(p.epilogue) + "' needs a bias buffer");
+  }
+  const Plan plan = make_plan(p, view_, g, in);
 
   steps_.clear();
   user_args_.clear();
   helpers_ = false;
   const auto eb = static_cast<size_t>(element_bytes(p.precision));
-  // With "pad", the kernel takes padded sizes, offsets 0 and leading dimensions equal to the
-  // padded rows: operands that are not so already go through scratch copies.
-  auto padded = [&](Operand& o, int64_t rows, int64_t cols, Scratch& buffer, bool copy_in) {
-    if (!g.padded || (rows == o.rows && cols == o.cols && o.offset == 0 && o.ld == rows)) {
-      return false;
-    }
+  // A padded operand in scratch: padded sizes, offset 0, the padded rows as leading dimension.
+  auto padded = [&](const Operand& o, int64_t rows, int64_t cols, Scratch& buffer, bool copy_in) {
     const Operand dst{scratch(buffer, rows * cols, eb), rows, cols, 0, rows};
     if (copy_in) add_pad(o, dst);
-    return true;
+    return dst;
   };
-  const Operand user_c = pc;
-  Operand ka = pa, kb = pb, kc = pc;
-  const int64_t ka_rows = v.trans_a ? g.k : g.m, ka_cols = v.trans_a ? g.m : g.k;
-  const int64_t kb_rows = v.trans_b ? g.n : g.k, kb_cols = v.trans_b ? g.k : g.n;
-  if (padded(pa, ka_rows, ka_cols, scratch_a_, true))
-    ka = {scratch_a_.buffer(), ka_rows, ka_cols, 0, ka_rows};
-  if (padded(pb, kb_rows, kb_cols, scratch_b_, true))
-    kb = {scratch_b_.buffer(), kb_rows, kb_cols, 0, kb_rows};
-  // A batch keeps its operands: the kernel copes with any alignment.
-  if (g.align_ld > 1 && p.batch == 1 && !g.padded) {
-    align_operand(ka, scratch_a_, eb);
-    align_operand(kb, scratch_b_, eb);
-  }
-  // beta == 0 reads no C: the padded C is then not copied in but filled with NaN, so that a
-  // kernel which reads it anyway produces NaN, which verification catches.
-  const bool pad_c = padded(pc, g.m, g.n, scratch_c_, p.beta != 0.0);
-  if (pad_c) {
-    kc = {scratch_c_.buffer(), g.m, g.n, 0, g.m};
-    if (p.beta == 0.0) {
+  Operand ka = plan.a, kb = plan.b, kc = plan.c;
+  if (plan.pad_a) ka = padded(ka, plan.a_rows, plan.a_cols, scratch_a_, true);
+  if (plan.pad_b) kb = padded(kb, plan.b_rows, plan.b_cols, scratch_b_, true);
+  if (plan.align_a) align_operand(ka, scratch_a_, eb);
+  if (plan.align_b) align_operand(kb, scratch_b_, eb);
+  if (plan.pad_c) {
+    kc = padded(kc, g.m, g.n, scratch_c_, plan.pad_c_in);
+    // beta == 0 reads no C: the padded C is then not copied in but filled with NaN, so that a
+    // kernel which reads it anyway produces NaN, which verification catches.
+    if (!plan.pad_c_in) {
       const auto nan = pack_elements({std::numeric_limits<double>::quiet_NaN()}, p.precision);
       std::vector<unsigned char> fill(scratch_c_.bytes);
       for (size_t i = 0; i + eb <= fill.size(); i += eb) {
@@ -518,12 +580,19 @@ void GemmCall::bind_placement(const GemmBuffers& in, cl::CommandQueue& queue) {
   const int64_t work_elements =
       g.split_k && g.split_k->workspace_elements > 0 ? g.split_k->workspace_elements * p.batch : 1;
   cl_mem work = scratch(workspace_, work_elements, work_bytes);
+  // An in-kernel reduction's counters, one set per batch entry; a kernel that takes the argument
+  // without reducing in it gets one counter it never reads.
+  const int64_t counters = g.split_k && g.split_k->in_kernel ? g.split_k->counters * p.batch : 1;
   Operand bias;
   bias.buffer = in.bias ? in.bias : scratch(dummy_bias_, 1, eb);
   bias.source = in.bias ? UserBuffer::kBias : UserBuffer::kNone;
 
-  add_kernels(ka, kb, kc, bias, work);
-  if (pad_c) add_pad(kc, user_c);
+  add_kernels(ka, kb, kc, bias, work, zeroed_counters(counters, queue));
+  if (plan.pad_c) add_pad(kc, plan.c);
+  if (steps_.size() != plan.launches()) {
+    throw Error(ErrorCode::kInternal, fmt::format("a GEMM call planned {} launches and bound {}",
+                                                  plan.launches(), steps_.size()));
+  }
 }
 
 void GemmCall::enqueue(cl::CommandQueue& queue, cl::Event* main_event,

@@ -2,7 +2,8 @@
 // declaration, a configuration and a problem into launches. It builds or fetches the program
 // (ProgramBuilder), checks the configuration against the problem and the device, binds the
 // kernel contract's arguments (kernel_templates/README.md), pads where the launch declaration
-// asks, runs split-K and its reduction, the fused epilogue and batches (strided or offsets).
+// asks, runs split-K and its reduction (a reduce kernel, or in the main kernel with counters the
+// call keeps zeroed), the fused epilogue and batches (strided or offsets).
 //
 // The caller speaks in its own terms, as CLBlast's Gemm does: storage order, transposes, m, n, k,
 // alpha, beta, and per operand a buffer, an offset and a leading dimension. A row-major call is
@@ -68,9 +69,11 @@ class GemmCall {
 
   // Binds the caller's buffers: every launch's arguments, and the scratch buffers padding and
   // split-K need (allocated on first need, in the builder's context; a padded C that is not read
-  // is filled with NaN through `queue`, so that a kernel reading it anyway shows). A bind with
-  // the placement of the one before (offsets, leading dimensions, strides; other buffers or the
-  // same) only sets the buffer arguments again, so that repeated calls cost little. Throws
+  // is filled with NaN through `queue`, so that a kernel reading it anyway shows; the counters of
+  // an in-kernel split-K reduction are zeroed through `queue` when allocated, and every call
+  // leaves them zeroed). A bind with the placement of the one before (offsets, leading
+  // dimensions, strides; other buffers or the same) only sets the buffer arguments again, so
+  // that repeated calls cost little. Throws
   // Error(kInvalidArgument) for a leading dimension smaller than its matrix, missing offsets of
   // an offsets batch or a missing bias.
   void bind(const GemmBuffers& buffers, cl::CommandQueue& queue);
@@ -81,6 +84,14 @@ class GemmCall {
 
   // Which launch of the call is the template's main kernel.
   size_t main_step() const { return main_step_; }
+  // Kernels the bound call enqueues: padding or alignment copies, the main kernel, a split-K
+  // reduce kernel.
+  size_t launches() const { return steps_.size(); }
+  // The same before any device is at hand: the launches of `config` of `spec` for `problem` on
+  // buffers placed as `placement` says (the evaluator's: dense, offset 0). Throws Error for a
+  // configuration whose launch cannot be computed and the errors of bind().
+  static size_t launches(const KernelSpec& spec, const Configuration& config,
+                         const Problem& problem, const GemmBuffers& placement = {});
   // Whether the bound call runs helper kernels (padding copies) besides the template's own.
   bool helper_kernels() const { return helpers_; }
   const LaunchGeometry& geometry() const { return geometry_; }
@@ -102,6 +113,11 @@ class GemmCall {
   static cl_mem user_buffer(const GemmBuffers& in, UserBuffer which);
   void bind_placement(const GemmBuffers& in, cl::CommandQueue& queue);
   struct Operand;
+  // The operands of a bind as the kernel sees them and the copies the launch declaration asks
+  // for: the one decision behind both bind() and launches().
+  struct Plan;
+  static Plan make_plan(const Problem& p, const KernelView& v, const LaunchGeometry& g,
+                        const GemmBuffers& in);
   // Sets a memory argument, remembering it when it is one of the caller's buffers.
   void set_memory(cl::Kernel& kernel, cl_uint index, cl_mem buffer, UserBuffer source);
   void add_pad(const Operand& src, const Operand& dst);
@@ -114,7 +130,8 @@ class GemmCall {
   void set_batch(cl::Kernel& kernel, cl_uint first, const Operand& a, const Operand& b,
                  const Operand& c);
   void add_kernels(const Operand& ka, const Operand& kb, const Operand& kc, const Operand& bias,
-                   cl_mem work);
+                   cl_mem work, cl_mem counters);
+  cl_mem zeroed_counters(int64_t elements, cl::CommandQueue& queue);
   void set_scalar(cl::Kernel& kernel, cl_uint index, double value) const;
 
   ProgramBuilder* builder_ = nullptr;
@@ -129,7 +146,7 @@ class GemmCall {
   GemmBuffers bound_;               // the placement of the last bind
   size_t main_step_ = 0;
   bool helpers_ = false;
-  Scratch scratch_a_, scratch_b_, scratch_c_, workspace_, dummy_bias_;
+  Scratch scratch_a_, scratch_b_, scratch_c_, workspace_, counters_, dummy_bias_;
   cl::Buffer offsets_;
 };
 

@@ -7,6 +7,7 @@
 
 #include "src/core/error.hpp"
 #include "src/core/timing_stats.hpp"
+#include "src/device/driver_diagnostics.hpp"
 #include "src/kernel/kernel_source.hpp"
 
 namespace gemmtune {
@@ -127,9 +128,10 @@ BuildOutcome ProgramBuilder::build(const Request& request) {
         log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device_.device);
       } catch (const cl::Error&) {
       }
-      out.log = log.find_first_not_of(" \t\r\n") == std::string::npos
-                    ? "build failed: " + cl_error_name(e.err())
-                    : log;
+      out.log = diagnosed_build_log(log.find_first_not_of(" \t\r\n") == std::string::npos
+                                        ? "build failed: " + cl_error_name(e.err())
+                                        : log,
+                                    device_.info);
       out.compile_ms = ms_since(t0);
       return out;
     }
@@ -150,7 +152,7 @@ BuildOutcome ProgramBuilder::build(const Request& request) {
     }
   } catch (const std::exception& e) {
     out.ok = false;
-    out.log = std::string("build failed: ") + e.what();
+    out.log = diagnosed_build_log(std::string("build failed: ") + e.what(), device_.info);
   }
   return out;
 }

@@ -66,6 +66,13 @@ class LaunchEvaluator {
     return *v;
   }
 
+  // A switch: any value that can be computed, 0 meaning off.
+  bool flag(const Expression& expr, const std::string& field) const {
+    auto v = spec_.evaluate(expr, config_, context_);
+    if (!v) throw error(field, "'" + expr.text() + "' cannot be evaluated (division by zero?)");
+    return *v != 0;
+  }
+
   std::vector<size_t> sizes(const std::vector<Expression>& exprs, const std::string& field) const {
     std::vector<size_t> out;
     for (size_t i = 0; i < exprs.size(); ++i) {
@@ -159,6 +166,10 @@ LaunchGeometry launch_geometry(const KernelSpec& spec, const Configuration& conf
       }
       s.reduce_global.push_back(static_cast<size_t>(view.batch));
       s.reduce_local.push_back(1);
+    }
+    if (s.factor > 1 && !sk.in_kernel.empty() && eval.flag(sk.in_kernel, "split_k.in_kernel")) {
+      s.in_kernel = true;
+      s.counters = eval.value(sk.counters, "split_k.counters");
     }
     g.split_k = s;
   }

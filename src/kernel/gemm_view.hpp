@@ -35,13 +35,20 @@ struct KernelView {
 
 KernelView kernel_view(const Problem& problem);
 
-// Split-K declaration: a reduce kernel sums `parameter` partial products from a workspace.
+// Split-K declaration: `parameter` partial products in a workspace, summed by a reduce kernel or,
+// `in_kernel`, by the main kernel itself (the last work-group of each tile, found through
+// `counters` int counters per batch entry).
 struct SplitK {
   std::string parameter;
   std::string reduce_entry;
   int64_t factor = 1;              // value of the parameter for this configuration
   int64_t workspace_elements = 0;  // 0 when the template declares no workspace
   std::vector<size_t> reduce_global, reduce_local;
+  bool in_kernel = false;  // only where factor > 1
+  int64_t counters = 0;    // per batch entry; 0 unless in_kernel
+
+  // Whether the reduce kernel runs after the main one.
+  bool reduce_launch() const { return factor > 1 && !in_kernel; }
 };
 
 struct LaunchGeometry {

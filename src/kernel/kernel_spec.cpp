@@ -205,9 +205,9 @@ LaunchDeclaration parse_launch(const json& j, const std::set<std::string>& names
   }
   if (f.has("align_ld")) d.align_ld = checked(f.expression("align_ld", true), "launch.align_ld");
   if (f.has("split_k")) {
-    const Fields sk(
-        f.at("split_k"), "launch.split_k", origin,
-        {"parameter", "reduce_entry", "workspace_elements", "reduce_global", "reduce_local"});
+    const Fields sk(f.at("split_k"), "launch.split_k", origin,
+                    {"parameter", "reduce_entry", "workspace_elements", "reduce_global",
+                     "reduce_local", "in_kernel", "counters"});
     SplitKDeclaration s;
     s.parameter = sk.string("parameter", true);
     if (!names.count(s.parameter)) throw sk.error("parameter", "names no parameter");
@@ -218,6 +218,14 @@ LaunchDeclaration parse_launch(const json& j, const std::set<std::string>& names
     if (sk.has("reduce_local")) s.reduce_local = sk.sizes("reduce_local");
     for (const auto& e : s.reduce_global) checked(e, "launch.split_k.reduce_global");
     for (const auto& e : s.reduce_local) checked(e, "launch.split_k.reduce_local");
+    if (sk.has("in_kernel") != sk.has("counters")) {
+      throw sk.error(sk.has("in_kernel") ? "counters" : "in_kernel",
+                     "is missing: an in-kernel reduction needs both in_kernel and counters");
+    }
+    if (sk.has("in_kernel")) {
+      s.in_kernel = checked(sk.expression("in_kernel", true), "launch.split_k.in_kernel");
+      s.counters = checked(sk.expression("counters", true), "launch.split_k.counters");
+    }
     d.split_k = std::move(s);
   }
   if (f.has("batch")) {

@@ -73,6 +73,9 @@ struct SplitKDeclaration {
   std::string reduce_entry;       // the reduce kernel, in the same program
   Expression workspace_elements;  // empty: no workspace
   std::vector<Expression> reduce_global, reduce_local;  // empty: the defaults
+  // "in_kernel": non-zero when the main kernel adds the parts itself (no reduce launch), using
+  // "counters" int counters per batch entry, which the host zeroes once (empty: never in-kernel).
+  Expression in_kernel, counters;
 };
 
 struct LaunchDeclaration {

@@ -236,25 +236,47 @@ AmdOfflineCompiler::AmdOfflineCompiler(AmdToolchain toolchain, std::string templ
   }
 }
 
-AmdBuild AmdOfflineCompiler::build(const KernelSpec& spec, const Problem& problem,
-                                   const Configuration& partial, const AmdTarget& target) const {
+int64_t target_wavefront(const AmdTarget& target) {
   if (!target.profile || !is_amdgpu_isa(target.profile->name)) {
     throw invalid_argument(
         "an offline target must be an AMD profile named by its ISA (gfx1012, ...)");
   }
   const DeviceProfile& profile = *target.profile;
+  // Without a list in the profile, wave64: what every AMD ISA before gfx10 runs.
+  constexpr int64_t kDefaultWave = 64;
+  const auto& sizes = profile.wavefront_sizes;
+  const int64_t wave =
+      target.wavefront > 0 ? target.wavefront : (sizes.empty() ? kDefaultWave : sizes[0]);
+  if (!sizes.empty() && std::find(sizes.begin(), sizes.end(), wave) == sizes.end()) {
+    throw invalid_argument(
+        fmt::format("{} runs no wave{} (profile {})", profile.name, wave, profile.file));
+  }
+  return wave;
+}
+
+void AmdOfflineCompiler::check_buildable(const KernelSpec& spec, const AmdTarget& target) const {
+  target_wavefront(target);
+  if (spec.backend() == Backend::kClblast) {
+    throw invalid_argument(spec.name() +
+                           " is CLBlast's own kernel, which CLBlast compiles itself: there is no "
+                           "source here to build offline (its gemmtune counterparts are xgemm "
+                           "and xgemm_direct)");
+  }
+  if (spec.source_file().empty()) {
+    throw invalid_argument(spec.name() + " names no OpenCL source to build offline");
+  }
+}
+
+AmdBuild AmdOfflineCompiler::build(const KernelSpec& spec, const Problem& problem,
+                                   const Configuration& partial, const AmdTarget& target) const {
+  check_buildable(spec, target);
+  const DeviceProfile& profile = *target.profile;
   AmdBuild b;
   b.kernel = spec.name();
   b.entry = spec.entry_point();
   b.isa = profile.name;
-  b.wavefront = target.wavefront > 0
-                    ? target.wavefront
-                    : (profile.wavefront_sizes.empty() ? 64 : profile.wavefront_sizes[0]);
+  b.wavefront = target_wavefront(target);
   const auto& sizes = profile.wavefront_sizes;
-  if (!sizes.empty() && std::find(sizes.begin(), sizes.end(), b.wavefront) == sizes.end()) {
-    throw invalid_argument(
-        fmt::format("{} runs no wave{} (profile {})", profile.name, b.wavefront, profile.file));
-  }
   b.config = spec.complete(partial);
   const DeviceLimits limits = offline_limits(profile);
   if (const auto why =

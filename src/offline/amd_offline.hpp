@@ -70,6 +70,10 @@ struct AmdTarget {
   int64_t wavefront = 0;                   // 0: the profile's first (native) size
 };
 
+// The wave size `target` builds with: the one asked for, else the profile's first. Throws
+// Error(kInvalidArgument) when the target is no AMD profile or its ISA runs no such wave.
+int64_t target_wavefront(const AmdTarget& target);
+
 class AmdOfflineCompiler {
  public:
   // `cache_dir`: "" = beside the binary cache (BinaryCache::default_dir()), "none" = no cache.
@@ -84,6 +88,10 @@ class AmdOfflineCompiler {
   // Error(kUnsupported) when the toolchain cannot run.
   AmdBuild build(const KernelSpec& spec, const Problem& problem, const Configuration& config,
                  const AmdTarget& target) const;
+  // What would refuse every build of `spec` on `target`, checked before any: the target (as
+  // target_wavefront), and a template with no OpenCL source here (CLBlast's own kernels). Throws
+  // Error(kInvalidArgument) naming it.
+  void check_buildable(const KernelSpec& spec, const AmdTarget& target) const;
 
  private:
   AmdToolchain toolchain_;

@@ -20,6 +20,8 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr int kMinimumClangMajor = 16;
+constexpr const char* kClangVariable = "GEMMTUNE_AMD_CLANG";
+constexpr const char* kBitcodeVariable = "GEMMTUNE_AMD_BITCODE";
 // Newest first: a newer backend knows more ISAs and allocates registers as ROCm's does today.
 constexpr int kNewestClangMajor = 20;
 
@@ -47,22 +49,38 @@ int clang_major_of(const std::string& clang, std::string* first_line) {
   return std::regex_search(*first_line, m, kVersion) ? std::stoi(m[1].str()) : 0;
 }
 
+// The program a variable names: a value that names none is the user's mistake, said with the
+// variable and the value, never passed over for another program.
+std::string named_program(const char* variable, const std::string& value) {
+  const auto path = find_program({value});
+  if (!path) {
+    throw invalid_argument(std::string(variable) + "=" + value +
+                           " is no executable (a path, or a name on PATH)");
+  }
+  return *path;
+}
+
 // A sibling tool of `clang`: "<name>-<major>" next to it or on PATH, else "<name>".
 std::optional<std::string> sibling(const std::string& clang, const std::string& name, int major,
                                    const char* override_env) {
-  if (const std::string o = env(override_env); !o.empty()) return find_program({o});
+  if (const std::string o = env(override_env); !o.empty()) return named_program(override_env, o);
   const std::string suffixed = name + "-" + std::to_string(major);
   const fs::path dir = fs::path(clang).parent_path();
   return find_program({(dir / suffixed).string(), suffixed, (dir / name).string(), name});
 }
 
 std::string find_bitcode_dir() {
-  for (const std::string& d : {env("GEMMTUNE_AMD_BITCODE"), configured::amd_bitcode()}) {
-    if (is_dir(d)) return d;
+  std::error_code ec;
+  if (const std::string d = env(kBitcodeVariable); !d.empty()) {
+    if (!is_dir(d) || !fs::exists(fs::path(d) / "ockl.bc", ec)) {
+      throw invalid_argument(std::string(kBitcodeVariable) + "=" + d +
+                             " is no folder of ROCm device libraries (ockl.bc, oclc_*.bc)");
+    }
+    return d;
   }
+  if (const std::string d = configured::amd_bitcode(); is_dir(d)) return d;
   std::vector<std::string> candidates = {"/opt/rocm/amdgcn/bitcode", "/opt/rocm/lib/amdgcn/bitcode",
                                          "/usr/lib/amdgcn/bitcode", "/usr/share/amdgcn/bitcode"};
-  std::error_code ec;
   for (const auto& entry : fs::directory_iterator("/usr/lib", ec)) {
     candidates.push_back((entry.path() / "amdgcn" / "bitcode").string());
   }
@@ -92,15 +110,12 @@ AmdToolchain AmdToolchain::find() {
   AmdToolchain t;
   std::vector<std::string> names;
   // A compiler the user names is the one used: never silently another.
-  if (const std::string o = env("GEMMTUNE_AMD_CLANG"); !o.empty()) {
-    const auto path = find_program({o});
-    if (!path)
-      throw Error(ErrorCode::kUnsupported, "GEMMTUNE_AMD_CLANG=" + o + " is no executable");
-    t.clang = *path;
-    t.clang_major = clang_major_of(*path, &t.version);
+  if (const std::string o = env(kClangVariable); !o.empty()) {
+    t.clang = named_program(kClangVariable, o);
+    t.clang_major = clang_major_of(t.clang, &t.version);
     if (t.clang_major < kMinimumClangMajor) {
-      throw Error(ErrorCode::kUnsupported, "GEMMTUNE_AMD_CLANG=" + o + " is no clang >= " +
-                                               std::to_string(kMinimumClangMajor));
+      throw invalid_argument(std::string(kClangVariable) + "=" + o +
+                             " is no clang >= " + std::to_string(kMinimumClangMajor));
     }
   }
   // Where the configure step found one (CMakeLists.txt), if it did.

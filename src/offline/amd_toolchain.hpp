@@ -17,7 +17,8 @@ struct AmdToolchain {
   // Looks in this order: $GEMMTUNE_AMD_CLANG (with $GEMMTUNE_AMD_LLD, $GEMMTUNE_AMD_OBJDUMP and
   // $GEMMTUNE_AMD_BITCODE), what the build was configured with, then PATH (clang-19 ... clang-16,
   // clang) and the usual device-library folders. Throws Error(kUnsupported) with one line naming
-  // what is missing and how to get it.
+  // what is missing and how to get it, and Error(kInvalidArgument) naming the variable and its
+  // value where one of those variables names something unusable (never another tool instead).
   static AmdToolchain find();
 
   // The device-library folder for `isa` (e.g. "gfx1100"): bitcode_dir itself when it holds the

@@ -24,11 +24,6 @@ struct Candidate {
   bool operator<(const Candidate& o) const { return score > o.score; }  // min-heap on score
 };
 
-int64_t wavefront_of(const DeviceProfile& profile, int64_t asked) {
-  if (asked > 0) return asked;
-  return profile.wavefront_sizes.empty() ? 64 : profile.wavefront_sizes[0];
-}
-
 // Builds `configs` on `threads` threads; a configuration that does not build is left out (logged).
 std::vector<AmdBuild> build_all(const AmdOfflineCompiler& compiler, const KernelSpec& spec,
                                 const Problem& problem, const AmdTarget& target,
@@ -93,8 +88,10 @@ Shortlist make_shortlist(const AmdOfflineCompiler& compiler, const KernelSpec& s
                          const std::string& space_name, const Problem& problem,
                          const AmdTarget& target, const ShortlistCriteria& criteria,
                          const SpeedPredictor& predict) {
+  // What would refuse every build is said once, before any.
+  compiler.check_buildable(spec, target);
   const DeviceProfile& profile = *target.profile;
-  const int64_t wave = wavefront_of(profile, target.wavefront);
+  const int64_t wave = target_wavefront(target);
   const Context ctx{{"ELEM_BYTES", element_bytes(problem.precision)}};
   const ParamSpace space(spec, space_name, offline_limits(profile), ctx);
   const auto register_file = static_cast<int64_t>(profile.figure("max_registers_per_thread"));

@@ -23,63 +23,108 @@ std::string device_mismatch(const Database& db, const DeviceInfo& device) {
   return "it was tuned on " + db.device.name + " (profile " + db.device.profile + ")";
 }
 
-// The keys to look up in one database, most specific first: the problem's own; the same kernel
-// view in the other storage order (a column-major m x n problem is the row-major n x m one with
-// the transposes swapped); without the epilogue (a template that fuses it runs the same tiles);
-// other batch counts of the same batch layout, nearest first, then a single GEMM.
+// One key to look up in a layer, and what of the problem it relaxes.
 struct Lookup {
   EntryKey key;
-  std::string relaxed;
+  std::vector<Relaxation> relaxed;
 };
 
-std::vector<Lookup> lookups(const Problem& problem, const Database& db) {
-  std::vector<Lookup> out;
-  auto both_orders = [&](EntryKey key, const std::string& relaxed) {
-    out.push_back({key, relaxed});
-    EntryKey flipped = key;
-    flipped.order = key.order == Order::kRowMajor ? Order::kColMajor : Order::kRowMajor;
-    std::swap(flipped.shape.m, flipped.shape.n);
-    flipped.layout = std::string{key.layout[1], key.layout[0]};
-    out.push_back(
-        {flipped, relaxed.empty() ? std::string("storage order") : relaxed + ", storage order"});
-  };
-  // The kernel is what the lookup chooses: selection compares the key's problem family only.
-  const EntryKey base = EntryKey::of(kDefaultKernel, problem);
-  both_orders(base, "");
-  if (!base.epilogue.none()) {
-    EntryKey plain = base;
-    plain.epilogue = Epilogue{};
-    both_orders(plain, "epilogue");
+// The keys `r` makes of `key`, in order: the other storage order (a column-major m x n problem is
+// the row-major n x m one with the transposes swapped); no epilogue; the other batch counts of
+// the same batch layout measured in `candidates`, nearest first, then a single GEMM.
+std::vector<EntryKey> relaxed_keys(const EntryKey& key, Relaxation r,
+                                   const std::vector<SelectionCandidate>& candidates) {
+  switch (r) {
+    case Relaxation::kStorageOrder: {
+      EntryKey flipped = key;
+      flipped.order = key.order == Order::kRowMajor ? Order::kColMajor : Order::kRowMajor;
+      std::swap(flipped.shape.m, flipped.shape.n);
+      flipped.layout = std::string{key.layout[1], key.layout[0]};
+      return {flipped};
+    }
+    case Relaxation::kEpilogue: {
+      if (key.epilogue.none()) return {};
+      EntryKey plain = key;
+      plain.epilogue = Epilogue{};
+      return {plain};
+    }
+    case Relaxation::kBatchCount: {
+      if (key.batch <= 1) return {};
+      std::set<int64_t> counts;
+      for (const auto& c : candidates) {
+        for (const auto& m : c.measurements) {
+          if (m.problem.batch > 1 && m.problem.batch != key.batch &&
+              m.problem.batch_layout == key.batch_layout) {
+            counts.insert(m.problem.batch);
+          }
+        }
+      }
+      std::vector<int64_t> sorted(counts.begin(), counts.end());
+      auto far = [&](int64_t b) { return std::abs(std::log(double(b) / double(key.batch))); };
+      std::stable_sort(sorted.begin(), sorted.end(),
+                       [&](int64_t x, int64_t y) { return far(x) < far(y); });
+      std::vector<EntryKey> out;
+      for (int64_t b : sorted) {
+        out.push_back(key);
+        out.back().batch = b;
+      }
+      out.push_back(key);
+      out.back().batch = 1;
+      out.back().batch_layout = BatchLayout::kStrided;
+      return out;
+    }
   }
-  if (base.batch > 1) {
-    std::set<int64_t> counts;
-    for (const auto& e : db.entries()) {
-      if (e.key.batch > 1 && e.key.batch != base.batch && e.key.batch_layout == base.batch_layout) {
-        counts.insert(e.key.batch);
+  return {};
+}
+
+// The keys to look up in one layer, most specific first: the problem's own, then each of the
+// policy's relaxations in its order applied to every lookup before it (its keys one after
+// another: another batch count in both storage orders before the next count).
+std::vector<Lookup> lookups(const Problem& problem,
+                            const std::vector<SelectionCandidate>& candidates,
+                            const std::vector<Relaxation>& relaxations) {
+  // The kernel is what the lookup chooses: selection compares the key's problem family only.
+  std::vector<Lookup> out = {{EntryKey::of(kDefaultKernel, problem), {}}};
+  for (Relaxation r : relaxations) {
+    std::vector<std::vector<Lookup>> by_key;  // [i]: the i-th key of `r` of every lookup so far
+    for (const Lookup& before : out) {
+      const std::vector<EntryKey> keys = relaxed_keys(before.key, r, candidates);
+      if (by_key.size() < keys.size()) by_key.resize(keys.size());
+      for (size_t i = 0; i < keys.size(); ++i) {
+        Lookup l{keys[i], before.relaxed};
+        l.relaxed.push_back(r);
+        by_key[i].push_back(std::move(l));
       }
     }
-    std::vector<int64_t> sorted(counts.begin(), counts.end());
-    auto far = [&](int64_t b) { return std::abs(std::log(double(b) / double(base.batch))); };
-    std::stable_sort(sorted.begin(), sorted.end(),
-                     [&](int64_t x, int64_t y) { return far(x) < far(y); });
-    for (int64_t b : sorted) {
-      EntryKey other = base;
-      other.batch = b;
-      both_orders(other, "batch count");
-    }
-    EntryKey single = base;
-    single.batch = 1;
-    single.batch_layout = BatchLayout::kStrided;
-    both_orders(single, "batch count");
+    for (auto& group : by_key) out.insert(out.end(), group.begin(), group.end());
   }
+  return out;
+}
+
+std::string describe(const std::vector<Relaxation>& relaxed) {
+  std::string out;
+  for (Relaxation r : relaxed) out += (out.empty() ? "" : ", ") + to_string(r);
   return out;
 }
 
 }  // namespace
 
-const std::vector<std::string>& fallback_kernels() {
-  static const std::vector<std::string> kernels = {"xgemm_fast", "xgemm_direct"};
-  return kernels;
+std::string to_string(ChoiceKind kind) {
+  switch (kind) {
+    case ChoiceKind::kExact:
+      return "exact";
+    case ChoiceKind::kModel:
+      return "model";
+    case ChoiceKind::kSafePath:
+      return "safe path";
+    case ChoiceKind::kOfflineChoice:
+      return "offline choice";
+    case ChoiceKind::kFallback:
+      return "fallback";
+    case ChoiceKind::kDefaults:
+      break;
+  }
+  return "defaults";
 }
 
 std::string stale_reason(const KernelSpec& spec, const Configuration& parameters,
@@ -103,20 +148,27 @@ Choices choose_configurations(const std::vector<ChooserLayer>& layers, const Pro
   auto refused = [&](const KernelSpec& spec, const Configuration& config) -> std::string {
     return unusable ? unusable(spec, config) : "";
   };
+  const SelectionPolicy policy = SelectionPolicy::of(profile);
   const DeviceModel model = DeviceModel::of(profile, device.compute_units, device.max_clock_mhz);
   SelectOptions options;
+  options.constants = policy.model;
+  options.skinny_side = policy.skinny_side;
   options.specs = specs;
-  options.unusable = [&](const SelectionCandidate& c) -> std::string {
+  options.unusable = [&](const SelectionCandidate& c) -> std::optional<Note> {
     const KernelSpec* spec = specs ? specs(c.kernel) : nullptr;
-    if (!spec) return "kernel " + c.kernel + " is not in this library";
+    if (!spec) return Note{Note::Kind::kUnusable, "kernel " + c.kernel + " is not in this library"};
     if (const std::string why = stale_reason(*spec, c.parameters, problem.precision);
         !why.empty()) {
-      return "stale (" + why + ")";
+      return Note{Note::Kind::kStale, "stale (" + why + ")"};
     }
-    return refused(*spec, spec->complete(c.parameters));
+    if (std::string why = refused(*spec, spec->complete(c.parameters)); !why.empty()) {
+      return Note{Note::Kind::kUnusable, std::move(why)};
+    }
+    return std::nullopt;
   };
   // The safe path, where a baseline is predicted to beat the database's choice.
-  if (const KernelSpec* safe = specs ? specs(kSafePathKernel) : nullptr;
+  if (const KernelSpec* safe =
+          specs && !policy.safe_path_kernel.empty() ? specs(policy.safe_path_kernel) : nullptr;
       safe && refused(*safe, safe->defaults()).empty()) {
     options.safe_kernel = safe->name();
     options.safe_parameters = safe->defaults();
@@ -125,102 +177,107 @@ Choices choose_configurations(const std::vector<ChooserLayer>& layers, const Pro
     if (!layer.database) continue;
     const Database& db = *layer.database;
     if (const std::string why = device_mismatch(db, device); !why.empty()) {
-      if (layer.note_mismatch) out.notes.push_back(layer.origin + " not used: " + why);
+      if (layer.note_mismatch) {
+        out.notes.push_back({Note::Kind::kOtherDevice, layer.origin + " not used: " + why});
+      }
       continue;
     }
     CandidatePool pool;
     pool.add_database(db, layer.origin);
-    for (const Lookup& lookup : lookups(problem, db)) {
-      const Selection s =
-          select_configuration(pool.candidates(), lookup.key, problem, model, options);
-      out.notes.insert(out.notes.end(), s.notes.begin(), s.notes.end());
-      if (!s.chosen) continue;
-      const RankedCandidate& r = *s.chosen;
-      const KernelSpec* spec = specs(r.kernel);
-      Choice c{spec,
-               spec->complete(r.parameters),
-               layer.source,
-               layer.origin,
-               r.from.entry,
-               s.kind == Selection::Kind::kExact,
-               r.distance,
-               lookup.relaxed,
-               r.from.gflops,
-               r.estimate.gflops,
-               s.reason,
-               s.rejected,
-               to_string(s.kind),
-               r.from.problem.shape};
-      if (s.kind == Selection::Kind::kSafePath) {
+    if (layer.more) {
+      for (const auto& c : layer.more->candidates()) {
+        for (const auto& m : c.measurements) pool.add(c.kernel, c.parameters, m);
+      }
+    }
+    for (const Lookup& lookup : lookups(problem, pool.candidates(), policy.relaxations)) {
+      auto s = std::make_shared<Selection>(
+          select_configuration(pool.candidates(), lookup.key, problem, model, options));
+      out.notes.insert(out.notes.end(), s->notes.begin(), s->notes.end());
+      if (!s->chosen) continue;
+      const RankedCandidate& r = *s->chosen;
+      Choice c;
+      c.spec = specs(r.kernel);
+      c.config = c.spec->complete(r.parameters);
+      c.source = layer.source;
+      c.origin = layer.origin;
+      c.entry = r.from.entry;
+      c.exact = s->kind == Selection::Kind::kExact;
+      c.distance = r.distance;
+      c.relaxed = describe(lookup.relaxed);
+      c.gflops = r.from.gflops;
+      c.predicted_gflops = r.estimate.gflops;
+      c.reason = s->reason;
+      c.alternatives = s->rejected;
+      c.kind = s->kind == Selection::Kind::kExact      ? ChoiceKind::kExact
+               : s->kind == Selection::Kind::kSafePath ? ChoiceKind::kSafePath
+                                                       : ChoiceKind::kModel;
+      c.tuned_shape = r.from.problem.shape;
+      if (c.kind == ChoiceKind::kSafePath) {
         c.source = "compiled-in default";
         c.origin = "template defaults";
         c.entry.clear();
         c.gflops = 0;
-        c.reason = layer.origin + ": " + s.reason;
+        c.reason = layer.origin + ": " + s->reason;
         c.tuned_shape = problem.shape;
       }
+      c.selection = std::move(s);
       out.choices.push_back(std::move(c));
       break;  // the most specific lookup with a usable entry decides for this database
     }
   }
   // An untuned device whose profile carries starting configurations (chosen offline, never
   // measured) runs one of them before a template's defaults.
-  if (auto start = offline_start(profile, problem, model, specs, refused)) {
-    out.choices.push_back(Choice{start->spec,
-                                 start->config,
-                                 start->source,
-                                 start->origin,
-                                 "",
-                                 false,
-                                 0,
-                                 "",
-                                 0,
-                                 start->predicted_gflops,
-                                 start->reason,
-                                 {},
-                                 "offline choice",
-                                 problem.shape});
+  if (auto start = offline_start(profile, problem, model, policy.model, specs, refused)) {
+    Choice c;
+    c.spec = start->spec;
+    c.config = start->config;
+    c.source = start->source;
+    c.origin = start->origin;
+    c.predicted_gflops = start->predicted_gflops;
+    c.reason = start->reason;
+    c.kind = ChoiceKind::kOfflineChoice;
+    c.tuned_shape = problem.shape;
+    out.choices.push_back(std::move(c));
   }
-  // A template's own configuration, after everything measured: its defaults, then its declared
-  // fallback (a single work-item, little local memory), which runs where every kernel before it
-  // exceeds the device's per-kernel limits that only a build reveals (Mesa's rusticl on a CPU
-  // allows 32 work-items a kernel while its device says 1024).
-  auto add_own = [&](const KernelSpec& spec, const Configuration& config, const char* origin,
-                     const std::string& reason, const char* kind) {
-    if (const std::string why = refused(spec, config); !why.empty()) {
-      out.notes.push_back("the " + std::string(kind) + " of " + spec.name() +
-                          " passed over: " + why);
-      return;
+  for (const std::string& kernel : policy.default_kernels) {
+    const KernelSpec* spec = specs ? specs(kernel) : nullptr;
+    if (!spec) continue;
+    const Configuration config = spec->defaults();
+    if (const std::string why = refused(*spec, config); !why.empty()) {
+      out.notes.push_back(
+          {Note::Kind::kDefaultsUnusable, "the defaults of " + kernel + " passed over: " + why});
+      continue;
     }
-    out.choices.push_back(Choice{&spec,
-                                 config,
-                                 "compiled-in default",
-                                 origin,
-                                 "",
-                                 false,
-                                 0,
-                                 "",
-                                 0,
-                                 0,
-                                 reason,
-                                 {},
-                                 kind,
-                                 problem.shape});
-  };
-  for (const std::string& kernel : fallback_kernels()) {
-    if (const KernelSpec* spec = specs ? specs(kernel) : nullptr) {
-      add_own(*spec, spec->defaults(), "template defaults",
-              "template defaults of " + kernel + ": no database entry applies", "defaults");
-    }
+    Choice c;
+    c.spec = spec;
+    c.config = config;
+    c.source = "compiled-in default";
+    c.origin = "template defaults";
+    c.reason = "template defaults of " + kernel + ": no database entry applies";
+    c.kind = ChoiceKind::kDefaults;
+    c.tuned_shape = problem.shape;
+    out.choices.push_back(std::move(c));
   }
-  for (const std::string& kernel : fallback_kernels()) {
+  // Last, the templates' declared fallbacks (a single work-item, little local memory): what runs
+  // where every configuration above exceeds the device's per-kernel limits, which only a build
+  // reveals (Mesa's rusticl on a CPU allows 32 work-items a kernel while its device says 1024).
+  for (const std::string& kernel : policy.default_kernels) {
     const KernelSpec* spec = specs ? specs(kernel) : nullptr;
     if (!spec || !spec->fallback() || *spec->fallback() == spec->defaults()) continue;
-    add_own(*spec, *spec->fallback(), "template fallback",
-            "fallback of " + kernel +
-                ": the configurations before it do not fit this device's "
-                "kernels",
-            "fallback");
+    if (const std::string why = refused(*spec, *spec->fallback()); !why.empty()) {
+      out.notes.push_back(
+          {Note::Kind::kDefaultsUnusable, "the fallback of " + kernel + " passed over: " + why});
+      continue;
+    }
+    Choice c;
+    c.spec = spec;
+    c.config = *spec->fallback();
+    c.source = "compiled-in default";
+    c.origin = "template fallback";
+    c.reason = "fallback of " + kernel + ": the configurations before it do not fit this device";
+    c.kind = ChoiceKind::kFallback;
+    c.tuned_shape = problem.shape;
+    out.choices.push_back(std::move(c));
   }
   return out;
 }

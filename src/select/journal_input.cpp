@@ -55,7 +55,7 @@ void CandidatePool::add_journal(const std::string& path, size_t per_problem) {
       Measurement m;
       m.problem = e->problem;
       m.gflops = e->result.gflops;
-      m.source = "journal";
+      m.source = MeasurementSource::kJournal;
       m.origin = path;
       m.entry = e->problem.shape.to_string() + " in the journal";
       m.usage = e->result.usage;

@@ -146,16 +146,16 @@ void warn_missing_tile_roles(const KernelSpec& spec) {
 
 }  // namespace
 
-ModelConstants calibrated_constants() {
-  ModelConstants c;
-  c.saturation_groups = 1.25;
-  c.group_overhead = 2;
-  c.edge_cost = 1;
-  c.bandwidth_efficiency = 0.5;
-  c.launch_us = 5;
-  c.rate_cap = 0.7;
-  c.distance_penalty = 0.054;
-  return c;
+const std::vector<std::pair<const char*, double ModelConstants::*>>& model_constant_fields() {
+  static const std::vector<std::pair<const char*, double ModelConstants::*>> fields = {
+      {"saturation_groups", &ModelConstants::saturation_groups},
+      {"group_overhead", &ModelConstants::group_overhead},
+      {"edge_cost", &ModelConstants::edge_cost},
+      {"bandwidth_efficiency", &ModelConstants::bandwidth_efficiency},
+      {"launch_us", &ModelConstants::launch_us},
+      {"rate_cap", &ModelConstants::rate_cap},
+      {"distance_penalty", &ModelConstants::distance_penalty}};
+  return fields;
 }
 
 DeviceModel DeviceModel::of(const DeviceProfile* profile, double compute_units, double clock_mhz) {

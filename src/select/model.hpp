@@ -20,12 +20,14 @@
 //             the padding copies of a kernel the host pads)
 //
 // The constants are calibrated on search journals (calibrate(): configurations measured at
-// several shapes predict each other; the grid point with the least mean |log error| wins).
+// several shapes predict each other; the grid point with the least mean |log error| wins); a
+// device profile states its own (policy.hpp), else the defaults apply.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "src/core/configuration.hpp"
@@ -49,9 +51,9 @@ struct ModelConstants {
   double distance_penalty = 0;
 };
 
-// The constants shipped with gemmtune: calibrate() on the H100 journals of results/h100/search*
-// (tests/src/select/test_selection_h100.cpp checks that they are what the data gives).
-ModelConstants calibrated_constants();
+// The constants by their names in a profile's "selection.model" and in `db calibrate`'s output,
+// in the order declared above.
+const std::vector<std::pair<const char*, double ModelConstants::*>>& model_constant_fields();
 
 // What the model knows of the device; a zero figure is unknown and its term is left out.
 struct DeviceModel {

@@ -8,6 +8,7 @@ namespace gemmtune {
 
 std::optional<OfflineStart> offline_start(
     const DeviceProfile* profile, const Problem& problem, const DeviceModel& device,
+    const ModelConstants& constants,
     const std::function<const KernelSpec*(const std::string&)>& specs,
     const std::function<std::string(const KernelSpec&, const Configuration&)>& unusable) {
   if (!profile) return std::nullopt;
@@ -22,7 +23,9 @@ std::optional<OfflineStart> offline_start(
     usage.registers = start.registers;
     usage.local_mem_bytes = start.local_mem_bytes;
     usage.source = "offline build";
-    const double predicted = prior_estimate(spec, config, problem, usage, device).gflops;
+    const double predicted =
+        prior_estimate(spec, config, problem, usage, device, fitted_prior_constants(), constants)
+            .gflops;
     if (best && predicted <= best->predicted_gflops) continue;
     OfflineStart s;
     s.spec = spec;

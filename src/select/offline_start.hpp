@@ -1,7 +1,7 @@
 // The configuration for a problem on a device nobody tuned, where its profile declares starting
 // configurations (the AMD profiles: chosen offline from real resources and a predicted speed,
-// never measured). The library runs it instead of a template's defaults, `db lookup` names it
-// where a database has no entry, and a search measures the profile's list first.
+// never measured). The chooser (chooser.hpp) takes it where no database entry applies, before a
+// template's defaults, and a search measures the profile's list first.
 #pragma once
 
 #include <functional>
@@ -26,10 +26,12 @@ struct OfflineStart {
 };
 
 // The profile's starting configuration for `problem`: of those of the problem's precision whose
-// kernel `specs` knows and that `unusable` accepts (""), the one the static prior predicts
-// fastest at the problem (the profile's order on a tie). Nullopt when none applies.
+// kernel `specs` knows and that `unusable` accepts (""), the one the static prior (with the
+// model's `constants`) predicts fastest at the problem (the profile's order on a tie). Nullopt
+// when none applies.
 std::optional<OfflineStart> offline_start(
     const DeviceProfile* profile, const Problem& problem, const DeviceModel& device,
+    const ModelConstants& constants,
     const std::function<const KernelSpec*(const std::string&)>& specs,
     const std::function<std::string(const KernelSpec&, const Configuration&)>& unusable);
 

@@ -46,6 +46,7 @@
 #include "src/core/problem.hpp"
 #include "src/core/result.hpp"
 #include "src/select/model.hpp"
+#include "src/select/policy.hpp"
 
 namespace gemmtune {
 
@@ -87,7 +88,7 @@ PriorEstimate prior_estimate(const KernelSpec* spec, const Configuration& config
                              const Problem& problem, const ResourceUsage& usage,
                              const DeviceModel& device,
                              const PriorConstants& constants = fitted_prior_constants(),
-                             const ModelConstants& model = calibrated_constants());
+                             const ModelConstants& model = SelectionPolicy::defaults().model);
 
 // A configuration to rank and what is known of its resources.
 struct PriorCandidate {
@@ -101,11 +102,10 @@ struct PriorRanked {
 };
 
 // `candidates` best predicted first; equal predictions keep the order given (stable).
-std::vector<PriorRanked> rank_by_prior(const KernelSpec* spec,
-                                       const std::vector<PriorCandidate>& candidates,
-                                       const Problem& problem, const DeviceModel& device,
-                                       const PriorConstants& constants = fitted_prior_constants(),
-                                       const ModelConstants& model = calibrated_constants());
+std::vector<PriorRanked> rank_by_prior(
+    const KernelSpec* spec, const std::vector<PriorCandidate>& candidates, const Problem& problem,
+    const DeviceModel& device, const PriorConstants& constants = fitted_prior_constants(),
+    const ModelConstants& model = SelectionPolicy::defaults().model);
 
 // ---- what the prediction is made of, and fitting its constants ----
 
@@ -131,7 +131,7 @@ PriorFeatures prior_features(const KernelSpec* spec, const Configuration& config
                              const DeviceModel& device);
 PriorEstimate prior_from_features(const PriorFeatures& features, const DeviceModel& device,
                                   const Problem& problem, const PriorConstants& constants,
-                                  const ModelConstants& model = calibrated_constants());
+                                  const ModelConstants& model = SelectionPolicy::defaults().model);
 
 // One measured configuration the constants are fitted on.
 struct PriorSample {
@@ -161,6 +161,6 @@ struct PriorFit {
 // usable sample.
 PriorFit fit_prior(const std::vector<PriorSample>& samples, const DeviceModel& device,
                    const PriorGrid& grid = PriorGrid::standard(), double quantile = 0.9,
-                   const ModelConstants& model = calibrated_constants());
+                   const ModelConstants& model = SelectionPolicy::defaults().model);
 
 }  // namespace gemmtune

@@ -64,7 +64,7 @@ struct RankValidationOptions {
   bool include_failed = false;
   size_t show = 0;  // the first `show` of the ranking, with prediction and measurement
   PriorConstants constants = fitted_prior_constants();
-  ModelConstants model = calibrated_constants();
+  ModelConstants model = SelectionPolicy::defaults().model;
 };
 
 struct TopFraction {

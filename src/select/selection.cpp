@@ -12,9 +12,6 @@ namespace gemmtune {
 
 namespace {
 
-// The small side of C up to which a skinny kernel (no work-group tile) is a candidate.
-constexpr int64_t kSkinnySide = 16;
-
 // Whatever kernel measured it.
 bool in_family(const Problem& measured, const EntryKey& family) {
   return ProblemKey(measured, kFamily) == ProblemKey(family.problem(), kFamily);
@@ -26,7 +23,8 @@ bool same_view(const Problem& a, const Problem& b) {
 }
 
 std::string where(const Measurement& m) {
-  return m.source == "database" ? m.origin + " entry " + m.entry : m.origin + " (" + m.entry + ")";
+  return m.source == MeasurementSource::kDatabase ? m.origin + " entry " + m.entry
+                                                  : m.origin + " (" + m.entry + ")";
 }
 
 std::string label(const std::string& kernel, const Configuration& parameters) {
@@ -73,13 +71,17 @@ void CandidatePool::add_database(const Database& db, const std::string& origin) 
     Measurement m;
     m.problem = e.key.problem();
     m.gflops = e.gflops;
-    m.source = "database";
+    m.source = MeasurementSource::kDatabase;
     m.origin = origin;
     m.entry = e.key.to_string();
     m.usage = e.usage;
     m.baseline = e.baseline;
     add(e.key.kernel, e.parameters, std::move(m));
   }
+}
+
+std::string to_string(MeasurementSource source) {
+  return source == MeasurementSource::kJournal ? "journal" : "database";
 }
 
 std::string to_string(Selection::Kind kind) {
@@ -126,9 +128,9 @@ Selection select_configuration(const std::vector<SelectionCandidate>& candidates
     const Measurement* m = nearest_measurement(cand, family, target, &distance);
     if (!m) continue;
     if (options.unusable) {
-      if (const std::string why = options.unusable(cand); !why.empty()) {
-        out.notes.push_back(where(*m) + ": " + label(cand.kernel, cand.parameters) +
-                            " passed over: " + why);
+      if (const std::optional<Note> why = options.unusable(cand)) {
+        out.notes.push_back({why->kind, where(*m) + ": " + label(cand.kernel, cand.parameters) +
+                                            " passed over: " + why->text});
         continue;
       }
     }
@@ -139,7 +141,8 @@ Selection select_configuration(const std::vector<SelectionCandidate>& candidates
     r.distance = distance;
     const TileGeometry g = geometry(options.specs, cand.kernel, cand.parameters, *m, device);
     // The model knows an untiled kernel's cost only on shapes of its kind: a small side of C.
-    const bool transfers = g.tiled || std::min(target.shape.m, target.shape.n) <= kSkinnySide;
+    const bool transfers =
+        g.tiled || std::min(target.shape.m, target.shape.n) <= options.skinny_side;
     r.estimate = transfer(g, m->problem, m->gflops, target, device, c);
     r.score = r.estimate.gflops * std::exp(-c.distance_penalty * std::sqrt(distance));
     r.reason = fmt::format(
@@ -149,7 +152,7 @@ Selection select_configuration(const std::vector<SelectionCandidate>& candidates
         r.estimate.describe(device));
     // An entry tuned for this very problem is taken as measured (the fastest such).
     for (const auto& em : cand.measurements) {
-      if (em.source != "database" || !in_family(em.problem, family) ||
+      if (em.source != MeasurementSource::kDatabase || !in_family(em.problem, family) ||
           !same_view(em.problem, target)) {
         continue;
       }
@@ -164,10 +167,11 @@ Selection select_configuration(const std::vector<SelectionCandidate>& candidates
       }
     }
     if (!transfers && !(exact && exact->kernel == r.kernel && exact->parameters == r.parameters)) {
-      out.notes.push_back(where(*m) + ": " + label(cand.kernel, cand.parameters) +
-                          " passed over: its kernel has no work-group tile, so the model predicts "
-                          "it only where M or N is at most " +
-                          std::to_string(kSkinnySide));
+      out.notes.push_back({Note::Kind::kOutsideModel,
+                           where(*m) + ": " + label(cand.kernel, cand.parameters) +
+                               " passed over: its kernel has no work-group tile, so the model "
+                               "predicts it only where M or N is at most " +
+                               std::to_string(options.skinny_side)});
       continue;
     }
     out.ranked.push_back(std::move(r));

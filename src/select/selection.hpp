@@ -5,7 +5,8 @@
 // nearest to it and ranked by prediction x exp(-distance_penalty x sqrt(log distance)). Where an
 // entry carries a baseline (what CLBlast or the fallback kernel reaches at its shape) and the
 // prediction for the target says the choice would lose to the baseline predicted there, the safe
-// path (the xgemm_direct template defaults) is chosen instead, and the explanation says so.
+// path (the policy's template defaults, policy.hpp) is chosen instead, and the explanation says
+// so.
 #pragma once
 
 #include <functional>
@@ -17,16 +18,20 @@
 
 #include "src/db/database.hpp"
 #include "src/select/model.hpp"
+#include "src/select/policy.hpp"
 
 namespace gemmtune {
 
 class KernelSpec;
 
+enum class MeasurementSource { kDatabase, kJournal };
+std::string to_string(MeasurementSource source);  // "database", "journal"
+
 // One measurement of a configuration.
 struct Measurement {
   Problem problem;  // as measured (with the candidate's kernel)
   double gflops = 0;
-  std::string source;  // "database" or "journal"
+  MeasurementSource source = MeasurementSource::kDatabase;
   std::string origin;  // the file
   std::string entry;   // the database entry's key, or "<shape> in the journal"
   ResourceUsage usage;
@@ -70,11 +75,27 @@ struct RankedCandidate {
 
 using SpecLookup = std::function<const KernelSpec*(const std::string& kernel)>;
 
+// What was passed over and why, in one line; its kind says what it was, so that a caller acts on
+// a kind (the library warns of stale entries) and never on the wording.
+struct Note {
+  enum class Kind {
+    kStale,             // an entry whose parameters the template no longer accepts
+    kUnusable,          // a candidate the device, the library or the problem refuses
+    kOutsideModel,      // a kernel without a work-group tile, at a shape the model does not predict
+    kOtherDevice,       // a database tuned on another device
+    kDefaultsUnusable,  // a fallback template's defaults, which the device refuses
+  };
+  Kind kind = Kind::kUnusable;
+  std::string text;
+};
+
 struct SelectOptions {
-  ModelConstants constants = calibrated_constants();
+  ModelConstants constants = SelectionPolicy::defaults().model;
+  int64_t skinny_side = SelectionPolicy::defaults().skinny_side;  // SelectionPolicy::skinny_side
   SpecLookup specs;  // declarations for the tile geometry (null: parameters by name)
-  // Why a candidate cannot run the target here ("" when it can); null: every one can.
-  std::function<std::string(const SelectionCandidate&)> unusable;
+  // Why a candidate cannot run the target here (its kind, and the reason as its text); nullopt
+  // when it can. Null: every one can.
+  std::function<std::optional<Note>(const SelectionCandidate&)> unusable;
   // The safe path: taken when the choice is predicted to lose to the baseline. Empty kernel:
   // there is none (the choice stands, and the explanation says it may lose).
   std::string safe_kernel;
@@ -91,7 +112,7 @@ struct Selection {
   std::string baseline_source;            // "clblast at 1024x1024x1024 (entry ...)"
   std::string reason;                     // one line: why the choice
   std::vector<std::string> rejected;      // the best alternatives and why not, one line each
-  std::vector<std::string> notes;         // candidates passed over (cannot run here) and why
+  std::vector<Note> notes;                // candidates passed over and why
 };
 std::string to_string(Selection::Kind kind);  // "none", "exact", "model", "safe path"
 

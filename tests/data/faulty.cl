@@ -1,6 +1,7 @@
 // A test-only GEMM kernel that misbehaves on purpose, chosen by the FAULT parameter:
 //   0 correct, 1 never ends (hang), 2 writes far outside its buffers (crash),
-//   3 does not compile, 4 computes a wrong result.
+//   3 does not compile, 4 computes a wrong result, 5 fails to build the way a crashing compiler
+//   does (the log line LLVM prints as it aborts; faulty_compiler.json).
 // Column-major C = alpha * A * B + beta * C (no transposes), one work-item per element of C.
 #ifndef FAULT
 #define FAULT 0
@@ -14,6 +15,8 @@
 
 #if FAULT == 3
 #error "deliberate compile failure (FAULT=3)"
+#elif FAULT == 5
+#error "LLVM ERROR: Cannot select: intrinsic %llvm.amdgcn.fdot2 (deliberate, FAULT=5)"
 #endif
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))

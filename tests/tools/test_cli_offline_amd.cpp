@@ -134,8 +134,8 @@ TEST_CASE("offline builds refuse bad input with one line", "[cli][offline]") {
     const auto r =
         run_gemmtune_in(temp_dir("offline-nocc"), "GEMMTUNE_AMD_CLANG=/nonexistent/clang",
                         "compile --kernel xgemm_fast --target gfx906");
-    CHECK(r.exit_code == 3);
-    CHECK_THAT(r.err, Catch::Contains("GEMMTUNE_AMD_CLANG"));
+    CHECK(r.exit_code == 2);  // the variable's value is the user's mistake
+    CHECK_THAT(r.err, Catch::Contains("GEMMTUNE_AMD_CLANG=/nonexistent/clang"));
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   }
   SECTION("--params without --target") {
@@ -190,6 +190,43 @@ TEST_CASE("each AMD profile's starting configurations build offline without a sp
       // What the profile states is what the build gives.
       CHECK(b.at("vgprs") == e.at("vgprs"));
       CHECK(b.at("lds_bytes") == e.at("lds_bytes"));
+    }
+  }
+}
+
+TEST_CASE("split-K in one launch builds offline for every AMD target without a spill",
+          "[cli][offline][splitk]") {
+  auto params_of = [](const nlohmann::json& parameters) {
+    std::string params;
+    for (const auto& [name, value] : parameters.items()) {
+      params += (params.empty() ? "" : ",") + name + "=" + std::to_string(value.get<int>());
+    }
+    return params;
+  };
+  for (const auto& target : kTargets) {
+    // Every starting configuration of the profile that splits K, its parts added in the main
+    // kernel (KREDUCE=1) instead of by the reduce kernel the profile measured it with.
+    const auto profile = nlohmann::json::parse(
+        gemmtune::read_text_file(gemmtune::test::source_path("devices/" + target + ".json")));
+    std::vector<std::string> builds;
+    for (const auto& e : profile.at("starting_configurations").at("entries")) {
+      if (e.at("parameters").at("SPLITK").get<int>() <= 1) continue;
+      builds.push_back("--kernel xgemm_fast --precision " + e.at("precision").get<std::string>() +
+                       " --params " + params_of(e.at("parameters")));
+    }
+    // xgemm_skinny's defaults in 4 parts, both sides.
+    builds.push_back("--kernel xgemm_skinny --params SIDE=0,SPLITK=4");
+    builds.push_back("--kernel xgemm_skinny --params SIDE=1,SPLITK=4");
+    for (const auto& args : builds) {
+      const auto two = build(args + " --target " + target + " --require-fit");
+      const auto one = build(args + ",KREDUCE=1 --target " + target + " --require-fit");
+      INFO(target << " " << args << ": " << two.at("vgprs") << " VGPRs in two launches, "
+                  << one.at("vgprs") << " in one");
+      CHECK(one.at("config").at("KREDUCE") == 1);
+      CHECK_FALSE(one.at("spills").get<bool>());
+      CHECK_FALSE(one.at("launch_refused").get<bool>());
+      // The parts are added after the accumulators are stored: no wave per SIMD is lost.
+      CHECK(one.at("waves_per_simd") == two.at("waves_per_simd"));
     }
   }
 }

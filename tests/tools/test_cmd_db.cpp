@@ -88,11 +88,44 @@ TEST_CASE("db lookup gives the exact entry, else the selection model's choice", 
   r = run_gemmtune("db lookup " + kDb + " -m 64 -n 64 -k 64 --layout TT");
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("chosen offline for gfx1012, not measured"));
-  // ... and none for a kernel the profile chose nothing of.
+  // ... and for a kernel the profile chose nothing of, that template's defaults, as the library
+  // would run them.
   r = run_gemmtune("db lookup " + kDb + " -m 64 -n 64 -k 64 --layout TT --kernel xgemm_direct");
-  CHECK(r.exit_code == 2);
-  CHECK_THAT(r.err, Catch::Contains("no entry"));
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("no entry for 64x64x64; template defaults of xgemm_direct"));
   CHECK(run_gemmtune("db lookup " + kDb + " -m 64 -n 64 -k 64 --layout XY").exit_code == 2);
+}
+
+TEST_CASE("db lookup relaxes the storage order and the epilogue as the library does",
+          "[cli][database]") {
+  // The row-major NT entry 2048^3 serves the column-major TN problem: the same kernel view.
+  auto r =
+      run_gemmtune("db lookup " + kDb + " -m 2048 -n 2048 -k 2048 --order col --layout TN --json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["match"] == "exact");
+  CHECK(j["kernel"] == "xgemm_fast");
+  CHECK(j["relaxed"] == "storage order");
+  CHECK(j["entry"]["key"]["layout"] == "NT");
+  r = run_gemmtune("db lookup " + kDb + " -m 1000 -n 900 -k 1100 --order col --explain");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out,
+             Catch::Contains("the model picks") && Catch::Contains("relaxed    storage order"));
+  // With an epilogue: xgemm_fast's entry without one, the only template here that fuses it.
+  r = run_gemmtune("db lookup " + kDb +
+                   " -m 2048 -n 2048 -k 2048 --layout NT --epilogue bias,gelu");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("exact match xgemm_fast") &&
+                        Catch::Contains("differs from the problem in: epilogue"));
+  // The NN entries are xgemm's and xgemm_direct's, neither of which fuses one: passed over, and
+  // the profile's offline choice, a configuration of the template that does, runs.
+  r = run_gemmtune("db lookup " + kDb + " -m 4096 -n 4096 -k 4096 --epilogue relu --json");
+  REQUIRE(r.exit_code == 0);
+  j = nlohmann::json::parse(r.out);
+  CHECK(j["match"] == "offline choice");  // the gfx1012 profile's
+  CHECK(j["kernel"] == "xgemm_fast");
+  CHECK_THAT(j["notes"].dump(), Catch::Contains("has no fused epilogue"));
 }
 
 TEST_CASE("db lookup --explain says what it chose, from where, how fast and why not the others",
@@ -149,8 +182,10 @@ TEST_CASE("db lookup takes candidates from search journals", "[cli][database]") 
     p.shape = Shape{1000, 900, 1100};
     Result res;
     res.config = Database::load(kDb).entries().at(0).parameters;
-    res.config["MWG"] = 32;
+    // A configuration of no entry that the template accepts (a stale one is passed over).
+    res.config["NWG"] = 32;
     res.gflops = 50000;  // much faster than any entry, at the very shape asked
+    res.time.median_ms = 0.04;
     w.append("xgemm", p, res, 1.0);
   }
   auto r = run_gemmtune("db lookup " + kDb + " -m 1000 -n 900 -k 1100 --json --journal " + journal);
@@ -158,7 +193,7 @@ TEST_CASE("db lookup takes candidates from search journals", "[cli][database]") 
   REQUIRE(r.exit_code == 0);
   auto j = nlohmann::json::parse(r.out);
   CHECK(j["source"] == "journal");
-  CHECK(j["parameters"]["MWG"] == 32);
+  CHECK(j["parameters"]["NWG"] == 32);
   CHECK(j["ranked"].size() == 4);
   // Bad input: one line, exit 2.
   r = run_gemmtune("db lookup " + kDb + " -m 10 -n 10 -k 10 --journal " + dir + "/none.jsonl");
@@ -187,7 +222,10 @@ TEST_CASE("db commands refuse corrupt and foreign files", "[cli][database]") {
 TEST_CASE("db show and lookup tell the two layouts of a batch apart", "[cli][database]") {
   const auto dir = temp_dir("db-batch-layout");
   auto db = Database::load(kDb);
-  auto strided = db.entries().at(0);
+  // xgemm_direct's entry: its template runs both layouts (xgemm's runs no offsets batch, so the
+  // chooser passes its entries over for one, as the library does).
+  auto strided = *std::find_if(db.entries().begin(), db.entries().end(),
+                               [](const auto& e) { return e.key.kernel == "xgemm_direct"; });
   strided.key.batch = 64;
   strided.key.shape = Shape{256, 256, 256};
   strided.gflops = 111;

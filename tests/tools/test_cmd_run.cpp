@@ -101,6 +101,38 @@ TEST_CASE("run refuses a configuration that breaks a constraint", "[cli][run]") 
   CHECK_THAT(r.err, Catch::Contains("layout"));
 }
 
+TEST_CASE("run adds split-K parts in the main kernel with KREDUCE=1: one launch per call",
+          "[device][cli][run][splitk]") {
+  if (!gemmtune::test::cli_has_device()) return gemmtune::test::unavailable("no OpenCL device");
+  const std::string split = "MWG=16,NWG=16,KWG=8,MDIMC=8,NDIMC=8,VWM=2,VWN=2,SPLITK=3";
+  auto run = [&](const std::string& params, const std::string& problem) {
+    const auto r = run_gemmtune("run --kernel xgemm_fast --params " + params + " " + problem +
+                                " --min-runs 1 --min-time-ms 0 --warmup 0 --cache-dir none --json");
+    INFO(params << " " << problem << ": " << r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["status"] == "ok");
+    CHECK(j["max_error"].get<double>() <= j["tolerance"].get<double>());
+    return j;
+  };
+  // Odd shapes (partial tiles, a short last part of K), both orders, transposes, beta 0 (C full
+  // of NaN, never read) and beta != 0, and a batch with a counter per tile and entry.
+  for (const std::string problem :
+       {"-m 37 -n 29 -k 301 --order col --layout NN --alpha 2 --beta -1",
+        "-m 37 -n 29 -k 301 --order row --layout TT --alpha 2 --beta 0",
+        "-m 45 -n 7 -k 99 --order row --layout NT --beta 0.5 --batch 3"}) {
+    const auto j = run(split + ",KREDUCE=1", problem);
+    CHECK(j["config"]["KREDUCE"] == 1);
+    CHECK(j["launches"] == 1);
+  }
+  const std::string unsplit = "MWG=16,NWG=16,KWG=8,MDIMC=8,NDIMC=8,VWM=2,VWN=2";
+  CHECK(run(split, "-m 37 -n 29 -k 301")["launches"] == 2);  // KREDUCE=0: the reduce kernel
+  CHECK(run(unsplit, "-m 37 -n 29 -k 301")["launches"] == 1);
+  const auto r = run_gemmtune("run --kernel xgemm_fast --params KREDUCE=1 -m 8 -n 8 -k 8");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("without a split there are none"));
+}
+
 TEST_CASE("run reports a build failure with the build log", "[device][cli][run]") {
   if (!gemmtune::test::cli_has_device()) return gemmtune::test::unavailable("no OpenCL device");
   const std::string templates = gemmtune::test::temp_dir("run-broken");

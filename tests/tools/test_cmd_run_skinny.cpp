@@ -49,20 +49,24 @@ TEST_CASE("a short xgemm_skinny search of a vector-matrix shape verifies its res
 TEST_CASE("xgemm_skinny splits K over work-groups and adds the parts", "[device][cli][skinny]") {
   if (!gemmtune::test::cli_has_device()) return gemmtune::test::unavailable("no OpenCL device");
   // K = 333 in 3 parts of whole vectors leaves a short last part; both sides, both contiguous
-  // dimensions of the streamed operand (NN and TT), alpha and beta applied once by the reduction.
-  for (const std::string side : {"0", "1"}) {
-    for (const std::string layout : {"NN", "TT"}) {
-      const std::string shape = side == "0" ? "-m 3 -n 77" : "-m 77 -n 3";
-      const auto r = run_gemmtune("run --kernel xgemm_skinny " + shape + " -k 333 --layout " +
-                                  layout + " --alpha 2 --beta -1 --params SIDE=" + side +
-                                  ",WGJ=4,WGK=8,VW=4,SPLITK=3 --min-runs 1 --min-time-ms 0 "
-                                  "--cache-dir none --json");
-      INFO(side << " " << layout << ": " << r.err);
-      REQUIRE(r.exit_code == 0);
-      const auto j = nlohmann::json::parse(r.out);
-      CHECK(j["status"] == "ok");
-      CHECK(j["max_error"].get<double>() <= j["tolerance"].get<double>());
-      CHECK(j["config"]["SPLITK"] == 3);
+  // dimensions of the streamed operand (NN and TT), alpha and beta applied once by the reduction:
+  // the reduce kernel's (KREDUCE=0, two launches) or the last work-group's (KREDUCE=1, one).
+  for (const std::string kreduce : {"0", "1"}) {
+    for (const std::string side : {"0", "1"}) {
+      for (const std::string layout : {"NN", "TT"}) {
+        const std::string shape = side == "0" ? "-m 3 -n 77" : "-m 77 -n 3";
+        const auto r = run_gemmtune("run --kernel xgemm_skinny " + shape + " -k 333 --layout " +
+                                    layout + " --alpha 2 --beta -1 --params SIDE=" + side +
+                                    ",WGJ=4,WGK=8,VW=4,SPLITK=3,KREDUCE=" + kreduce +
+                                    " --min-runs 1 --min-time-ms 0 --cache-dir none --json");
+        INFO(kreduce << " " << side << " " << layout << ": " << r.err);
+        REQUIRE(r.exit_code == 0);
+        const auto j = nlohmann::json::parse(r.out);
+        CHECK(j["status"] == "ok");
+        CHECK(j["max_error"].get<double>() <= j["tolerance"].get<double>());
+        CHECK(j["config"]["SPLITK"] == 3);
+        CHECK(j["launches"] == (kreduce == "1" ? 1 : 2));
+      }
     }
   }
 }

@@ -1,7 +1,8 @@
 // libgemmtune through its public header alone, as an application uses it: every storage order
 // and transpose on odd shapes with offsets and padded leading dimensions, beta == 0 on a C full of
 // NaN, float, double and half, batches, the epilogue, four threads on their own queues, argument
-// errors, and where configurations come from (Explain, SetDatabase, stale entries, WarmUp).
+// errors, where configurations come from (Explain, SetDatabase, stale entries, WarmUp), and a
+// database entry that adds split-K's parts in the main kernel.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -522,6 +523,54 @@ TEST_CASE("api: repeated calls on new buffers and new placements", "[api][device
   REQUIRE(e.kernel == "xgemm_fast");
   CHECK_THAT(e.parameters, Catch::Contains("ALDCOPY=1"));
   runs("xgemm_fast, aligned copies");
+  REQUIRE(SetDatabase("") == StatusCode::kSuccess);
+}
+
+TEST_CASE("api: a database entry with split-K in one launch", "[api][device][splitk]") {
+  const Cl* cl = api_test::device_or_skip();
+  if (!cl) return;
+  // xgemm_fast with SPLITK=3 and KREDUCE=1 for every transpose of one odd shape: the last
+  // work-group of each tile adds the parts, with counters the library allocates, zeroes once and
+  // the kernel leaves zeroed (a second call would find no last work-group otherwise).
+  const char* one_launch = R"({"MWG": 16, "NWG": 16, "KWG": 8, "MDIMC": 8, "NDIMC": 8,
+                               "VWM": 2, "VWN": 2, "SPLITK": 3, "KREDUCE": 1})";
+  std::vector<api_test::DbEntry> entries;
+  for (const char* layout : {"NN", "NT", "TN", "TT"}) {
+    entries.push_back({"xgemm_fast", layout, 37, 29, 101, one_launch});
+  }
+  const std::string db = api_test::temp_dir() + "/one-launch.json";
+  api_test::write_database(db, cl->device_name, entries);
+  REQUIRE(SetDatabase(db) == StatusCode::kSuccess);
+  unsigned seed = 700;
+  for (Transpose ta : {Transpose::kNo, Transpose::kYes}) {
+    for (Transpose tb : {Transpose::kNo, Transpose::kYes}) {
+      GemmProblem p;
+      p.m = 37;
+      p.n = 29;
+      p.k = 101;
+      p.a_transpose = ta;
+      p.b_transpose = tb;
+      Explanation e;
+      REQUIRE(Explain(p, cl->queue, &e) == StatusCode::kSuccess);
+      CHECK(e.source == "user database");
+      CHECK(e.exact);
+      CHECK_THAT(e.parameters, Catch::Contains("KREDUCE=1") && Catch::Contains("SPLITK=3"));
+      Case c;
+      c.ta = ta;
+      c.tb = tb;
+      c.m = 37;
+      c.n = 29;
+      c.k = 101;
+      c.alpha = 1.5;
+      for (double beta : {0.0, -0.5, 0.0}) {
+        c.beta = beta;
+        INFO(describe(c));
+        const StatusCode s = run_and_check<float>(*cl, cl->queue, c, seed++);
+        INFO(StatusName(s) << ": " << LastErrorMessage());
+        REQUIRE(s == StatusCode::kSuccess);
+      }
+    }
+  }
   REQUIRE(SetDatabase("") == StatusCode::kSuccess);
 }
 

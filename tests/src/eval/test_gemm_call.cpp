@@ -1,6 +1,7 @@
 // The one GEMM call path on caller-provided buffers: offsets, leading dimensions larger than the
-// matrices, both storage orders and transposes, beta 0 with NaN in C, host padding and split-K,
-// a compiled call enqueued again, and batches with caller offsets, each against a plain loop.
+// matrices, both storage orders and transposes, beta 0 with NaN in C, host padding and split-K
+// (its parts added by a reduce kernel or in the main kernel), a compiled call enqueued again, and
+// batches with caller offsets, each against a plain loop.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -63,9 +64,10 @@ cl::Buffer upload(Setup& s, const std::vector<float>& v) {
 }
 
 // Runs `config` of `kernel` on a problem with offset, padded-ld operands and checks every
-// element of C's buffer: the matrix against a loop, everything around it untouched.
-void check_call(Setup& s, const std::string& kernel, const Configuration& partial, Order order,
-                bool trans_a, bool trans_b, double beta, Shape shape = Shape{37, 29, 45}) {
+// element of C's buffer: the matrix against a loop, everything around it untouched. Returns the
+// kernels the call launched.
+size_t check_call(Setup& s, const std::string& kernel, const Configuration& partial, Order order,
+                  bool trans_a, bool trans_b, double beta, Shape shape = Shape{37, 29, 45}) {
   const KernelSpec spec = KernelSpec::load_named(source_path("kernel_templates"), kernel);
   Problem p;
   p.shape = shape;
@@ -113,7 +115,11 @@ void check_call(Setup& s, const std::string& kernel, const Configuration& partia
   INFO(kernel << " " << to_string(compiled.result.status) << " " << compiled.result.message);
   REQUIRE(compiled.call);
   compiled.call->bind(buffers, s.queue);
-  // Twice: the compiled call is enqueued again, and beta != 0 then sees its own output.
+  // The count known before any device agrees with the bound call's.
+  CHECK(compiled.call->launches() == GemmCall::launches(spec, spec.complete(partial), p, buffers));
+  // Twice: the compiled call is enqueued again, and beta != 0 then sees its own output (an
+  // in-kernel split-K reduction whose counters were not left at 0 would find no last work-group
+  // and leave C as it was).
   for (int run = 0; run < 2; ++run) {
     if (run == 1) s.queue.enqueueWriteBuffer(dc, CL_TRUE, 0, c.data.size() * 4, c.data.data());
     cl::Event main;
@@ -129,6 +135,58 @@ void check_call(Setup& s, const std::string& kernel, const Configuration& partia
     }
     CHECK(wrong == 0);
   }
+  return compiled.call->launches();
+}
+
+// Calls `f(order, beta, trans_a, trans_b)` for both orders, beta 0 (C full of NaN) and 0.5, and
+// every transpose, with the case named for a failure.
+template <typename F>
+void for_each_case(F&& f) {
+  for (Order order : {Order::kRowMajor, Order::kColMajor}) {
+    for (double beta : {0.0, 0.5}) {
+      for (bool trans_a : {false, true}) {
+        for (bool trans_b : {false, true}) {
+          INFO("order " << (order == Order::kRowMajor ? "row" : "col") << " beta " << beta
+                        << " trans " << trans_a << trans_b);
+          f(order, beta, trans_a, trans_b);
+        }
+      }
+    }
+  }
+}
+
+// C after `runs` calls of `config` on fresh inputs of `p` (values no sum adds exactly), as bits.
+std::vector<std::vector<uint32_t>> c_bits(Setup& s, const std::string& kernel,
+                                          const Configuration& partial, const Problem& p,
+                                          int runs) {
+  const KernelSpec spec = KernelSpec::load_named(source_path("kernel_templates"), kernel);
+  const int64_t m = p.shape.m, n = p.shape.n, k = p.shape.k;
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  auto values = [&](int64_t count) {
+    std::vector<float> v(static_cast<size_t>(count));
+    for (float& x : v) x = dist(rng);
+    return v;
+  };
+  const std::vector<float> a = values(m * k), b = values(k * n), c = values(m * n);
+  cl::Buffer da = upload(s, a), db = upload(s, b), dc = upload(s, c);
+  GemmBuffers buffers;
+  buffers.a = da();
+  buffers.b = db();
+  buffers.c = dc();
+  GemmCall::Compiled compiled = GemmCall::compile(s.builder, spec, spec.complete(partial), p);
+  INFO(kernel << " " << to_string(compiled.result.status) << " " << compiled.result.message);
+  REQUIRE(compiled.call);
+  compiled.call->bind(buffers, s.queue);
+  std::vector<std::vector<uint32_t>> out;
+  for (int run = 0; run < runs; ++run) {
+    s.queue.enqueueWriteBuffer(dc, CL_TRUE, 0, c.size() * 4, c.data());
+    compiled.call->enqueue(s.queue);
+    std::vector<uint32_t> got(c.size());
+    s.queue.enqueueReadBuffer(dc, CL_TRUE, 0, got.size() * 4, got.data());
+    out.push_back(got);
+  }
+  return out;
 }
 
 }  // namespace
@@ -156,25 +214,69 @@ TEST_CASE("a GEMM call computes on caller buffers with offsets and leading dimen
   }
 }
 
+TEST_CASE("split-K adds its parts in the main kernel in one launch on caller buffers",
+          "[gemm_call][pocl][splitk]") {
+  const auto& d = test::test_device();
+  REQUIRE(d.device);
+  Setup s(*d.device);
+  Configuration split = {{"MWG", 16}, {"NWG", 16}, {"KWG", 8}, {"MDIMC", 8}, {"NDIMC", 8},
+                         {"VWM", 2},  {"VWN", 2},  {"KWI", 2}, {"SPLITK", 3}};
+  CHECK(check_call(s, "xgemm_fast", split, Order::kColMajor, false, false, 0.5) == 2);
+  split["KREDUCE"] = 1;
+  // 37 x 29 leaves partial tiles at both edges; K = 45 makes parts of 16, 16 and 13, K = 9 parts
+  // of 8 and 1 and an empty one, whose work-group still counts itself in.
+  for (const Shape& shape : {Shape{37, 29, 45}, Shape{37, 29, 9}}) {
+    INFO(shape.to_string());
+    for_each_case([&](Order order, double beta, bool trans_a, bool trans_b) {
+      CHECK(check_call(s, "xgemm_fast", split, order, trans_a, trans_b, beta, shape) == 1);
+    });
+  }
+}
+
+TEST_CASE("split-K in one launch adds up the same bits as in two and from call to call",
+          "[gemm_call][pocl][splitk]") {
+  const auto& d = test::test_device();
+  REQUIRE(d.device);
+  Setup s(*d.device);
+  Problem p;
+  p.shape = Shape{45, 38, 301};
+  p.alpha = 1.5;
+  p.beta = -0.25;
+  constexpr int kRuns = 4;
+  for (const std::string kernel : {"xgemm_fast", "xgemm_skinny"}) {
+    Configuration two = kernel == "xgemm_fast"
+                            ? Configuration{{"MWG", 16},  {"NWG", 16}, {"KWG", 8}, {"MDIMC", 8},
+                                            {"NDIMC", 8}, {"VWM", 2},  {"VWN", 2}, {"SPLITK", 4}}
+                            : Configuration{{"WGJ", 4}, {"WGK", 4}, {"VW", 1}, {"SPLITK", 4}};
+    Configuration one = two;
+    one["KREDUCE"] = 1;
+    INFO(kernel);
+    const auto reduced = c_bits(s, kernel, two, p, 1);
+    const auto in_kernel = c_bits(s, kernel, one, p, kRuns);
+    for (const auto& run : in_kernel) CHECK(run == reduced.front());
+  }
+}
+
 TEST_CASE("xgemm_skinny computes on caller buffers with offsets and leading dimensions",
           "[gemm_call][pocl][skinny]") {
   const auto& d = test::test_device();
   REQUIRE(d.device);
   Setup s(*d.device);
-  // Offsets that are not multiples of the vector width: the element-aligned vector loads.
+  // Offsets that are not multiples of the vector width: the element-aligned vector loads. Then K
+  // in 3 parts added in the main kernel: 29 columns are a block of NWG = 16 and a partial one,
+  // each with its counter (SIDE 0 of a column-major call; the row-major one walks 29 rows).
   for (int64_t side : {0, 1}) {
     const Configuration skinny = {{"SIDE", side}, {"WGJ", 4}, {"WGK", 4}, {"VW", 4}};
-    for (Order order : {Order::kRowMajor, Order::kColMajor}) {
-      for (double beta : {0.0, 0.5}) {
-        INFO("side " << side << " order " << (order == Order::kRowMajor ? "row" : "col") << " beta "
-                     << beta);
-        for (bool trans_a : {false, true}) {
-          for (bool trans_b : {false, true}) {
-            check_call(s, "xgemm_skinny", skinny, order, trans_a, trans_b, beta, Shape{3, 29, 45});
-          }
-        }
-      }
-    }
+    Configuration one_launch = skinny;
+    one_launch["SPLITK"] = 3;
+    one_launch["KREDUCE"] = 1;
+    INFO("side " << side);
+    for_each_case([&](Order order, double beta, bool trans_a, bool trans_b) {
+      CHECK(check_call(s, "xgemm_skinny", skinny, order, trans_a, trans_b, beta,
+                       Shape{3, 29, 45}) == 1);
+      CHECK(check_call(s, "xgemm_skinny", one_launch, order, trans_a, trans_b, beta,
+                       Shape{3, 29, 45}) == 1);
+    });
   }
 }
 

@@ -233,13 +233,18 @@ TEST_CASE("batched xgemm_fast with split-K in 16acc32", "[device][batched]") {
   if (!ev) return test::unavailable("no OpenCL device");
   Configuration c = test::small_config(*ev, "xgemm_fast");
   c["SPLITK"] = 3;
-  for (auto batch_layout : {BatchLayout::kStrided, BatchLayout::kOffsets}) {
-    for (double beta : {0.0, 0.5}) {
-      const test::KernelCase p = batched("xgemm_fast", Shape{33, 17, 40}, Order::kRowMajor, "NT",
-                                         kSmallBatch, batch_layout, Precision::kFP16Acc32, beta);
-      const Result r = ev->evaluate(p, c);
-      INFO(describe(p, r));
-      CHECK(r.status == Status::kOk);
+  // The parts added by the reduce kernel, then in the main kernel (one counter per tile and
+  // batch entry).
+  for (int64_t in_kernel : {0, 1}) {
+    c["KREDUCE"] = in_kernel;
+    for (auto batch_layout : {BatchLayout::kStrided, BatchLayout::kOffsets}) {
+      for (double beta : {0.0, 0.5}) {
+        const test::KernelCase p = batched("xgemm_fast", Shape{33, 17, 40}, Order::kRowMajor, "NT",
+                                           kSmallBatch, batch_layout, Precision::kFP16Acc32, beta);
+        const Result r = ev->evaluate(p, c);
+        INFO(describe(p, r) << " KREDUCE " << in_kernel);
+        CHECK(r.status == Status::kOk);
+      }
     }
   }
 }

@@ -24,8 +24,9 @@ namespace {
 
 constexpr uint64_t kSeed = 42;
 // A small xgemm_fast configuration from its "ci" space (16x16 tiles, 32 threads), the other
-// parameters at their defaults.
-Configuration fast_config(int64_t split_k = 1) {
+// parameters at their defaults; split-K's parts added by the reduce kernel or, `in_kernel`, by the
+// main kernel.
+Configuration fast_config(int64_t split_k = 1, bool in_kernel = false) {
   const KernelSpec spec = KernelSpec::load(test::source_path("kernel_templates/xgemm_fast.json"));
   return spec.complete({{"MWG", 16},
                         {"NWG", 16},
@@ -34,7 +35,8 @@ Configuration fast_config(int64_t split_k = 1) {
                         {"NDIMC", 8},
                         {"VWM", 2},
                         {"VWN", 1},
-                        {"SPLITK", split_k}});
+                        {"SPLITK", split_k},
+                        {"KREDUCE", in_kernel ? 1 : 0}});
 }
 
 const test::TestDevice& bench() {
@@ -156,20 +158,27 @@ TEST_CASE("xgemm_fast applies the epilogue in both orders and every layout", "[e
   }
 }
 
-TEST_CASE("xgemm_fast's epilogue with beta, split-K and a batch", "[epilogue][device]") {
+TEST_CASE("xgemm_fast's epilogue with beta, split-K in two launches or one, and a batch",
+          "[epilogue][device]") {
   auto ev = make_evaluator();
   if (!ev) return test::unavailable("no OpenCL device");
   test::KernelCase with_beta = fast_problem({33, 17, 65}, Order::kRowMajor, "NT", "bias,gelu");
   with_beta.alpha = 1.5;
   with_beta.beta = -0.75;
-  const Configuration plain = fast_config(), split = fast_config(2);
+  const Configuration plain = fast_config(), split = fast_config(2),
+                      one_launch = fast_config(3, true);
   const test::KernelCase split_k = fast_problem({33, 17, 65}, Order::kColMajor, "TN", "bias,relu");
   test::KernelCase batched = fast_problem({33, 17, 9}, Order::kRowMajor, "NN", "bias,gelu");
   batched.batch = 3;
   test::KernelCase split_beta = fast_problem({65, 3, 7}, Order::kRowMajor, "TT", "bias,gelu");
   split_beta.beta = 2.0;
-  for (const auto& [p, config] : std::vector<std::pair<test::KernelCase, Configuration>>{
-           {with_beta, plain}, {split_k, split}, {batched, plain}, {split_beta, split}}) {
+  for (const auto& [p, config] :
+       std::vector<std::pair<test::KernelCase, Configuration>>{{with_beta, plain},
+                                                               {split_k, split},
+                                                               {batched, plain},
+                                                               {split_beta, split},
+                                                               {split_k, one_launch},
+                                                               {split_beta, one_launch}}) {
     const Result r = ev->evaluate(p, config);
     INFO(describe(p, r));
     CHECK(r.status == Status::kOk);

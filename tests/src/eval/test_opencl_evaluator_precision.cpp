@@ -170,7 +170,8 @@ TEST_CASE("xgemm_fast in 16acc32 over awkward shapes, layouts and orders",
   check_all_layouts("xgemm_fast", Precision::kFP16Acc32);
 }
 
-TEST_CASE("xgemm_fast 16acc32 with split-K and without local memory", "[device][precision]") {
+TEST_CASE("xgemm_fast 16acc32 with split-K in two launches or one and without local memory",
+          "[device][precision]") {
   auto ev = make_evaluator();
   if (!ev) return test::unavailable("no OpenCL device");
   test::KernelCase p;
@@ -182,11 +183,14 @@ TEST_CASE("xgemm_fast 16acc32 with split-K and without local memory", "[device][
   p.beta = -0.5;
   Configuration split = test::small_config(*ev, "xgemm_fast");
   split["SPLITK"] = 3;
+  // The float parts of half storage added in the main kernel.
+  Configuration one_launch = split;
+  one_launch["KREDUCE"] = 1;
   Configuration direct = test::small_config(*ev, "xgemm_fast");
   direct["LDS"] = 0;
   direct["STAGES"] = 1;
   direct["PREFETCH"] = 0;
-  for (const auto& c : {split, direct}) {
+  for (const auto& c : {split, one_launch, direct}) {
     const Result r = ev->evaluate(p, c);
     INFO(describe(p, r));
     CHECK(r.status == Status::kOk);

@@ -139,6 +139,41 @@ TEST_CASE("launch geometry comes from the declaration, padded when declared", "[
                       Catch::Contains("broken.json") && Catch::Contains("'launch.local'"));
 }
 
+TEST_CASE("split-K adds its parts in the main kernel where in_kernel says so", "[kernel_spec]") {
+  KernelView v;
+  v.m = 100;
+  v.n = 70;
+  v.k = 300;
+  for (const std::string name : {"xgemm_fast", "xgemm_skinny"}) {
+    const KernelSpec spec = load_template(name);
+    INFO(name);
+    // Without a split there are no parts to add: the in-kernel form is refused.
+    CHECK_THAT(spec.check(spec.complete({{"KREDUCE", 1}}), DeviceLimits{}, kFp32).value_or(""),
+               Catch::Contains("without a split"));
+    Configuration two = spec.complete({{"SPLITK", 3}});
+    Configuration one = two;
+    one["KREDUCE"] = 1;
+    CHECK_FALSE(spec.check(one, DeviceLimits{}, kFp32));
+    auto g = launch_geometry(spec, two, kFp32, v);
+    REQUIRE(g.split_k);
+    CHECK(g.split_k->reduce_launch());
+    CHECK_FALSE(g.split_k->in_kernel);
+    g = launch_geometry(spec, one, kFp32, v);
+    REQUIRE(g.split_k);
+    CHECK_FALSE(g.split_k->reduce_launch());
+    CHECK(g.split_k->in_kernel);
+    CHECK(g.split_k->workspace_elements == 3 * 100 * 70);
+  }
+  // One counter per output tile: 2 x 2 tiles of 64 x 64 (xgemm_fast), 70 / 64 -> 2 blocks of
+  // columns (xgemm_skinny, SIDE 0).
+  const KernelSpec fast = load_template("xgemm_fast");
+  CHECK(launch_geometry(fast, fast.complete({{"SPLITK", 2}, {"KREDUCE", 1}}), kFp32, v)
+            .split_k->counters == 4);
+  const KernelSpec skinny = load_template("xgemm_skinny");
+  CHECK(launch_geometry(skinny, skinny.complete({{"SPLITK", 2}, {"KREDUCE", 1}}), kFp32, v)
+            .split_k->counters == 2);
+}
+
 TEST_CASE("a declaration with an unknown field or a wrong type is refused naming file and field",
           "[kernel_spec]") {
   const nlohmann::json good = load_template("xgemm_fast").raw();
@@ -160,6 +195,11 @@ TEST_CASE("a declaration with an unknown field or a wrong type is refused naming
   refused([](auto& j) { j["launch"]["split_k"]["reduce"] = "x"; }, "launch.split_k.reduce");
   refused([](auto& j) { j["launch"]["split_k"]["reduce_entry"] = 1; },
           "launch.split_k.reduce_entry");
+  // An in-kernel reduction needs its counters, and counters mean nothing without one.
+  refused([](auto& j) { j["launch"]["split_k"].erase("counters"); }, "launch.split_k.counters");
+  refused([](auto& j) { j["launch"]["split_k"].erase("in_kernel"); }, "launch.split_k.in_kernel");
+  refused([](auto& j) { j["launch"]["split_k"]["in_kernel"] = "KREDUCE + NOPE"; },
+          "launch.split_k.in_kernel");
   refused(
       [](auto& j) {
         j["launch"]["batch"]["layouts"] = {"strided", "ptr"};

@@ -1,7 +1,10 @@
 // The one chooser (src/select/chooser.hpp) that the library, bench-suite's direct column and its
-// library column share: every kernel's entries compete, layers in priority order, stale entries
-// passed over with a note, databases of other devices left out, the fallbacks last.
+// library column and `db lookup` share: every kernel's entries compete, layers in priority order,
+// stale entries passed over with a note, databases of other devices left out, the problem relaxed
+// as the profile's policy says, the fallbacks last.
+#include <algorithm>
 #include <map>
+#include <utility>
 
 #include <catch2/catch.hpp>
 
@@ -61,23 +64,127 @@ Problem problem(Shape s) {
 }
 
 Choices choose(const std::vector<ChooserLayer>& layers, const Problem& p,
-               const Refusal& unusable = nullptr) {
+               const Refusal& unusable = nullptr, const DeviceProfile* profile = nullptr) {
   return choose_configurations(
-      layers, p, device(), nullptr, [](const std::string& k) { return spec_of(k); }, unusable);
+      layers, p, device(), profile, [](const std::string& k) { return spec_of(k); }, unusable);
 }
 
 bool has_note(const Choices& c, const std::string& text) {
   for (const auto& n : c.notes) {
-    if (n.find(text) != std::string::npos) return true;
+    if (n.text.find(text) != std::string::npos) return true;
   }
   return false;
 }
 
+// The repository's cpu-generic profile with `selection` as its "selection" section.
+DeviceProfile profile_with(const nlohmann::json& selection) {
+  DeviceProfile p = load_profile(source_path("devices/cpu-generic.json"));
+  p.selection = selection;
+  return p;
+}
+
+// What the library refuses of every template: an epilogue it does not fuse.
+std::string no_epilogue(const Problem& p, const KernelSpec& spec) {
+  return !p.epilogue.none() && spec.name() != "xgemm_fast" ? "no fused epilogue" : "";
+}
+
 }  // namespace
 
-TEST_CASE("chooser: the safe path and the fallback kernels are data in one place", "[select]") {
-  CHECK(std::string(kSafePathKernel) == "xgemm_direct");
-  CHECK(fallback_kernels() == std::vector<std::string>{"xgemm_fast", "xgemm_direct"});
+TEST_CASE("chooser: the fallback policy and the model's constants are profile data over defaults",
+          "[select]") {
+  const SelectionPolicy& d = SelectionPolicy::defaults();
+  CHECK(SelectionPolicy::of(nullptr).default_kernels == d.default_kernels);
+  CHECK(d.safe_path_kernel == "xgemm_direct");
+  CHECK(d.default_kernels == std::vector<std::string>{"xgemm_fast", "xgemm_direct"});
+  CHECK(d.relaxations == std::vector<Relaxation>{Relaxation::kStorageOrder, Relaxation::kEpilogue,
+                                                 Relaxation::kBatchCount});
+  // Every shipped profile's section reads.
+  for (const auto& p : ProfileSet::load_dir(source_path("devices")).profiles()) {
+    INFO(p.file);
+    CHECK_NOTHROW(SelectionPolicy::of(&p));
+  }
+  // A profile states what differs; the rest stays the defaults.
+  const DeviceProfile own = profile_with({{"source", "a calibration of this class"},
+                                          {"model", {{"launch_us", 9}}},
+                                          {"relaxations", {"epilogue"}},
+                                          {"default_kernels", {"xgemm_direct"}},
+                                          {"safe_path_kernel", ""}});
+  const SelectionPolicy p = SelectionPolicy::of(&own);
+  CHECK(p.model.launch_us == 9);
+  CHECK(p.model.rate_cap == d.model.rate_cap);
+  CHECK(p.relaxations == std::vector<Relaxation>{Relaxation::kEpilogue});
+  CHECK(p.default_kernels == std::vector<std::string>{"xgemm_direct"});
+  CHECK(p.safe_path_kernel.empty());
+  CHECK(p.skinny_side == d.skinny_side);
+  CHECK(p.source == "a calibration of this class");
+  // ... and the chooser follows it: only xgemm_direct's defaults remain.
+  const Choices c = choose({}, problem({64, 64, 64}), nullptr, &own);
+  REQUIRE(c.choices.size() == 1);
+  CHECK(c.choices[0].spec->name() == "xgemm_direct");
+  // A wrong section names the profile's file and the field.
+  for (const auto& [bad, field] : std::vector<std::pair<nlohmann::json, std::string>>{
+           {{{"model", {{"launch_us", 1}}}}, "selection.source"},
+           {{{"source", "x"}, {"model", {{"no_such", 1}}}}, "selection.model.no_such"},
+           {{{"source", "x"}, {"model", {{"launch_us", -1}}}}, "selection.model.launch_us"},
+           {{{"source", "x"}, {"relaxations", {"shape"}}}, "selection.relaxations"},
+           {{{"source", "x"}, {"relaxations", {"epilogue", "epilogue"}}}, "selection.relaxations"},
+           {{{"source", "x"}, {"skinny_side", 1.5}}, "selection.skinny_side"},
+           {{{"source", "x"}, {"fallback", {}}}, "selection.fallback"}}) {
+    INFO(bad.dump());
+    const DeviceProfile wrong = profile_with(bad);
+    CHECK_THROWS_WITH(SelectionPolicy::of(&wrong),
+                      Catch::Contains("cpu-generic.json") && Catch::Contains(field));
+  }
+}
+
+TEST_CASE("chooser: a column-major problem takes the row-major entry of the same kernel view",
+          "[select]") {
+  // Row-major 64x48 with B transposed is, column-major, the 48x64 problem with A transposed.
+  DatabaseEntry e = entry("xgemm_fast", {64, 48, 32}, 700);
+  e.key.layout = "NT";
+  const Database db = database({e, entry("xgemm", {64, 48, 32}, 100)});
+  Problem col = problem({48, 64, 32});
+  col.order = Order::kColMajor;
+  col.trans_a = true;
+  const Choices c = choose({{"user database", "db.json", &db}}, col);
+  REQUIRE_FALSE(c.choices.empty());
+  CHECK(c.choices[0].kind == ChoiceKind::kExact);
+  CHECK(c.choices[0].spec->name() == "xgemm_fast");
+  CHECK(c.choices[0].relaxed == "storage order");
+  REQUIRE(c.choices[0].selection);
+  CHECK(c.choices[0].selection->ranked.size() == 1);  // the NN entry is of another view
+  // A policy without the relaxation leaves the problem to the defaults.
+  const DeviceProfile strict = profile_with({{"source", "x"}, {"relaxations", {"epilogue"}}});
+  const Choices none = choose({{"user database", "db.json", &db}}, col, nullptr, &strict);
+  REQUIRE_FALSE(none.choices.empty());
+  CHECK(none.choices[0].kind == ChoiceKind::kDefaults);
+}
+
+TEST_CASE("chooser: an epilogue problem takes the entry without it that can fuse one", "[select]") {
+  const Shape s{96, 80, 64};
+  const Database db = database({entry("xgemm_fast", s, 300), entry("xgemm", s, 900)});
+  Problem p = problem(s);
+  p.epilogue = parse_epilogue("bias,relu");
+  const Refusal refusal = [&](const KernelSpec& spec, const Configuration&) {
+    return no_epilogue(p, spec);
+  };
+  const Choices c = choose({{"user database", "db.json", &db}}, p, refusal);
+  REQUIRE_FALSE(c.choices.empty());
+  // xgemm's entry is faster, but it fuses no epilogue: passed over with a note.
+  CHECK(c.choices[0].kind == ChoiceKind::kExact);
+  CHECK(c.choices[0].spec->name() == "xgemm_fast");
+  CHECK(c.choices[0].relaxed == "epilogue");
+  CHECK(has_note(c, "no fused epilogue"));
+  // Batched, in the other order, with the epilogue: every relaxation at once still finds it.
+  Problem far = p;
+  far.order = Order::kColMajor;
+  std::swap(far.shape.m, far.shape.n);
+  far.batch = 4;
+  const Choices relaxed = choose({{"user database", "db.json", &db}}, far, refusal);
+  REQUIRE_FALSE(relaxed.choices.empty());
+  CHECK(relaxed.choices[0].spec->name() == "xgemm_fast");
+  CHECK(relaxed.choices[0].relaxed == "storage order, epilogue, batch count");
+  CHECK(relaxed.choices[0].kind == ChoiceKind::kModel);  // one GEMM predicted at a batch of 4
 }
 
 TEST_CASE("chooser: every kernel's exact entry competes, xgemm_skinny included", "[select]") {
@@ -87,13 +194,13 @@ TEST_CASE("chooser: every kernel's exact entry competes, xgemm_skinny included",
   const Choices c = choose({{"user database", "db.json", &db}}, problem(s));
   REQUIRE(c.choices.size() == 4);  // the entry, the two templates' defaults, the fallback
   CHECK(c.choices[0].spec->name() == "xgemm_skinny");
-  CHECK(c.choices[0].kind == "exact");
+  CHECK(c.choices[0].kind == ChoiceKind::kExact);
   CHECK(c.choices[0].exact);
   CHECK(c.choices[0].origin == "db.json");
   CHECK(c.choices[0].source == "user database");
   CHECK(c.choices[0].gflops == 5000);
   CHECK(c.choices[0].tuned_shape == s);
-  CHECK(c.choices[1].kind == "defaults");
+  CHECK(c.choices[1].kind == ChoiceKind::kDefaults);
   CHECK(c.choices[1].spec->name() == "xgemm_fast");
   CHECK(c.choices[2].spec->name() == "xgemm_direct");
 }
@@ -104,7 +211,7 @@ TEST_CASE("chooser: an untuned shape gets the model's pick, with the entry it co
       {entry("xgemm_fast", {1024, 1024, 1024}, 900), entry("xgemm_fast", {64, 64, 64}, 20)});
   const Choices c = choose({{"user database", "db.json", &db}}, problem({1000, 1000, 1000}));
   REQUIRE_FALSE(c.choices.empty());
-  CHECK(c.choices[0].kind == "model");
+  CHECK(c.choices[0].kind == ChoiceKind::kModel);
   CHECK_FALSE(c.choices[0].exact);
   CHECK(c.choices[0].tuned_shape == Shape{1024, 1024, 1024});
   CHECK(c.choices[0].predicted_gflops > 0);
@@ -140,8 +247,11 @@ TEST_CASE("chooser: a stale entry is passed over with a note, never an error", "
   REQUIRE_NOTHROW(c = choose({{"user database", "db.json", &db}}, problem(s)));
   REQUIRE_FALSE(c.choices.empty());
   CHECK(c.choices[0].spec->name() == "xgemm");
-  CHECK(c.choices[0].kind == "exact");
+  CHECK(c.choices[0].kind == ChoiceKind::kExact);
   CHECK(has_note(c, "passed over: stale (the template has no parameter NO_SUCH_PARAMETER)"));
+  // Its note says it is one by its kind, which the library warns of.
+  CHECK(std::any_of(c.notes.begin(), c.notes.end(),
+                    [](const Note& n) { return n.kind == Note::Kind::kStale; }));
 }
 
 TEST_CASE("chooser: what the device refuses is passed over, down to the fallbacks", "[select]") {
@@ -153,10 +263,10 @@ TEST_CASE("chooser: what the device refuses is passed over, down to the fallback
   const Choices c = choose({{"user database", "db.json", &db}}, problem(s), no_fast);
   REQUIRE(c.choices.size() == 2);
   CHECK(c.choices[0].spec->name() == "xgemm_direct");
-  CHECK(c.choices[0].kind == "defaults");
+  CHECK(c.choices[0].kind == ChoiceKind::kDefaults);
   CHECK(c.choices[0].source == "compiled-in default");
   CHECK(c.choices[1].spec->name() == "xgemm_direct");
-  CHECK(c.choices[1].kind == "fallback");
+  CHECK(c.choices[1].kind == ChoiceKind::kFallback);
   CHECK(c.choices[1].config == *spec_of("xgemm_direct")->fallback());
   CHECK(has_note(c, "xgemm_fast"));
   CHECK(has_note(c, "the defaults of xgemm_fast passed over: refused here"));
@@ -164,14 +274,15 @@ TEST_CASE("chooser: what the device refuses is passed over, down to the fallback
   // Nothing at all: only the fallback templates' defaults in their order, then their declared
   // fallbacks (a single work-item), which fit the smallest limits a device may report.
   const Choices none = choose({}, problem(s));
-  const size_t n = fallback_kernels().size();
+  const std::vector<std::string>& defaults = SelectionPolicy::defaults().default_kernels;
+  const size_t n = defaults.size();
   REQUIRE(none.choices.size() == n + 1);
   for (size_t i = 0; i < n; ++i) {
-    CHECK(none.choices[i].spec->name() == fallback_kernels()[i]);
-    CHECK(none.choices[i].config == spec_of(fallback_kernels()[i])->defaults());
+    CHECK(none.choices[i].spec->name() == defaults[i]);
+    CHECK(none.choices[i].config == spec_of(defaults[i])->defaults());
   }
   const Choice& last = none.choices.back();
-  CHECK(last.kind == "fallback");
+  CHECK(last.kind == ChoiceKind::kFallback);
   const Context ctx{{"ELEM_BYTES", 4}};
   CHECK(last.spec->work_group_size(last.config, ctx) == 1);
 }

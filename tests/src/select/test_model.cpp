@@ -10,6 +10,7 @@
 #include "src/device/device_profile.hpp"
 #include "src/kernel/kernel_spec.hpp"
 #include "src/select/model.hpp"
+#include "src/select/policy.hpp"
 #include "tests/test_support.hpp"
 
 // The file's own namespace: the test files compile in unity batches.
@@ -138,7 +139,7 @@ TEST_CASE("model: a measurement predicts itself, and its rate stays within bound
   CHECK(d.compute_units == 132);
   CHECK(d.bandwidth_gbs == 3350);
   CHECK(d.peak_gflops(Precision::kFP32) == 66908);
-  const ModelConstants c = calibrated_constants();
+  const ModelConstants c = SelectionPolicy::of(d.profile).model;
   const TileGeometry g = tiles(128, 64, 8, 4);
   const Problem p = problem({1024, 1024, 1024}, true);
   CHECK(transfer(g, p, 30000, p, d, c).gflops == Approx(30000));

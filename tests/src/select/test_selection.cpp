@@ -132,8 +132,9 @@ TEST_CASE("selection: only the problem's family counts, and unusable candidates 
   CHECK(pool.candidates().size() == 4);  // the failed entry is none
   const Problem p = target({512, 512, 512});
   SelectOptions o = options();
-  o.unusable = [](const SelectionCandidate& c) {
-    return c.kernel == "xgemm" ? std::string("exceeds this device: too big") : std::string();
+  o.unusable = [](const SelectionCandidate& c) -> std::optional<Note> {
+    if (c.kernel != "xgemm") return std::nullopt;
+    return Note{Note::Kind::kUnusable, "exceeds this device: too big"};
   };
   const Selection s = select_for(pool, p, o);
   REQUIRE(s.chosen);
@@ -141,7 +142,8 @@ TEST_CASE("selection: only the problem's family counts, and unusable candidates 
   CHECK(s.chosen->parameters == tile(64, 32));
   CHECK(s.ranked.size() == 1);
   REQUIRE(s.notes.size() == 1);
-  CHECK_THAT(s.notes[0], Catch::Contains("xgemm KWG=16,MWG=64") && Catch::Contains("too big"));
+  CHECK(s.notes[0].kind == Note::Kind::kUnusable);
+  CHECK_THAT(s.notes[0].text, Catch::Contains("xgemm KWG=16,MWG=64") && Catch::Contains("too big"));
   // Nothing of the family: no choice, and why.
   Problem col = p;
   col.order = Order::kColMajor;
@@ -219,7 +221,7 @@ TEST_CASE("selection: journals add their fastest results per problem", "[select]
   REQUIRE(pool.candidates().size() == 2);
   CHECK(pool.candidates()[0].measurements[0].gflops == 500);
   CHECK(pool.candidates()[1].measurements[0].gflops == 400);
-  CHECK(pool.candidates()[0].measurements[0].source == "journal");
+  CHECK(pool.candidates()[0].measurements[0].source == MeasurementSource::kJournal);
   // The same configuration in a database joins the journal's candidate.
   pool.add_database(database({entry("xgemm_fast", {512, 512, 512}, 50, tile(32, 32, 5))}),
                     "db.json");
@@ -228,7 +230,7 @@ TEST_CASE("selection: journals add their fastest results per problem", "[select]
   const Problem p = target({777, 777, 700});
   const Selection s = select_for(pool, p);
   REQUIRE(s.chosen);
-  CHECK(s.chosen->from.source == "journal");  // 777^3 is nearer than 512^3
+  CHECK(s.chosen->from.source == MeasurementSource::kJournal);  // 777^3 is nearer than 512^3
   CHECK_THROWS_AS(pool.add_journal(dir + "/missing.jsonl", 2), Error);
 }
 

@@ -20,6 +20,7 @@
 #include "src/db/journal.hpp"
 #include "src/device/device_profile.hpp"
 #include "src/kernel/kernel_spec.hpp"
+#include "src/select/policy.hpp"
 #include "src/select/selection.hpp"
 #include "tests/test_support.hpp"
 
@@ -121,7 +122,7 @@ Fold run_fold(const Shape& target) {
     Measurement m;
     m.problem = o.problem;
     m.gflops = o.gflops;
-    m.source = "journal";
+    m.source = MeasurementSource::kJournal;
     m.origin = "results/h100";
     m.entry = o.problem.shape.to_string();
     c.measurements.push_back(m);
@@ -199,7 +200,8 @@ TEST_CASE("the shipped model constants are the calibration on the H100 journals"
       c.pairs, c.mean_abs_log_error, c.unmodelled_mean_abs_log_error, c.constants.saturation_groups,
       c.constants.group_overhead, c.constants.edge_cost, c.constants.bandwidth_efficiency,
       c.constants.launch_us, c.constants.rate_cap, c.constants.distance_penalty);
-  const ModelConstants shipped = calibrated_constants();
+  // The constants the chooser uses on the H100: its profile's selection policy.
+  const ModelConstants shipped = SelectionPolicy::of(d.device.profile).model;
   CHECK(c.constants.saturation_groups == shipped.saturation_groups);
   CHECK(c.constants.group_overhead == shipped.group_overhead);
   CHECK(c.constants.edge_cost == shipped.edge_cost);

@@ -1,0 +1,140 @@
+#include "src/select/policy.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "src/core/error.hpp"
+#include "src/device/device_profile.hpp"
+
+namespace gemmtune {
+
+namespace {
+
+constexpr const char* kSection = "selection";
+
+const std::vector<std::pair<Relaxation, const char*>>& relaxation_names() {
+  static const std::vector<std::pair<Relaxation, const char*>> names = {
+      {Relaxation::kStorageOrder, "storage order"},
+      {Relaxation::kEpilogue, "epilogue"},
+      {Relaxation::kBatchCount, "batch count"}};
+  return names;
+}
+
+SelectionPolicy make_defaults() {
+  SelectionPolicy p;
+  // calibrate() on the H100 journals of tests/data/h100/search* (706 transfer pairs; mean |log
+  // error| 0.086 against 0.210 unmodelled): the only device calibrated so far, so every other
+  // device takes its constants until its profile states its own.
+  p.model.saturation_groups = 1.25;
+  p.model.group_overhead = 2;
+  p.model.edge_cost = 1;
+  p.model.bandwidth_efficiency = 0.5;
+  p.model.launch_us = 5;
+  p.model.rate_cap = 0.7;
+  p.model.distance_penalty = 0.054;
+  // An entry of the same kernel view in the other order runs the same tiles; an epilogue costs
+  // the tiles little next to the GEMM; another batch count keeps the tiles and the model bridges
+  // the count.
+  p.relaxations = {Relaxation::kStorageOrder, Relaxation::kEpilogue, Relaxation::kBatchCount};
+  // xgemm_direct needs no padding copies and runs every shape: the baseline's kind of kernel.
+  p.safe_path_kernel = "xgemm_direct";
+  // xgemm_fast's defaults are the faster where they run; xgemm_direct's run everywhere.
+  p.default_kernels = {"xgemm_fast", "xgemm_direct"};
+  // The skinny kernel's shapes: a small side of C of at most 16 (its template's range).
+  p.skinny_side = 16;
+  p.source = "gemmtune's defaults";
+  return p;
+}
+
+[[noreturn]] void wrong(const DeviceProfile& profile, const std::string& field,
+                        const std::string& what) {
+  throw invalid_file(profile.file, "field '" + std::string(kSection) + "." + field + "' " + what);
+}
+
+std::vector<std::string> strings(const DeviceProfile& profile, const nlohmann::json& j,
+                                 const std::string& field) {
+  if (!j.is_array()) wrong(profile, field, "must be an array of strings");
+  std::vector<std::string> out;
+  for (const auto& v : j) {
+    if (!v.is_string()) wrong(profile, field, "must be an array of strings");
+    out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+
+Relaxation relaxation_of(const DeviceProfile& profile, const std::string& name) {
+  for (const auto& [r, n] : relaxation_names()) {
+    if (name == n) return r;
+  }
+  wrong(profile, "relaxations",
+        "names no relaxation '" + name + "' (storage order, epilogue or batch count)");
+}
+
+void read_model(const DeviceProfile& profile, const nlohmann::json& j, ModelConstants& model) {
+  if (!j.is_object()) wrong(profile, "model", "must be an object of the model's constants");
+  for (const auto& [name, value] : j.items()) {
+    const auto& fields = model_constant_fields();
+    auto it =
+        std::find_if(fields.begin(), fields.end(), [&](const auto& f) { return name == f.first; });
+    if (it == fields.end()) wrong(profile, "model." + name, "is no constant of the model");
+    if (!value.is_number() || value.get<double>() < 0) {
+      wrong(profile, "model." + name, "must be a number of at least 0");
+    }
+    model.*(it->second) = value.get<double>();
+  }
+}
+
+}  // namespace
+
+std::string to_string(Relaxation r) {
+  for (const auto& [relaxation, name] : relaxation_names()) {
+    if (relaxation == r) return name;
+  }
+  return "";
+}
+
+const SelectionPolicy& SelectionPolicy::defaults() {
+  static const SelectionPolicy policy = make_defaults();
+  return policy;
+}
+
+SelectionPolicy SelectionPolicy::of(const DeviceProfile* profile) {
+  SelectionPolicy p = defaults();
+  if (!profile || profile->selection.is_null()) return p;
+  const nlohmann::json& s = profile->selection;
+  if (!s.contains("source") || !s["source"].is_string() || s["source"].get<std::string>().empty()) {
+    wrong(*profile, "source", "must say what the values rest on");
+  }
+  for (const auto& [field, value] : s.items()) {
+    if (field == "source") {
+      p.source = value.get<std::string>();
+    } else if (field == "model") {
+      read_model(*profile, value, p.model);
+    } else if (field == "relaxations") {
+      p.relaxations.clear();
+      std::set<Relaxation> seen;
+      for (const auto& name : strings(*profile, value, field)) {
+        const Relaxation r = relaxation_of(*profile, name);
+        if (!seen.insert(r).second) wrong(*profile, field, "names '" + name + "' twice");
+        p.relaxations.push_back(r);
+      }
+    } else if (field == "safe_path_kernel") {
+      if (!value.is_string()) wrong(*profile, field, "must be a template's name, or \"\" for none");
+      p.safe_path_kernel = value.get<std::string>();
+    } else if (field == "default_kernels") {
+      p.default_kernels = strings(*profile, value, field);
+    } else if (field == "skinny_side") {
+      if (!value.is_number_integer() || value.get<int64_t>() < 0) {
+        wrong(*profile, field, "must be a whole number");
+      }
+      p.skinny_side = value.get<int64_t>();
+    } else {
+      wrong(*profile, field,
+            "is unknown (source, model, relaxations, safe_path_kernel, default_kernels, "
+            "skinny_side)");
+    }
+  }
+  return p;
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,59 @@
+// How the chooser (chooser.hpp) falls back where a database has no entry of the problem's own key,
+// and the constants of the model that predicts an entry at another shape (model.hpp): data of a
+// device profile, its "selection" section, over the defaults of SelectionPolicy::defaults() (the
+// one place they are written). A profile states only what differs for its class:
+//
+//   "selection": {
+//     "source": "what the values rest on (a calibration, a measurement)",
+//     "model": {"saturation_groups": 1.5, "launch_us": 8},
+//     "relaxations": ["storage order", "epilogue", "batch count"],
+//     "safe_path_kernel": "xgemm_direct",
+//     "default_kernels": ["xgemm_fast", "xgemm_direct"],
+//     "skinny_side": 16
+//   }
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "src/select/model.hpp"
+
+namespace gemmtune {
+
+struct DeviceProfile;
+
+// What of a problem a database entry may differ in and still serve it (besides the shape, which
+// the model bridges).
+enum class Relaxation {
+  kStorageOrder,  // the same kernel view in the other storage order (a column-major m x n problem
+                  // is the row-major n x m one with the transposes swapped)
+  kEpilogue,      // no fused epilogue: a template that fuses one runs the same tiles
+  kBatchCount,    // another batch count of the same batch layout, nearest first, then one GEMM
+};
+std::string to_string(Relaxation r);  // "storage order", "epilogue", "batch count"
+
+struct SelectionPolicy {
+  ModelConstants model;
+  // The relaxations the chooser tries, in this order, when no entry has the problem's own key:
+  // each widens every lookup before it (with storage order, then epilogue: the problem's key, the
+  // other order, no epilogue, no epilogue in the other order).
+  std::vector<Relaxation> relaxations;
+  // Whose template defaults run where a baseline is predicted to beat the database's choice; ""
+  // for none (the choice stands, and its explanation says it may lose).
+  std::string safe_path_kernel;
+  // The templates whose defaults run when no entry and no offline start applies, in order.
+  std::vector<std::string> default_kernels;
+  // The small side of C up to which the model predicts a kernel without a work-group tile
+  // (xgemm_skinny: the whole small side in one group), which it knows only on shapes of its kind.
+  int64_t skinny_side = 0;
+  std::string source;  // the profile's "selection.source", or where the defaults come from
+
+  // The policy of a device without a profile, and of each field a profile leaves out.
+  static const SelectionPolicy& defaults();
+  // The defaults with `profile`'s "selection" section over them (null: the defaults). Throws
+  // Error(kInvalidFile) naming the profile's file and the field that is wrong.
+  static SelectionPolicy of(const DeviceProfile* profile);
+};
+
+}  // namespace gemmtune
