@@ -62,7 +62,7 @@ struct PriorConstants {
 };
 
 // The constants shipped with gemmtune: fit_prior() on one H100 journal with ptxas's register and
-// spill counts, results/h100/search3/gpu128.jsonl; the other H100 journals and the H100 and H200
+// spill counts, tests/data/h100/search3/gpu128.jsonl; the other H100 journals and the H100 and H200
 // replays are the validation (tests/src/select/test_prior_h100.cpp).
 PriorConstants fitted_prior_constants();
 
