@@ -16,8 +16,9 @@ using namespace gemmtune;
 using test::run_gemmtune;
 using test::run_gemmtune_in;
 
-TEST_CASE("a configuration the compiler crashes on fails with that diagnosis; the search goes on",
-          "[cli][search][device][drivers]") {
+TEST_CASE(
+    "a configuration the compiler crashes on fails with that diagnosis, and the search goes on",
+    "[cli][search][device][drivers]") {
   if (!test::test_device().device) return test::unavailable("no OpenCL device");
   const std::string dir = test::temp_dir("driver-crash");
   const std::string templates = "--templates " + test::source_path("tests/data");
