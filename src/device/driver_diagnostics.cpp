@@ -148,7 +148,8 @@ std::optional<std::string> compiler_crash(const std::string& log, const DeviceIn
   return std::nullopt;
 }
 
-// A device older than OpenCL 1.2: what gemmtune needs, and what works instead.
+// A device older than OpenCL 1.2 (Mesa's Clover): what gemmtune does there, what it cannot, and
+// where a card gets a newer OpenCL.
 std::optional<std::string> old_opencl(const DeviceInfo& device) {
   static const std::regex kVersion(R"(OpenCL (\d+)\.(\d+))");
   std::smatch m;
@@ -156,14 +157,16 @@ std::optional<std::string> old_opencl(const DeviceInfo& device) {
   const int major = std::stoi(m[1].str()), minor = std::stoi(m[2].str());
   if (major > kNeededMajor || (major == kNeededMajor && minor >= kNeededMinor)) return std::nullopt;
   const std::string instead =
-      is_mesa(device)
-          ? std::string("on this card use ") + kMesaWaysOut
-          : "use a driver of OpenCL 1.2 or newer for it (or PoCL, which runs every template on "
-            "the CPU)";
+      is_mesa(device) ? std::string("for OpenCL ") + std::to_string(kNeededMajor) + "." +
+                            std::to_string(kNeededMinor) + " or newer on this card use " +
+                            kMesaWaysOut
+                      : "a driver of OpenCL 1.2 or newer lifts these limits";
   return fmt::format(
-      "{} is an OpenCL {}.{} device ({}): gemmtune needs OpenCL {}.{} (its kernels are OpenCL C "
-      "1.2 and it calls 1.2 host functions), so builds and runs here fail; {}",
-      device.name, major, minor, device.device_version, kNeededMajor, kNeededMinor, instead);
+      "{} is an OpenCL {}.{} device ({}): gemmtune builds its kernels as OpenCL C 1.1 here, "
+      "keeps to the device's work-group and local-memory limits and calls no newer host "
+      "function, so every template runs; half precision needs cl_khr_fp16, which such drivers "
+      "lack; {}",
+      device.name, major, minor, device.device_version, instead);
 }
 
 // A device name whose ISA is not the card's: ROCm reports (and builds for) the overridden ISA.
