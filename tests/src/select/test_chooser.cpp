@@ -117,10 +117,11 @@ TEST_CASE("chooser: the fallback policy and the model's constants are profile da
   CHECK(p.safe_path_kernel.empty());
   CHECK(p.skinny_side == d.skinny_side);
   CHECK(p.source == "a calibration of this class");
-  // ... and the chooser follows it: only xgemm_direct's defaults remain.
+  // ... and the chooser follows it: only xgemm_direct's defaults remain, then its fallback.
   const Choices c = choose({}, problem({64, 64, 64}), nullptr, &own);
-  REQUIRE(c.choices.size() == 1);
+  REQUIRE(c.choices.size() == 2);
   CHECK(c.choices[0].spec->name() == "xgemm_direct");
+  CHECK(c.choices[1].kind == ChoiceKind::kFallback);
   // A wrong section names the profile's file and the field.
   for (const auto& [bad, field] : std::vector<std::pair<nlohmann::json, std::string>>{
            {{{"model", {{"launch_us", 1}}}}, "selection.source"},
