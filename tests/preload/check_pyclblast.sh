@@ -59,6 +59,13 @@ if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$chosen" ]]; then
   echo "$chosen" >"$stamp"
 fi
 
+# In a build with -DGEMMTUNE_SANITIZE=ON the library needs AddressSanitizer's runtime, which must
+# come first of all libraries: preloaded before it, and its leak check left out (Python's own
+# allocations at exit are not the library's).
+asan="$(ldd "$preload" | awk '/libasan/ {print $3}')"
+preloads="${asan:+$asan }$preload"
+[[ -z "$asan" ]] || export ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+
 run="$work/run"
 rm -rf "$run"
 mkdir -p "$run/no-system-databases"
@@ -67,7 +74,7 @@ cp "$sdist/pyclblast-$kVersion/test/test_pyclblast.py" "$run/"
 # $run/NAME.{out,err}.
 suite() {
   local rc=0
-  (cd "$run" && env LD_PRELOAD="$preload" GEMMTUNE_CLBLAST="$2" GEMMTUNE_DB="$database" \
+  (cd "$run" && env LD_PRELOAD="$preloads" GEMMTUNE_CLBLAST="$2" GEMMTUNE_DB="$database" \
     GEMMTUNE_SYSTEM_DATABASES="$run/no-system-databases" PYOPENCL_CTX="${PYOPENCL_CTX:-0}" \
     "$venv/bin/python" -m unittest -v "$3") >"$run/$1.out" 2>"$run/$1.err" || rc=$?
   if [[ $rc -ne 0 ]] || ! grep -q '^OK$' "$run/$1.err"; then

@@ -18,8 +18,8 @@
 static const char* const kUsage =
     "usage: %s --dump FILE [--device P:D] [--threads N]\n"
     "         run every case, check each result against a reference computed on the host, and\n"
-    "         write each call's status, event and result to FILE; with N threads, each runs\n"
-    "         every case on a queue of its own (one context) and the first writes FILE\n"
+    "         write each call's status, event and result to FILE; then, with N > 1, N threads\n"
+    "         at once, each running every case on a queue of its own (one context)\n"
     "       %s --compare FIRST SECOND\n"
     "         the second run's statuses and events as the first's, and its results within the\n"
     "         verification tolerance of the first's\n"
@@ -618,10 +618,12 @@ static int run_all(const client_api* api, const char* dump_path, const char* dev
   const size_t count = make_cases(NULL, 0);
   gemm_case* cases = malloc(count * sizeof *cases);
   make_cases(cases, count);
-  worker workers[kMaxThreads];
-  pthread_t ids[kMaxThreads];
-  int failures = 0, started = 0;
-  for (int t = 0; t < threads; ++t) {
+  /* workers[0]: the pass that writes the dump, on the device's queue, alone. CLBlast 1.5 sets up
+     a routine's tuning database on its first calls without a lock (two threads' first calls
+     corrupt its heap), so the threads start once that pass has made every call once. */
+  worker workers[kMaxThreads + 1];
+  pthread_t ids[kMaxThreads + 1];
+  for (int t = 0; t <= threads; ++t) {
     worker* w = &workers[t];
     memset(w, 0, sizeof *w);
     w->api = api;
@@ -630,36 +632,37 @@ static int run_all(const client_api* api, const char* dump_path, const char* dev
     w->count = count;
     w->dump = t == 0 ? dump : NULL;
     w->name = name;
-    if (t > 0) {
+  }
+  work(&workers[0]);
+  int failures = workers[0].failures, started = 0;
+  if (threads > 1) {
+    for (int t = 1; t <= threads; ++t) {
       cl_int err = CL_SUCCESS;
-      w->device.queue = clCreateCommandQueue(d.context, d.id, 0, &err);
+      workers[t].device.queue = clCreateCommandQueue(d.context, d.id, 0, &err);
       if (err != CL_SUCCESS) {
         fprintf(stderr, "%s: cannot create a queue for thread %d (error %d)\n", name, t, err);
         failures = 1;
         break;
       }
-      if (pthread_create(&ids[t], NULL, work, w) != 0) {
+      if (pthread_create(&ids[t], NULL, work, &workers[t]) != 0) {
         fprintf(stderr, "%s: cannot start thread %d\n", name, t);
-        clReleaseCommandQueue(w->device.queue);
+        clReleaseCommandQueue(workers[t].device.queue);
         failures = 1;
         break;
       }
+      started = t;
     }
-    started = t + 1;
-  }
-  if (started > 0) work(&workers[0]);
-  for (int t = 0; t < started; ++t) {
-    if (t > 0) {
+    for (int t = 1; t <= started; ++t) {
       pthread_join(ids[t], NULL);
       clReleaseCommandQueue(workers[t].device.queue);
+      failures += workers[t].failures;
     }
-    failures += workers[t].failures;
   }
   fclose(dump);
   close_device(&d);
   free(cases);
-  printf("%s: %zu calls on %s in %d threads, %d failed\n", name, count * (size_t)started, d.name,
-         started, failures);
+  printf("%s: %zu calls on %s, then %d threads, %d failed\n", name, count * (size_t)(1 + started),
+         d.name, started, failures);
   return failures ? EXIT_CHECK_FAILED : 0;
 }
 
