@@ -44,7 +44,8 @@ struct Decision {
 // and builds on the device; passed on where it is the safe path, a template's defaults or the
 // profile's offline choice, where the device lacks what CLBlast needs for the precision, or where
 // libgemmtune cannot take the problem. Kept per queue and problem once libgemmtune knows the
-// queue (it then holds a reference, so the handle names the same queue for the process).
+// queue: it then holds a reference, so the handle names the same queue until the process ends (or
+// a ClearCache, which an application of CLBlast does not call).
 Decision decide(const Call& call);
 
 // True inside a call passed on to CLBlast: CLBlast's C entry points call its C++ ones through
