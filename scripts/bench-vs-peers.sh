@@ -4,7 +4,7 @@
 # every ratio against a peer (CLBlast, cuBLAS) divides figures measured minutes apart on one
 # device. Suites: the standard one, the memory-bound one (GB/s against a copy of the same bytes)
 # and 24 random shapes (16..8192 per dimension) for each seed given.
-# Usage: scripts/bench-vs-peers.sh OUTPUT_FOLDER [DATABASE] [SEED...]
+# Usage: scripts/bench-vs-peers.sh OUTPUT_FOLDER [DATABASE[,DATABASE...]] [SEED...]
 #   GEMMTUNE (default build/gemmtune), PYTHON (default python3), REPS (default 10) from the
 #   environment. Writes per suite: cublas-NAME.json, NAME.md, NAME.json, NAME.log; steps.txt has
 #   each step's exit status.
@@ -21,7 +21,8 @@ reps=${REPS:-10}
 mkdir -p "$out"
 : >"$out/steps.txt"
 db_args=()
-[[ -n "$db" ]] && db_args=(--db "$db")
+IFS=, read -r -a dbs <<<"$db"
+for d in "${dbs[@]}"; do db_args+=(--db "$d"); done
 
 # suite NAME ARGS...: the suite's shapes (bench-suite --list-shapes), cuBLAS on them, then the
 # suite with the cuBLAS column.
