@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared definitions of the GEMM templates: the element types chosen by PRECISION, their vector
 // types, the loads and stores of matrix memory, and the batch arguments. Included (textually, by
 // the host) before a template's body.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tiled GEMM body shared by xgemm and xgemm_direct. It computes, in column-major terms,
 //   C (M x N) = alpha * op(A) * op(B) + beta * C
 // with op(A) of M x K and op(B) of K x N; TRANSA / TRANSB select op through index maps.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The output store of gemm_tile.cl: one function that every output vector goes through, in a file
 // of its own so that a copy of the templates folder can wrap it (the verification tests do, to
 // build deliberately wrong kernels) without any hook in the shipped source. Included by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helper kernel of templates that declare "pad": copies a column-major matrix into another of at
 // least the same size, filling the rows and columns beyond the source with zeros. The same
 // kernel copies the padded result back (then the destination is the smaller matrix).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Split-K in one launch (KREDUCE=1 of xgemm_fast and xgemm_skinny): every work-group of an output
 // tile writes its part of K to the workspace, and the last of the tile's SPLITK work-groups to
 // finish adds all parts into C. A second launch of a reduce kernel costs as much host time as the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // xgemm: the tiled GEMM kernel for sizes that are multiples of the work-group tile. The host pads
 // other sizes with the pad_copy helper (declared by "pad" in xgemm.json), so the kernel has no
 // edge checks and may use aligned vector accesses. Parameters keep CLBlast's Xgemm meaning

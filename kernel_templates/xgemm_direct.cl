@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // xgemm_direct: one kernel for any size (1x1x1 included), without padding or copies. Tiles that
 // cross an edge of M, N or K take a bounds-checked path that reads zeros outside the matrices
 // and writes only inside; other tiles take the same unchecked path as xgemm. Both operands are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // xgemm_fast: a register-blocked GEMM for GPUs with large thread tiles, double-buffered local
 // memory with register-staged prefetch, strided fragments, padding or XOR swizzle of local memory,
 // grouped work-group rasterization, split-K (its parts added by a second kernel or by the last

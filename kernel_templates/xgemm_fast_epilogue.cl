@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // xgemm_fast, part 5: the epilogue. Each output becomes act(alpha * AB + beta * C + bias), written
 // by the GEMM kernel itself or, with split-K, from the partial sums the GEMM kernel leaves in the
 // workspace, by XgemmFastReduce (KREDUCE=0) or the tile's last work-group (KREDUCE=1). Needs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // xgemm_fast, part 2: types and addresses. The vector types of the fragment reads, the DOT2 pair
 // types, and where an element lives: in global memory (A_PTR, B_PTR through the transposes) and in
 // the local tiles (padding, XOR swizzle, DOT2 interleaving), plus which chunks of the work-group

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // xgemm_fast, part 3: the tile loads of the local-memory path. load_tile reads one K tile of A and
 // B from global memory into registers (guarded at the matrix edges, GLV-wide where aligned);
 // store_tile writes those registers into one buffer of the local tiles. Splitting the two lets

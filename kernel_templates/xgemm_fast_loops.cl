@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // xgemm_fast, part 4: the variants of the main loop over K that are functions. With local memory
 // (LDS=1) the kernel's own loop stages the K tiles and, with DOT2, multiplies each with
 // multiply_tile: half pairs along K accumulated into float. Without local memory (LDS=0)

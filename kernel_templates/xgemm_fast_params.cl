@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // xgemm_fast, part 1: the tunables with their defaults, the problem-level options the host sets,
 // and the sizes derived from them. Included first by xgemm_fast.cl; every later part reads these.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // xgemm_skinny: GEMM where one side of C is small (a few rows or a few columns: vector times
 // matrix, matrix times a few vectors). Such a GEMM does about 2 flops per element of the large
 // operand, so it is bound by reading that operand once; the kernel streams it with vector loads

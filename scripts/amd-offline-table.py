@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Markdown tables of what gemmtune's kernels take on each AMD ISA, built offline.
 
 For every AMD profile in devices/ it runs `gemmtune compile --target ISA --json` on: each

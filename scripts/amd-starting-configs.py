@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Chooses each AMD profile's starting configurations offline and writes them into devices/.
 
 For every devices/gfx*.json it runs `gemmtune space --target ISA --json` on xgemm_fast's gpu

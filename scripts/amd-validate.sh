@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # For a person who owns an AMD card: runs what needs the card and writes ONE report file to send
 # back. What it checks is what results/amd/README.md lists as waiting for a card:
 #   1. device detection: which OpenCL devices there are and which profile each matched;

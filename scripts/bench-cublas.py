@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Times cuBLAS FP32 GEMM for the bench-suite shapes.
 
 Row-major FP32 GEMMs with TF32 disabled, called as a C application calls cuBLAS: cublasSgemm_v2

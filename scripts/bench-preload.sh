@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Times a CLBlast application's GEMMs plain and with libgemmtune_clblast preloaded: the C client
 # of tests/preload (clblast_client_c --bench, built against the installed CLBlast) over a list of
 # shapes, each shape's time per call in both runs and their ratio (plain / preloaded: above 1,

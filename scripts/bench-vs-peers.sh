@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # One run, one ratio: on a CUDA machine, times cuBLAS (scripts/bench-cublas.py, PyTorch) and runs
 # `gemmtune bench-suite` with it as a column, suite after suite, in this one invocation, so that
 # every ratio against a peer (CLBlast, cuBLAS) divides figures measured minutes apart on one

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Configures and builds gemmtune (Release by default) into build/ (or $GEMMTUNE_BUILD_DIR).
 # Extra arguments go to cmake's configure step, e.g. -DGEMMTUNE_SANITIZE=ON.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Performance regression check for CI on a machine with a GPU: re-measures every entry of a
 # checked-in baseline database on this machine's device (gemmtune bench), then compares the new
 # numbers with the baseline (gemmtune compare), allowing the threshold beyond measured noise.

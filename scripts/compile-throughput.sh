@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Measures how kernel compilation scales on a GPU's OpenCL driver: one process with 1, 4 and 16
 # compile threads against 4, 8 and 16 processes, each building its own strided shard of the
 # xgemm_fast gpu space into an empty gemmtune binary cache. The driver's own binary cache is

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Times a README command (scripts/quickstart.sh or scripts/test.sh) the way a newcomer meets it:
 # on a bare Debian 12 (a minimal debootstrap root, nothing installed), from the committed tree of
 # this checkout, so that the package installation, the build and the run all count.

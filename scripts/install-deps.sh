@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs gemmtune's dependencies from Debian's packages, by group:
 #
 #   scripts/install-deps.sh [--amd] [GROUP...]

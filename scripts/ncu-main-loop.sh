@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Profiles the main kernel of gemmtune's chosen configuration and cuBLAS's kernel for one FP32
 # row-major shape with Nsight Compute (ncu), on a CUDA machine with the NVIDIA OpenCL driver and
 # PyTorch: the counters that say what limits a GEMM's main loop (issue slots, FMA pipe, shared

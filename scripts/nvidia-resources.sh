@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Measures the real registers, spills and local memory of a stratified sample of the
 # configurations a journal recorded, on an NVIDIA OpenCL device, for `gemmtune rank --resources`:
 # the N fastest recorded configurations and M others drawn with a seed. Each is built and run once

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Pictures of gemmtune results (PNG, matplotlib).
 
 Inputs are recognised by content:

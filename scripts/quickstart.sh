@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # From a fresh clone to a tuned database: installs missing dependencies, builds the gemmtune tool
 # alone (Release; compiler output goes to a log unless the build fails), tunes one GEMM shape on
 # the default device (first GPU, else first CPU) with a small budget, draws the pictures, and

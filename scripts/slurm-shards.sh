@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Tunes one job on many GPU nodes of a Slurm cluster: a job array runs one shard per task
 # (`gemmtune search --shard I/N`, one GPU each) and a job that depends on the whole array merges
 # the shards' databases (`gemmtune db merge`).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs missing dependencies, builds gemmtune and runs the whole test suite through ctest.
 # Exits non-zero on any failure. The suite runs on any OpenCL device; PoCL (CPU) is enough.
 # Extra arguments go to cmake's configure step (e.g. -DGEMMTUNE_SANITIZE=ON).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Refuses an #include that points from a layer to one above it.
 
 The layers and what each may use are read from the top-level CMakeLists.txt (the

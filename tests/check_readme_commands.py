@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The README's command table against `gemmtune --help`.
 
 Every subcommand of `gemmtune --help` has a row in README.md's "Commands" table, every command

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Refuses a test file that does not mirror what it tests.
 
 Tests mirror the tree: tests/<folder>/test_<name>.<ext> tests the file <name> of <folder> (src/<layer>,

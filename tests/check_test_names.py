@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Refuses a Catch2 test case name that ctest cannot run.
 
 catch_discover_tests splits the listed names at ';': a test case named "a; b" becomes two ctest

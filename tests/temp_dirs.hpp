@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fresh folders under the system temp folder for one test process, removed when it exits. Header
 // only, so that libgemmtune's tests (tests/src/api), which link no internal layer, use it too.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The test binary's setup: the device, the caches and the temp folders its tests share. Catch2's
 // main is tests/catch_main.cpp.
 #include <catch2/catch.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers shared by the tests: paths of the source tree and running the gemmtune binary.
 #pragma once
 

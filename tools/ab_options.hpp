@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Options and set-up shared by `gemmtune ab` and `gemmtune refine`: the problem, the evaluator (an
 // OpenCL device or a replay file), the baseline source and the decision logs.
 #pragma once

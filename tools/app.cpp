@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The command-line front end: argument parsing, logging setup, error handling and exit codes;
 // each subcommand lives in its own cmd_<verb>.cpp. tools/main.cpp only calls run_cli, so that the
 // executable's own file compiles in a moment.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The command-line front end (tools/app.cpp), apart from the subcommands' declarations so that
 // tools/main.cpp includes nothing heavy.
 #pragma once

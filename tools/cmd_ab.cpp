@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gemmtune ab: one keep-or-revert comparison of a baseline configuration and a single change,
 // measured interleaved and verified (see search/ab/ab_protocol.hpp). Also holds the set-up shared
 // with gemmtune refine (tools/ab_options.hpp).

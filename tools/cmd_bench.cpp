@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gemmtune bench: re-measures every entry of a database on the current device and writes a new
 // database of the same problems (the input of gemmtune compare).
 #include <filesystem>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gemmtune bench-suite: gemmtune's tuned configurations against CLBlast (and optionally a merged
 // cuBLAS column) over a suite of shapes, in one or more precisions and batch layouts, as a table,
 // JSON or a Markdown document for results/.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gemmtune compare: the regression check of a re-measured database against a baseline.
 #include <iostream>
 

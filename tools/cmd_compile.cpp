@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gemmtune compile: builds the configurations of a kernel's space into the binary cache without
 // timing them, so that a search that follows finds them compiled. Shards let several processes
 // share the work, which helps where a driver serializes compilation inside one process.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gemmtune compile-worker: one process of the compile pool that `gemmtune search
 // --compile-processes P` starts (search/tuning/compile_pool.hpp has the protocol). It reads one
 // {"problem": P, "config": C} line at a time from stdin, builds that configuration into the binary

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gemmtune db: inspect, merge and query tuned databases, and calibrate the selection model that
 // answers for shapes a database lacks.
 #include <iostream>

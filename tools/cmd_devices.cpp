@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gemmtune devices: every OpenCL platform and device, with the profile each matched.
 #include <iostream>
 

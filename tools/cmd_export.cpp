@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gemmtune export: a tuned database in other libraries' formats.
 #include <algorithm>
 #include <filesystem>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gemmtune rank: ranks the configurations recorded in search journals by the prior alone (no
 // measurement: structure and resources, src/select/prior.hpp) and says how good the best of the
 // first k is against the measured optimum, beside a random ranking. With --fit, the prior's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gemmtune refine: the A/B protocol applied automatically, one single change at a time, from a
 // baseline to a configuration that no single change improves (see search/ab/refine.hpp).
 #include <iostream>

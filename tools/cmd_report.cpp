@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gemmtune report: the bottleneck report of every entry of a tuned database.
 #include <filesystem>
 #include <iostream>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gemmtune run: measures and verifies one configuration of a kernel template on one problem.
 // With --target (an AMD profile) it is a dry run: the configuration is built offline for that ISA
 // and its resources are reported; nothing is measured.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gemmtune search: explores a kernel's parameter space on a device (or a recorded replay) and keeps
 // the fastest verified configuration for each requested shape. Every evaluation is journalled at
 // once; --resume continues an interrupted search without measuring anything twice.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gemmtune search-eval: compares search strategies on a recorded space (a replay file), over many
 // seeds: evaluations needed to reach 90/95/99% of the recorded optimum, the fraction of the
 // optimum reached after fixed budgets and, with --times, after simulated seconds.

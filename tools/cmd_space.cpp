@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gemmtune space: count or list the valid configurations of a kernel template's named space,
 // optionally against a device's limits, and check one configuration against the constraints.
 // With --target (an AMD profile) it prunes the space by the real resources the offline AMD build

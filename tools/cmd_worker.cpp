@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gemmtune worker: the evaluation process that `gemmtune search` starts and watches. It builds its
 // own evaluator (OpenCL on a device, or a replay) and answers JSON lines on file descriptor 3
 // (protocol in search/tuning/worker_evaluator.hpp; the loop in search/tuning/worker_server.cpp).

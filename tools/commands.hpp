@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One function per subcommand; each lives in its own cmd_<verb>.cpp.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Options shared by several subcommands, defined once: the global options, the problem group
 // (what is computed) and the measurement group (how it is timed), and the number checks that
 // refuse bad values while the command line is parsed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gemmtune: the command-line tool. The front end is tools/app.cpp (in the cli library); exit codes
 // are listed there.
 #include "tools/app.hpp"

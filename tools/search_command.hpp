@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `gemmtune search`: its options (search_options.cpp) and the command that hands them to the
 // search job (search/job/search_job.hpp) and prints what it reports (cmd_search.cpp).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The options of `gemmtune search`, parsed into the search job's options.
 #include <climits>
 #include <limits>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bottleneck indicators recorded beside each A/B decision (search/ab/ab_protocol.hpp).
 #include "search/ab/ab_protocol.hpp"
 #include "src/db/database.hpp"

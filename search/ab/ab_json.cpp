@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JSON forms of the A/B records (search/ab/ab_protocol.hpp), as the decision log stores them.
 #include "search/ab/ab_protocol.hpp"
 

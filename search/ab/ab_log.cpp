@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The A/B logs (search/ab/ab_protocol.hpp): the Markdown changelog and the JSON-lines decision log.
 #include <fcntl.h>
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The A/B protocol (search/ab/ab_protocol.hpp): what "simpler" means, the statistics and the
 // decision, and one interleaved comparison. Indicators, logs and JSON forms are in ab_*.cpp.
 #include "search/ab/ab_protocol.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The A/B keep-or-revert protocol: a baseline configuration and a changed one are measured
 // interleaved (A B A B ...), both verified by the evaluator, and the change is kept only when it
 // is faster beyond the threshold and the measured noise, or when it ties and is the simpler

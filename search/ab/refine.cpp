@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "search/ab/refine.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Automatic refinement by the A/B protocol: from a baseline, every single change (one parameter
 // moved to a neighbouring value of the space) is A/B-tested against the current configuration;
 // a kept change becomes the new baseline and the round starts again, until a whole round keeps

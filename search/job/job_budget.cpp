@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How a search job shares its budget over its shapes, and how it splits over shards.
 #include <algorithm>
 #include <cmath>

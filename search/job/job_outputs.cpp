@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a search job leaves behind: the results file with its metadata, and the bottleneck report
 // (and pictures) beside the tuned database.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The pieces of the search job, shared by its files: the settings a journal records and gives
 // back (job_settings.cpp), the budget and shard split (job_budget.cpp), what it measures on
 // (job_target.cpp), the search of one shape (shape_search.cpp) and the files it writes

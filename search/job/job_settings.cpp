@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The settings a search's journal records, and how a resumed search takes back the ones not given
 // again.
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a search job measures on: a recorded space, or a device through a worker process (in this
 // process with `in_process`), and the problems it tunes there.
 #include <algorithm>

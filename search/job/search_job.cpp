@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The flow of a search job: the template (or every template), the resumed journal's settings,
 // the target, the problems of this shard, the output files, and the per-shape loop.
 #include "search/job/search_job.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The search job: tunes the shapes of one problem on a device (or a recorded replay) and keeps the
 // fastest verified configuration of each. It splits the budget over the shapes (by weight for a
 // workload) and, with --kernel auto, over the templates; splits the job into shards; continues a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The search of one shape within a job: its space (this shard's part of it), the configurations
 // it starts from, the tuning loop with the journal and the evaluation cache, the refinement of
 // its best, and the database update.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // anneal: simulated annealing over neighbouring configurations (one parameter moved to an adjacent
 // value; two parameters when no single move is left). Energy is log(time), so the temperature is
 // a relative slow-down: at T=0.1 a move 10% slower is taken with probability 1/e.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bayes: Bayesian optimization. A Gaussian process (gp.hpp) models log(time) over the encoded
 // parameters (log2 of sizes scaled to [0,1]) and, when the space provides them, the template's
 // derived values. After a Latin-hypercube initial design, the next configuration maximizes an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // exhaustive: every valid configuration once. The tuning loop compiles the next configurations
 // while the current one is timed, so the device stays busy whatever the order.
 #include <numeric>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A Gaussian process regressor on Eigen: Matérn 5/2 kernel with one length scale per input
 // dimension, signal variance and noise variance, fitted by maximizing the log marginal likelihood
 // (plus weak log-normal priors that keep the fit sane with few points).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The posterior of a Gaussian process with fixed hyperparameters over a pool of candidate points,
 // kept up to date incrementally. A search proposes one point at a time and learns one result at a
 // time; recomputing the posterior over thousands of candidates for each (O(n²·m) for n training

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // random: uniform over the valid configurations, without repeats, seeded.
 #include "search/strategies/strategies.hpp"
 

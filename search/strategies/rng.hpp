@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A small seeded random number generator (xoshiro256**, seeded through splitmix64). The standard
 // library's distributions differ between implementations; these do not, so a seed gives the same
 // search on every platform.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ask/tell interface of search strategies. A searcher proposes rows of a SearchSpace (never one
 // already proposed or told) and learns from each result. Results may arrive for rows it never
 // proposed (answers taken from a journal when resuming), and several proposals may be in flight at

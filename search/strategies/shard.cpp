@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "search/strategies/shard.hpp"
 
 #include "src/core/error.hpp"

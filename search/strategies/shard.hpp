@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One part of a job split over several machines (`--shard I/N`): shard I of N takes every
 // configuration whose enumeration index is I modulo N. The enumeration index is the row of the
 // template's space in ParamSpace order, so the split needs no coordination: every machine with the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The configurations a search visits, stored compactly: each valid configuration is a row of value
 // indices ("levels"), one per parameter. Searchers work with row numbers; the space turns them into
 // configurations, encodes them for models and finds their neighbours.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The registry of search strategies: name → description, documented options and factory.
 // Each strategy lives in its own file (exhaustive.cpp, random.cpp, anneal.cpp, bayes.cpp).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The model that the bayes strategy scores candidates with: the posterior of a Gaussian process
 // (gp_posterior.hpp) of standardized log(time) over a bounded training subset of the told results
 // and a guess for each proposal in flight, the pool of candidate rows it is evaluated on, and,

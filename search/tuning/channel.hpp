@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The line channels between the tuner and its helper processes (the evaluation worker, the
 // compile workers): starting a helper with a socket on the descriptors it expects, ending it, and
 // reading and writing one JSON line at a time on either side.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A pool of compile worker processes in front of an evaluator. Some OpenCL compilers (NVIDIA's,
 // measured in results/h100/compile/README.md) barely scale with threads inside one process but
 // scale with processes, so the configurations the tuner announces through prepare() are built by

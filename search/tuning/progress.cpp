@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "search/tuning/progress.hpp"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Search progress for people: one line rewritten in place on a terminal, plain log lines (each new
 // best and a periodic summary) otherwise.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a search checks before it measures anything (its outputs can be written, a resumed journal
 // holds the problems asked for), and what search-eval checks of a recording (that it covers the
 // whole space), so that hours of measurement never end in an error that was known at the start.

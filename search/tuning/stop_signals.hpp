@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SIGINT and SIGTERM ask a search to stop: the evaluation in flight finishes and is journalled,
 // the tuned database gets what was measured, and the command ends with a resume hint and exit
 // status 128 + the signal (130, 143), so that a script can tell a stopped search from a finished

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Comparing strategies on a recorded space: each strategy is run with many seeds against a replay
 // and scored by how many evaluations it needs to come close to the recorded optimum, and how
 // close it is after fixed budgets.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tuning loop for one problem: asks the searcher for configurations, keeps the evaluator's
 // compiler ahead of the device (prepare() gets the next proposals while the current one is timed),
 // journals each result the moment it is known and stops on the first limit reached or on request.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Evaluation in a separate worker process, so that a driver crash or a kernel that never ends
 // costs one configuration instead of the whole search. The worker (`gemmtune worker`) builds its
 // own evaluator and talks JSON lines over a socket. A worker that dies is restarted and the

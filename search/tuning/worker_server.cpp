@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The worker's serve loop: JSON lines on the channel to the tuner (worker_evaluator.hpp).
 #include "search/tuning/worker_server.hpp"
 

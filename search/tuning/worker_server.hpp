@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The worker's end of the channel that WorkerEvaluator (worker_evaluator.hpp, with the protocol)
 // talks to: `gemmtune worker` builds its own evaluator (OpenCL on a device, or a replay) and
 // answers the tuner's requests until the channel closes.

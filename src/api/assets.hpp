@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the library carries compiled in (src/api/embedded.hpp), parsed once: the kernel templates
 // as a source folder in memory, their declarations, the device profiles and the checked-in
 // databases.

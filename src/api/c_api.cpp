@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The C interface (gemmtune/gemmtune_c.h) over the C++ one: same checks, same statuses.
 #include "gemmtune/gemmtune_c.h"
 

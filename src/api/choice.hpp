@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where the configuration of a call comes from. Layers, each overriding the one before: the
 // template defaults and the databases compiled into the library from results/, the system
 // databases (share/gemmtune/databases/*.json beside the installed library or under the configured

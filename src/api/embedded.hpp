@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Files compiled into the library (src/api/cmake/embed_files.cmake writes the table at build
 // time): the kernel templates, the device profiles and the checked-in databases, so that an
 // installed library needs nothing on disk at run time.

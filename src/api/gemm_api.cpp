@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The C++ interface (gemmtune/gemmtune.hpp): checks the arguments in the caller's terms, maps
 // them onto a Problem and GemmBuffers and hands them to the runtime. Every failure becomes a
 // StatusCode here; nothing is thrown past these functions.

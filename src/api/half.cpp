@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // IEEE 754 binary16 conversions for the half storage type, on the host (no F16C assumed).
 #include <cmath>
 #include <cstring>

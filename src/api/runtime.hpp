@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The state behind the calls: per (context, device) a ProgramBuilder (programs in memory and in
 // the binary cache) and the configuration plans of the problems seen; per queue the compiled
 // GemmCalls (the one call path of src/eval), each with its own cl_kernels, padding buffers and

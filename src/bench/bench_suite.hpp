@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The side-by-side benchmark suite: for each shape of a suite, in each asked precision and
 // batch, gemmtune's best tuned configuration against CLBlast's stock routine (Gemm for one GEMM,
 // GemmStridedBatched or GemmBatched for a batch) on the same buffers, in the same process, with

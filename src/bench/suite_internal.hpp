@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The pieces of the benchmark suite shared by its files (not an interface of the library): the
 // device environment both sides run in, one row's data, the two sides' calls, and how a call is
 // verified and timed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The library column: each row through libgemmtune's public calls (gemmtune::Gemm, GemmEpilogue,
 // GemmStridedBatched, GemmBatched) on the suite's queue and buffers, as an application makes them:
 // the argument checks, the choice among the databases, the per-queue call cache and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Random shapes for bench-suite (--random-shapes) and the summary of a report's ratios.
 #include <algorithm>
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A configuration: one value for each tunable parameter of a kernel template, ordered by name so
 // that equal configurations print and hash the same.
 #pragma once

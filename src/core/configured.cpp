@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CMakeLists.txt gives this file alone the recorded values as definitions: a changed value
 // recompiles one small object, and the files that use the values stay in their unity batches.
 #include "src/core/configured.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the configure step recorded about the machine that built gemmtune: the source folder, the
 // install prefix and where the offline AMD compiler and bitcode were found. Each is empty where
 // nothing was recorded; every use has other places to look first.

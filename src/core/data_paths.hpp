@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Locating the data folders (kernel_templates/, devices/) that are read at run time.
 #pragma once
 

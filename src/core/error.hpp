@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Error type of the gemmtune library: one category per kind of failure, so that the CLI can map
 // each to an exit code and print a single line naming what was wrong.
 #pragma once

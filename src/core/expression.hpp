@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Integer expressions over named values, used to declare constraints, derived parameters, local
 // memory and launch geometry as data (e.g. "MWG % (MDIMC*VWM) == 0").
 // Grammar (C precedence): ?: || && == != < <= > >= + - * / % unary(- !) min(a,b) max(a,b)

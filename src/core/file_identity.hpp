@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Whether two paths name one file, and the check every command makes before it writes: an output
 // must never replace one of the files the command reads (a database lost to `-o`).
 #pragma once

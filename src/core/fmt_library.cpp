@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fmt's compiled part, built once for the whole program. Every other file sees only fmt's
 // declarations (no FMT_HEADER_ONLY): header-only fmt made each file optimise the same formatting
 // code again, about 6 of the 14 s that a typical file of this project took to compile. Debian's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Integer arithmetic the layers share.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one way gemmtune reads fields of JSON that came from a file (databases, journals, caches,
 // profiles): a wrong type is reported like a missing field, as one Error(kInvalidFile) naming the
 // file, the line (JSON lines: one record a line) and the field's path ("at entries[2].gflops:

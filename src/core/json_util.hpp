@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading and writing JSON files: errors name the file, the position and what was expected;
 // writes are atomic (temporary file in the same folder, then rename) and keep the file's mode;
 // a file without write permission is refused, never replaced behind its owner's back.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // spdlog is configured once, by the CLI's main; library code only calls spdlog::info etc.
 #pragma once
 

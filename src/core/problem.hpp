@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What is being computed: a GEMM of one shape, layout, precision and scaling.
 #pragma once
 

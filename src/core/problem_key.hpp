@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one identity of a problem: every field of Problem that tells one problem from another,
 // listed once (problem_key.cpp), with one canonical spelling, equality and order. Every key of
 // the project derives from it (journals, the evaluation cache, the replay and compile caches,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The outcome of evaluating one configuration: a value with a status, never an exception, so
 // that a sweep goes on past a bad configuration.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Timing statistics of repeated runs, shared by the evaluators that time kernels and the readers
 // of other tools' recordings that list each run's time.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A workload: the shapes an application runs and how much each matters. A text file, one shape a
 // line, `MxNxK [weight]` (weight 1 when left out, '#' starts a comment); a shape listed twice adds
 // its weights, so a log with one line per call (the library writes one with GEMMTUNE_LOG_SHAPES) is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Regression check between two databases of the same problems (a checked-in baseline and a fresh
 // re-measurement): per entry GFLOPS before and after, their ratio, and a verdict that takes the
 // measured noise (the entries' coefficients of variation) into account.

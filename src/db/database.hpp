@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tuned database: one JSON file per device holding, for every tuned problem (kernel,
 // precision, order, layout, batch, shape), the fastest configuration found and how it was found.
 // Writers go through Database::update, which locks, re-reads and writes atomically, so that

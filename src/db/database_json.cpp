@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The JSON form of a database's parts (device, metadata, entry keys, provenance, baseline,
 // entries); the checks of a whole file are in database.cpp.
 #include <nlohmann/json.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The per-user cache of evaluations: every result a search measures is also recorded under the
 // user's cache folder, keyed by everything that changes it (device, driver, template files,
 // problem), and a later search of the same problem takes those results as known instead of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Exports of a tuned database for use outside gemmtune: the JSON that CLBlast's own tuner writes
 // (so CLBlast's database scripts take it unchanged), a C++ snippet that installs the parameters in
 // CLBlast at run time, a dependency-free C header, CSV, and a C++ header holding the database

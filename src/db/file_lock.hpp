@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Exclusive advisory locks (flock) between gemmtune processes. A database is replaced through
 // rename, so its lock lives on a side file (<db>.lock) that outlives every version of the
 // database; a journal is only ever appended to, so it is locked itself.

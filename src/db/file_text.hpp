@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Whole-file reading for the recordings gemmtune replays: journals and other tools' result files
 // may be gzip-compressed, and are read the same way either way.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The search journal: one JSON object per line, appended and synced to disk the moment each
 // evaluation finishes, so that an interrupted search loses nothing it measured. A header line
 // starts each run (kernel, space, device, settings); result lines carry the problem and the

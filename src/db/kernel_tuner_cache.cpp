@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernel Tuner cache files as journals. A cache is one JSON object: the kernel, device and problem
 // size, the tunable parameters with their values, and "cache", which maps each configuration (its
 // values joined by commas) to its record: "time" in milliseconds (or the name of the failure),

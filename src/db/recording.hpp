@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Recordings that gemmtune replays, whatever tool wrote them: its own journals, Kernel Tuner cache
 // files and T4 results files (the auto-tuning community's exchange format). Each is read into a
 // Journal, so every reader of recordings (search-eval, replayed searches) takes all three.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the Kernel Tuner cache and T4 readers share: parameter values as gemmtune's whole numbers,
 // the problem's shape from a recorded problem size, and results from recorded times.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // T4 results (the auto-tuning community's results format, schema 1.0.0 in Kernel Tuner's
 // kernel_tuner/schema/T4): {"schema_version", "results": [...]}, each result a configuration,
 // its timings, its invalidity ("correct" or why it failed), its correctness and named

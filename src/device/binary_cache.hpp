@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A disk cache of compiled OpenCL program binaries, so that a configuration built once is never
 // compiled again on the same device and driver. One file per build, named by a 128-bit hash of
 // everything that changes the binary (source text, build options, device, driver); the file also

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Device profiles (devices/<arch>.json): the architecture figures that the register estimate,
 // occupancy and roofline analysis need. Each figure carries the public source it comes from.
 #pragma once

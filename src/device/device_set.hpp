@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Several devices of one host measured by one search: a comma list of selectors, or "all".
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What gemmtune can tell from what an OpenCL driver prints: a build log that shows a fault of the
 // driver rather than of the configuration, and a device that the driver describes in a way that
 // means trouble. Each diagnosis is one line that names what happened and the way out, because the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Real resource figures of a compiled kernel, where the driver exposes them: the OpenCL kernel
 // queries (local and private memory), NVIDIA's ptxas report in the build log (-cl-nv-verbose),
 // and the AMDGPU code object's metadata note (registers, spills, LDS). The bottleneck report uses

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one place that includes the OpenCL C++ bindings, with the project's target version.
 #pragma once
 

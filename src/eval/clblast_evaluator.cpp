@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "src/eval/clblast_evaluator.hpp"
 
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An evaluator that tunes CLBlast's own GEMM kernels: it installs a configuration with
 // clblast::OverrideParameters, times the whole clblast::Gemm call and verifies the output against
 // the Eigen reference. The kernel specs clblast-xgemm and clblast-xgemm-direct describe the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The interface between searchers and whatever answers "how fast is this configuration":
 // the OpenCL evaluator (compile, run, time, verify on a device) or the replay evaluator (answers
 // from a recorded space, for testing searchers without a device).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one place that turns a kernel name into the evaluator that can measure it: the kernel's
 // declaration names its backend (opencl: our templates, compiled and launched by gemmtune;
 // clblast: CLBlast's own kernels, configured through clblast::OverrideParameters), and every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One GEMM call of a kernel template on caller-provided buffers: the single place that turns a
 // declaration, a configuration and a problem into launches. It builds or fetches the program
 // (ProgramBuilder), checks the configuration against the problem and the device, binds the

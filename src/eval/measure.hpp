@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How every evaluator turns repeated calls into timing figures: warm-up, then repetitions until
 // MeasureSettings' minimum count and minimum time are both reached (capped by its maximum), and
 // the statistics of the times.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The evaluator that answers on a real OpenCL device: it builds a kernel template with one
 // configuration's parameters as -D defines (binaries cached on disk), runs it on fixed-seed data,
 // verifies the output against an Eigen reference and times it with profiling events.

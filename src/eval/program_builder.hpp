@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Builds the OpenCL programs of kernel templates for one device and context: the configuration's
 // -D defines, the precision, transposes, batch layout and epilogue of the problem, the device
 // profile's options; binaries cached on disk (BinaryCache) and the most recent programs in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one clock for a kernel's time (TimingClock::kQueued): N calls queued back to back on one
 // in-order queue, behind a busy-wait kernel on a GPU so that the host's launches never starve the
 // device, timed from the busy kernel's end (elsewhere one more call's end) to the last call's end by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Answers evaluations from a recorded measurement of a whole space (the journal of an exhaustive
 // run, a Kernel Tuner cache file or T4 results: see read_recording) instead of a device: searchers
 // can be tested and compared in seconds, reproducibly.

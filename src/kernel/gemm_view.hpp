@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How a GEMM problem maps onto the templates' uniform kernel contract (column-major,
 // C = alpha * op(A) * op(B) + beta * C), and the launch geometry a template declares in the
 // `launch` block of its json.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The OpenCL source of a kernel template and the options it is built with. Templates are data:
 // the host expands `#include "file"` lines itself (so that the binary cache key covers every
 // line that is compiled) and adds only -D defines and the device profile's options.

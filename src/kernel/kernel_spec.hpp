@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The declaration of a kernel template as data (kernel_templates/<name>.json): its tunable
 // parameters with allowed values and defaults, derived values, constraints with the reason each
 // exists, resource formulas (local memory, work-group size, registers) and named search spaces.

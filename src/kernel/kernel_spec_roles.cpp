@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The parameter roles' table: each role's name in a declaration, whether it is a size, and the
 // parameter names templates conventionally give it (src/kernel/kernel_spec.hpp).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Device-limit rules shared by KernelSpec::check and ParamSpace's pruning (internal to
 // src/kernel).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "src/offline/amd_offline.hpp"
 
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Building a kernel template's configuration for an AMD ISA without the card (the offline AMD
 // target): the same source and build options the runtime would get, compiled by the LLVM AMDGPU
 // backend and linked into a code object, whose metadata gives the real resources (VGPRs, SGPRs,

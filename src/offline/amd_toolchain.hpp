@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The LLVM AMDGPU toolchain that builds kernels for AMD ISAs on a machine without an AMD card:
 // clang (16 or newer: clang-15 caps gfx11 kernels at 128 VGPRs and spills where 16 does not),
 // lld to link a code object as a runtime would load it, llvm-objdump for the instructions, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Running the external compiler tools of an offline target: one program with its arguments, its
 // standard output and error captured together, no shell in between.
 #pragma once

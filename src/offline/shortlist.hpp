@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The short list an AMD search starts from, made without the card: a template's space pruned by
 // the real resources the LLVM AMDGPU backend gives its configurations (no spill, enough waves per
 // SIMD, LDS within the limit) and ranked by a performance prediction fed those counts.

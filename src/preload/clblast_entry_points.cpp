@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CLBlast's GEMM entry points, defined under CLBlast's own names (the C functions of clblast_c.h
 // and the explicit instantiations of clblast.h's templates for float, double and half), so that
 // an application built against CLBlast reaches them first when this library is preloaded

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Who serves a CLBlast GEMM call made through libgemmtune_clblast: libgemmtune, where it holds a
 // tuned configuration for the problem on the queue's device and takes the arguments, else the
 // real CLBlast, with CLBlast's own result. GEMMTUNE_CLBLAST chooses the mode: "off" passes every

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # libgemmtune_clblast (src/preload): CLBlast's GEMM entry points over libgemmtune, for
 # LD_PRELOAD into an application built against CLBlast. Needs CLBlast's headers (Debian:
 # libclblast-dev) for the exact signatures; CLBlast itself is found at run time, in the process.

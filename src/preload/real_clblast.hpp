@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where the real CLBlast's definition of an entry point is, for the calls libgemmtune_clblast
 // passes on. The library defines CLBlast's GEMM entry points under CLBlast's own names, so the
 // real ones are found by the same names in the other objects of the process.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bottleneck report of tuned entries: for each, what limits it on its device (occupancy, local
 // memory, registers, wave utilization, work per thread, vector width, memory- or compute-bound,
 // fraction of peak), each item with its value, its target and a verdict. Figures come from the

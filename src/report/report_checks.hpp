@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The checks of the bottleneck report, one function each; analyze_entry (report.cpp) gathers the
 // facts of an entry once and runs them in the report's order. Internal to src/report.
 #pragma once

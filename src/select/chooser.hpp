@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one chooser: which configuration runs a problem on a device, given the databases in layers
 // of priority. The library (src/api) calls it with its layers, bench-suite's direct column runs
 // the library's first choice, and `gemmtune db lookup` calls it with the database it is given (and

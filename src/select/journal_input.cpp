@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the selection reads from search journals, apart from the rest of src/select so that a
 // program that never reads a journal (libgemmtune) does not link the journal reader and zlib.
 #include <algorithm>

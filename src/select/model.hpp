@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The performance model behind the selection of a configuration for a shape nobody tuned: a
 // configuration measured at one shape is predicted at another from what changes between the two,
 // as the kernel sees them (a row-major problem is the column-major one with M and N swapped):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The configuration for a problem on a device nobody tuned, where its profile declares starting
 // configurations (the AMD profiles: chosen offline from real resources and a predicted speed,
 // never measured). The chooser (chooser.hpp) takes it where no database entry applies, before a

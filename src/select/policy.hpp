@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How the chooser (chooser.hpp) falls back where a database has no entry of the problem's own key,
 // and the constants of the model that predicts an entry at another shape (model.hpp): data of a
 // device profile, its "selection" section, over the defaults of SelectionPolicy::defaults() (the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A static prior of a configuration's speed: what it should reach at a problem on a device,
 // predicted from its structure and its resources alone, with no measurement of it anywhere. The
 // selection model (model.hpp) transfers a measured rate to another shape; the prior supplies the

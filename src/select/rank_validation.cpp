@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Apart from prior.cpp so that a program that only ranks (libgemmtune, the offline short list)
 // does not link the journal reader.
 #include "src/select/rank_validation.hpp"

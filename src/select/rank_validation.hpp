@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How well the prior (prior.hpp) ranks configurations, checked where they were measured: each
 // problem of a search journal (a replay of a whole space, or any search) has its recorded
 // configurations ranked by the prior alone, and the best measured among the first k of that

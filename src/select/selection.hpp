@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which configuration serves a problem: the database entry tuned for its shape when there is one
 // (exact matches first), else the candidate the model (model.hpp) predicts fastest. Candidates
 // are the configurations of every entry of a device's database and, where given, the fastest few

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where the GEMMs of a batch lie in the one buffer per operand that measurements and checks use.
 // Entries are `stride` elements apart, the stride rounded up from the matrix size, so that an
 // awkward shape leaves gaps between them: NaN in A and B (a kernel that reads outside its matrix

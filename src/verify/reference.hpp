@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test data and the Eigen reference that every measured configuration is checked against.
 //
 // Inputs are drawn from a fixed-seed generator, uniform in [0.5, 1.5) and rounded to the

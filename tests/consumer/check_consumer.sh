@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the build into a temporary prefix, configures and builds tests/consumer (a separate
 # CMake project) against it with find_package(gemmtune), once with the shared library
 # (gemmtune::gemmtune) and once with the static one (gemmtune::gemmtune_static), and runs both far

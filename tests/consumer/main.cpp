@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SGEMMs through the installed libgemmtune (the shared or the static library, as CMakeLists.txt
 // links it), each checked against a plain loop: both storage orders, every transpose of A and B,
 // odd shapes, offsets into the buffers, padded leading dimensions, beta 0 (C holds NaN, which must

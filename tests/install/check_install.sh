@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the build into a temporary prefix and runs the installed gemmtune the way a user
 # would: it must find its data under <prefix>/share/gemmtune, list a space and run one verified
 # GEMM. Then a copy of the binary far from any data folder must still find the data through the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs a CLBlast client program (clblast_client.c) plain and with libgemmtune_clblast preloaded,
 # the library as installed (cmake --install, component gemmtune_library: beside libgemmtune):
 # - the library exports CLBlast's GEMM entry points under the names the installed CLBlast does;

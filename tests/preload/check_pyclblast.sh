@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # pyclblast, CLBlast's Python bindings, built from its source distribution on the package index
 # against the installed CLBlast, in a venv of the build folder that sees the system's site
 # packages (Debian's numpy and pyopencl), then its own test suite (test/test_pyclblast.py of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The CLBlast client program of libgemmtune_clblast's tests (see clblast_client.h). It calls
    CLBlast's GEMM entry points as any application does, so that the same program runs plain
    (CLBlast serves every call) and with the library preloaded, and the two runs' results can be

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The program both CLBlast clients of libgemmtune_clblast's tests share (clblast_client.c): the
    GEMM cases, their data and reference, the dump of what each call returned, the comparison of
    two dumps and the benchmark. A client supplies CLBlast's GEMM entry points through

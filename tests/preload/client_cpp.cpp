@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A C++ application of CLBlast's C++ interface (clblast.h: clblast::Gemm<T>, GemmBatched<T> and
 // GemmStridedBatched<T>), built against the installed CLBlast: the program libgemmtune_clblast's
 // tests run plain and preloaded (clblast_client.h).

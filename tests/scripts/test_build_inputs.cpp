@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a build compiles into libgemmtune depends only on the commit: a copy of the checkout runs a
 // plain `gemmtune search` and the quick start's tuning command (both write their databases where
 // the user runs them), and a fresh configure of that copy still ships exactly the databases of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // scripts/install-deps.sh with stand-ins for dpkg-query, apt-get and sudo: each group asks apt
 // for its own packages only (the quick start installs the plotting packages while the tool
 // builds), a machine with everything installed runs no apt at all, and an unknown group is a

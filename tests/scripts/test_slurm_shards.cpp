@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // scripts/slurm-shards.sh end to end, with a stand-in for sbatch that runs each job at once on
 // this machine (array tasks one after the other, SLURM_ARRAY_TASK_ID set as Slurm sets it): the
 // shards measure the whole recorded space once, the merge job writes the tuned database, and a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers of the command-line tests: whether OpenCL lists a device, recorded spaces to replay,
 // the test database and edited copies of it.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CLI's error paths across commands: one line naming what was wrong, a non-zero exit, never
 // a crash; and the version and help options.
 #include <catch2/catch.hpp>

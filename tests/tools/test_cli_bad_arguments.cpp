@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bad arguments through the gemmtune binary: each is one line naming the option, the value or the
 // shape, exit 2, said once however many configurations it concerns; the offline AMD commands
 // check their options alike, and a variable naming an unusable AMD tool is named with its value.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bad files through the gemmtune binary: a field of the wrong type is one error line naming the
 // file, the line (journals) and the field, exit 2, never "internal error" (exit 4); only regular
 // files of bounded size are read; entries the template forbids are dropped with a warning.

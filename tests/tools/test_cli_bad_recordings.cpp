@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bad recordings through the gemmtune binary: Kernel Tuner caches, T4 results and journals with a
 // figure out of range, a time that is negative or zero, or a field of the wrong type are one error
 // line naming the file and the field, exit 2; a T4 file given where a journal goes says what it is

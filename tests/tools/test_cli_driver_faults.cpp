@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Driver faults through the gemmtune binary: a configuration whose build fails the way a crashing
 // OpenCL compiler does fails with that diagnosis while the search goes on, and `gemmtune devices`
 // adds a note only where a device's description calls for one.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The OpenCL drivers AMD users have, through the command line: Mesa's rusticl (run on the CPU with
 // RUSTICL_ENABLE=llvmpipe, the same front end as radeonsi's), whose profiling events read 0 ns,
 // and a Clover-like device (PoCL capped at 256 work-items, kernels built as OpenCL C 1.1).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Seeded mutations of a database and of a journal, fed to the commands that read them without
 // building a kernel: whatever the damage (a field of another type, a field removed, a value at
 // the edge of its range, a file cut short or with a byte changed), no command may end with an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every template under Oclgrind's data-race and uninitialised-read checks, through `gemmtune run`:
 // one small configuration each on an odd shape, with transposes, column-major storage, beta and
 // split-K among them. Any report fails the test; a kernel with a planted race shows the checks

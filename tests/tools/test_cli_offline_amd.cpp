@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The offline AMD target through the command line: kernels built for AMD ISAs by the LLVM AMDGPU
 // backend (which scripts/install-deps.sh installs), their real resources, the instructions chosen
 // and the pruned space. Nothing here needs an AMD card; nothing here may be skipped either: a

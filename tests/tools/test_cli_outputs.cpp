@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // No command's output replaces one of its inputs (compared as files, not spellings), nor a tuned
 // database it did not read unless --force: each refusal is exit 2 with one line, before any work,
 // and the input stays byte-identical.

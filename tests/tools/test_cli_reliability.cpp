@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Files, locks, signals and exit codes, end to end through the gemmtune binary: bad or busy files
 // give one error line with the documented exit code (README, "Exit codes") and leave every input
 // as it was; a stopped search keeps what it measured.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Resuming and the files a search leaves, through the gemmtune binary: a moved journal resumes
 // where it lies, a shard option that does not match the journal is refused, a sharded --db says
 // where its entries go, a refused search leaves no empty folder, and a database write removes the

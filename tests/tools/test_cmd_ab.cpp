@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gemmtune ab and gemmtune refine: on a small made-up replay file (each decision known in
 // advance), on PoCL, and refusing bad input with one line.
 #include <algorithm>

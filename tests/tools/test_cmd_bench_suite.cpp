@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gemmtune bench-suite end to end on the OpenCL device (PoCL in CI): tiny shapes, the fixture
 // database, JSON and Markdown outputs, the n/a column, a wrong kernel caught, and bad input.
 #include <catch2/catch.hpp>

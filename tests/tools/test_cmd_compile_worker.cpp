@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The compile pool end to end: `gemmtune compile-worker` builds what it is sent into the binary
 // cache, and `gemmtune search --compile-processes P` measures exactly what a search without the
 // pool measures, loading from the cache what the pool built.

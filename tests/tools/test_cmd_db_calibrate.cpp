@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `gemmtune db calibrate`: the selection model's constants fitted to search journals, as a user
 // runs it on their own device's journals. On the H100 journals checked in (tests/data/h100/search*)
 // it gives the constants gemmtune ships; journals it cannot fit are refused with one line.

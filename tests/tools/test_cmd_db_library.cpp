@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `gemmtune db lookup` and libgemmtune choose alike: the same database, asked for the same
 // problem through the command line and through the library's public interface (Explain), gives
 // the same kernel and parameters from the same entry, where the chooser relaxes the problem too.

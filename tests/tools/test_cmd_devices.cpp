@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gemmtune devices: the OpenCL devices and the profile each matches, as text and as JSON.
 #include <catch2/catch.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // export's names through the gemmtune binary: entries that differ only in what CLBlast's own names
 // leave out (the batch layout, the batch, the storage order, the epilogue, the gemmtune kernel of a
 // CLBlast family) go to files and functions of their own, never one over another.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gemmtune rank as a user runs it, on tests/data/rank_h100_replay_sample.jsonl: 40 results of the
 // H100 2048^3 replay (its 10 fastest and 30 others drawn with seed 1, 10 of which failed).
 #include <fstream>

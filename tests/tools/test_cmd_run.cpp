@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gemmtune run: one configuration measured and verified from the command line.
 #include <catch2/catch.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The problem options of `gemmtune run` end to end on the OpenCL device (PoCL in CI): a batch and
 // its layout, precision 16acc32, the fused epilogue, and a parameter the precision refuses, each
 // measured or refused with one line.

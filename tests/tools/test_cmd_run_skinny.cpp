@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gemmtune run and search with xgemm_skinny from the command line: one verified configuration,
 // and a short search of a vector-matrix shape whose results are all verified.
 #include <catch2/catch.hpp>

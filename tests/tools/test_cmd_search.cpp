@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The search and search-eval commands end to end: replay runs, interruption by SIGINT and SIGKILL
 // with resumption, a search in which nothing passes, and (on the OpenCL device) kernels that
 // hang, crash or fail.

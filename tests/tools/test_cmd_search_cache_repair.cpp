@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The evaluation cache repairs itself: a file left empty (what a full disk leaves), cut short or
 // with a damaged line is rewritten with its header and the records it still holds, so that later
 // searches take their results from it again instead of never again.

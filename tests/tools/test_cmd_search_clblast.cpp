@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CLBlast backend end to end through the command line: a search of clblast-xgemm measures
 // configurations inside CLBlast and writes a tuned database; its clblast-json export is accepted
 // by clblast::OverrideParameters, and clblast::Gemm with it computes what a plain loop does.

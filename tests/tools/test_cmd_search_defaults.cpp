@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A plain `gemmtune search` as a newcomer runs it: the template comes from the device profile (or
 // every template shares the budget), the files go to one new folder under gemmtune-results/, and a second
 // search in the same folder runs and takes what the first measured from the evaluation cache.

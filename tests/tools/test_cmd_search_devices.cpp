@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `gemmtune search --device A,B` (and `all`): one search measured on several devices of one model
 // at once, one worker per device, into one journal and one database. PoCL gives two identical CPU
 // devices with POCL_DEVICES="pthread pthread"; here the point is correctness, not speed.

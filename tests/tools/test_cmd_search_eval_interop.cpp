@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernel Tuner and T4 files through the command line: search-eval replays Kernel Tuner caches
 // (plain, gzipped, cut short) and T4 results; export writes databases and journals as T4 results
 // that hold what T4's results schema requires and read back as the same recording; search-eval's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a search leaves behind besides its journal: the tuned database and the report beside it,
 // the refined configuration with --refine, and the binary cache warmed by `gemmtune compile`.
 #include <catch2/catch.hpp>

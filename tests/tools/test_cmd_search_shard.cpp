@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `gemmtune search --shard I/N` end to end: shards of an exhaustive search measure exactly the
 // configurations of one unsharded run (no overlap, nothing missed), `db merge` of their databases
 // gives the unsharded run's best, model-based strategies split the shapes, and bad shards are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The options the commands share (tools/common_options.cpp) through the binary: global options
 // after the subcommand, numbers refused at parse time (one line, exit 2), problems too large for
 // the kernels' indices, and the problem group on ab (--batch, --epilogue).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """libgemmtune from Python: the C interface (gemmtune_c.h) through ctypes, on pyopencl objects.
 
 Buffers are pyopencl.Buffer (or anything with an ``int_ptr``: the cl_mem), the queue a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Writes a C++ source holding files as string data, so that the library needs nothing on disk at
 # run time: the kernel templates, the device profiles and the checked-in databases.
 # Usage: cmake -DOUTPUT=<file.cpp> -DLIST=<list file> -P embed_files.cmake

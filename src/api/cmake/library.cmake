@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # libgemmtune (src/api): the layer library gemmtune_api, and from it the installed libraries
 # gemmtune_shared and gemmtune_static (both libgemmtune), the public headers, the databases, the
 # CMake package (find_package(gemmtune) -> gemmtune::gemmtune) and gemmtune.pc.

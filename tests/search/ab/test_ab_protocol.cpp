@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The A/B keep-or-revert protocol with a fake evaluator whose timings are controlled: each branch
 // of the decision is forced (a clear win, a clear loss, a tie decided by simplicity, a wrong
 // result, an invalid change, a failing baseline, noise wider than the threshold).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Automatic refinement on a replay file: it must stop at a configuration that no single change
 // improves, which is checked against the replay file itself.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How the search job shares its budget: by weight over a workload's shapes (heaviest first), the
 // same for every shape otherwise, and how it splits over shards.
 #include <catch2/catch.hpp>

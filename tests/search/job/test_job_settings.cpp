@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The settings a search job's journal records, and how a resumed job takes back the ones not
 // given again (older journals' spellings included).
 #include <catch2/catch.hpp>

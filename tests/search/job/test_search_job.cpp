@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The search job through its public entry, run_search_job, on a recorded space: what it writes
 // and reports, a resume that measures nothing twice, a workload spread over two shapes, and the
 // settings it refuses.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tests/search/strategies/synthetic_space.hpp"
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A SYNTHETIC recorded space for testing and tuning searchers without a GPU: the valid
 // configurations of a real template space, each given a made-up time from a smooth function of the
 // log2 parameters with interactions, a small deterministic ruggedness and regions that fail (as

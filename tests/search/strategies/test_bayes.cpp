@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bayes strategy on recorded spaces (an exhaustive PoCL recording and an H200 recording of
 // xgemm_fast) and its options. Seeds are fixed, so every figure checked here is deterministic;
 // the bounds leave a margin below what the defaults reach so that a recording grown by a few

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The incremental posterior must give what a Gaussian process fitted from scratch on the same
 // points gives, whatever the order of appends, target changes and pool additions.
 #include <catch2/catch.hpp>

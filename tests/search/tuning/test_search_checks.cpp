@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The checks a search makes before measuring: a resumed journal's problems, a recording's coverage
 // and a problem's size against the device.
 #include <catch2/catch.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hidden benchmarks of the strategies on the SYNTHETIC GPU-like space (run by hand with the
 // [.tune] tag; not part of the suite because they take minutes).
 #include <catch2/catch.hpp>

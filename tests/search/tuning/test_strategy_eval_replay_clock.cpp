@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The simulated clock of search-eval's time axis: builds in compile processes from when they are
 // proposed, measurements one at a time in proposal order once their build is done.
 #include <catch2/catch.hpp>

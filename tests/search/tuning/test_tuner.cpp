@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tuning loop over several devices (lanes): every configuration measured once, on whichever
 // lane is free; budgets hold; an error of one lane ends the search and reaches the caller.
 #include <catch2/catch.hpp>

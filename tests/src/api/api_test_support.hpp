@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the libgemmtune tests need besides the library: an OpenCL device, context and queue made
 // with the plain OpenCL C API (as an application makes them), buffers, a scratch folder and a
 // database file writer. Only the public header of the library is used.

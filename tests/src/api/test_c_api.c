@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* libgemmtune's C interface from C: an sgemm (column-major, A transposed, offsets, padded
    leading dimensions, beta 0 on NaN), a strided batched sgemm and an hgemm, each checked
    against a plain loop; and a status for a bad argument. Exits 0 when all hold; with no OpenCL

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A database compiled into the library (GEMMTUNE_EMBED_DATABASES): tests/data/embed_db_cpu.json,
 // exported with `gemmtune export --format embed` and compiled in at build time (CMakeLists.txt),
 // seen through the public interface only, as an application sees it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libgemmtune through its public header alone, as an application uses it: every storage order
 // and transpose on odd shapes with offsets and padded leading dimensions, beta == 0 on a C full of
 // NaN, float, double and half, batches, the epilogue, four threads on their own queues, argument

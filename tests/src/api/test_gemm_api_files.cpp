@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The library and the files it is pointed at: a database that is no regular file (a device, a
 // FIFO, a folder) is refused with kInvalidDatabase, whichever way it is named (SetDatabase,
 // gemmtune_set_database, GEMMTUNE_DB), without reading it, and the library goes on working. And

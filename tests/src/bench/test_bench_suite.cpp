@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The benchmark suite: the cuBLAS merge, the report formats, and a tiny suite run on the OpenCL
 // device (PoCL in CI) whose gemmtune columns both run the library's choice.
 #include <catch2/catch.hpp>

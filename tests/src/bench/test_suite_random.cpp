@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Random suite shapes (a fixed generator) and the summary of a report's ratios.
 #include <catch2/catch.hpp>
 

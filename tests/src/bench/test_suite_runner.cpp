@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The order in which bench-suite times a row's sides: every timed call comes right after an
 // untimed call of its own side, so that no side is timed on what another left in the cache.
 #include <catch2/catch.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the configure step records reaches the program: the build's own source folder, an install
 // prefix, and AMD tools that exist where they were recorded.
 #include <catch2/catch.hpp>

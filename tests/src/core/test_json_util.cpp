@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Files written whole or not at all: an atomic write keeps the file's mode, writes through a
 // symbolic link to its target and refuses a read-only file; where a file cannot be written is
 // said before any work.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The problem identity: every field of Problem tells problems apart, and every key derives from it.
 #include <catch2/catch.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Files shared between processes: a journal has one writer at a time, and a database lock waits
 // for its holder or fails with "busy".
 #include <catch2/catch.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Other tools' recordings read as journals: Kernel Tuner cache files (whole, cut short, gzipped)
 // and T4 results, failures kept with their class; T4 written back reads the same.
 #include <catch2/catch.hpp>

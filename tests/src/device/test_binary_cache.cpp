@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The on-disk binary cache (no device needed).
 #include <catch2/catch.hpp>
 

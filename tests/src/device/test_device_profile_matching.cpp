@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How the checked-in profiles match the names real drivers give AMD cards (ROCm, Mesa's Clover and
 // rusticl, AMD's proprietary OpenCL), and that no other device matches them.
 #include <catch2/catch.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How a device profile declares that register caps are applied ("register_cap": a build option
 // on NVIDIA, a source attribute on AMD), how malformed declarations are refused, and what the
 // method opens: the register-cap values of a space are searched wherever a method is declared.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Choosing several devices for one search: comma lists, "all", and the refusals.
 #include <catch2/catch.hpp>
 

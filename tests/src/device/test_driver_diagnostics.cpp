@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Driver diagnostics on recorded build logs and device descriptions (tests/data/drivers/, written
 // in the shape Mesa's Clover, LLVM, ROCm, rusticl and PoCL print them): each known driver fault is
 // one line naming the cause and the way out, and ordinary build errors and healthy devices get

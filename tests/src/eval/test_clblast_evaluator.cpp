@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Exports checked against the real CLBlast, and the evaluator that tunes CLBlast's kernels. Each
 // CLBlast program takes tens of seconds to compile on PoCL, so these tests share one parameter
 // set (the driver's kernel cache then serves the repeats).

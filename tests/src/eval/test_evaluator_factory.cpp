@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The factory: every declaration of kernel_templates/ gets an evaluator of its backend that
 // measures and verifies a configuration on the test device, so that no template is orphaned.
 #include <catch2/catch.hpp>

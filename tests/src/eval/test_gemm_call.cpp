@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one GEMM call path on caller-provided buffers: offsets, leading dimensions larger than the
 // matrices, both storage orders and transposes, beta 0 with NaN in C, host padding and split-K
 // (its parts added by a reduce kernel or in the main kernel), a compiled call enqueued again, and

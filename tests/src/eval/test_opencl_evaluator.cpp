@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GEMM templates on the OpenCL device (PoCL on a CPU in CI): every result is checked against
 // Eigen by the evaluator; these tests check that correct kernels pass in every shape, layout and
 // order, and that wrong ones, broken ones and invalid configurations are reported as such.

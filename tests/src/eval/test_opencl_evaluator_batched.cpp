@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Batched GEMM: the Problem fields and their serialisation, the batched reference, and one
 // launch per batch on the OpenCL device (PoCL in CI) in the strided and the offsets layout,
 // checked against Eigen entry by entry over awkward shapes, layouts, orders and precisions.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // xgemm_fast with DOT2=1 (half pairs along K accumulated into float, for AMD's dot2
 // instructions) on the OpenCL device (PoCL in CI): 16acc32 agrees with Eigen over awkward shapes
 // (K odd, K not a multiple of KWG, 1x1x1) in every layout and order, with beta, split-K and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The fused epilogue C = act(alpha·op(A)·op(B) + beta·C + bias): parsing, the reference, the
 // OpenCL evaluator with xgemm_fast on every order and layout, and the database key (the commands'
 // --epilogue: tests/tools).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Precisions other than FP32 on the OpenCL device (PoCL in CI): FP64 and 16acc32 (half storage,
 // float arithmetic) agree with Eigen over awkward shapes in every layout and order for each
 // template; pure FP16 runs where cl_khr_fp16 exists and is refused with a clear message

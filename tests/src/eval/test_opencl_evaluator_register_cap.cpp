@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The register cap: a template parameter handed to the compiler the way the device profile says
 // (its build option, or a source attribute), refused where the profile declares no way, and
 // xgemm_fast's capped variants (without reqd_work_group_size for the option, with it for the

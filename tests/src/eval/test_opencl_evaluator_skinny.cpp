@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // xgemm_skinny on the OpenCL device (PoCL in CI): results against Eigen (through the evaluator)
 // for a small side of 1 to 40 rows with odd N and K, every layout, both storage orders and both
 // SIDEs (so that the kernel view's small side is M or N), beta 0 with NaN in C, double and

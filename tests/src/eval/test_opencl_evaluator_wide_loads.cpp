@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // xgemm_fast with GLV > 1 (wide global loads of the A and B tiles) on the OpenCL device (PoCL in
 // CI). A slot is loaded wide only when it lies inside the matrix and its leading dimension and
 // offset are multiples of GLV; the shapes below take both branches: 64x32x16 and 48x40x24 give

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kernel_build_options: the one composition of a kernel's build options (defines, precision,
 // transposes, batch layout, epilogue, the profile's options and the register cap by the device's
 // method), pinned where binary cache keys depend on it.

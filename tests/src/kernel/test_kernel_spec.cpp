@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernel template declarations, source assembly and launch geometry (no device needed).
 #include <catch2/catch.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one chooser (src/select/chooser.hpp) that the library, bench-suite's direct column and its
 // library column and `db lookup` share: every kernel's entries compete, layers in priority order,
 // stale entries passed over with a note, databases of other devices left out, the problem relaxed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The selection model's terms on hand-computed cases, and its calibration.
 #include <cmath>
 

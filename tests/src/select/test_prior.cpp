@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The prior (src/select/prior.hpp): each term moves the prediction the way its physics says, a
 // group that cannot be resident is predicted 0, estimates are capped as a compiler caps, the
 // ranking is stable, the fit finds constants it was given, and the validation's arithmetic

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The prior against what the H100 and the H200 measured. Its constants are fitted on one
 // recording only, tests/data/h100/search3/gpu128.jsonl (the largest journal with ptxas's register
 // and spill counts); every other recording here is validation: the H100 and H200 replays of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Choosing a configuration: exact entries first, the model's ranking otherwise, the safe path
 // where a baseline is predicted to win, and candidates from databases and journals.
 #include <fstream>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The selection model against what the H100 measured: the search journals of tests/data/h100/search*
 // hold the same configuration measured at several shapes, so a configuration's speed at a shape
 // can be predicted from its other shapes and compared with the measurement there.

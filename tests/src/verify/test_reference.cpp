@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test data, precision conversions and the Eigen reference with its tolerance rule.
 #include <catch2/catch.hpp>
 

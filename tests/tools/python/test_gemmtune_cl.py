@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """tools/python/gemmtune_cl.py on the OpenCL device (PoCL in CI), checked against numpy: every
 storage order and transpose with offsets and padded leading dimensions, double and half storage,
 strided and offsets batches, the fused epilogue, and errors raised with the library's status.

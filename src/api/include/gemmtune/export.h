@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Marks the functions of libgemmtune's interface: the shared library is built with hidden
    visibility, so that only these are exported and its internals cannot clash with a program's
    own copies of the same third-party code. */

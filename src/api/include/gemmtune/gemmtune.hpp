@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libgemmtune: the kernels gemmtune tuned, called from an application.
 //
 // The calls take OpenCL buffers, offsets and leading dimensions in the convention of the BLAS

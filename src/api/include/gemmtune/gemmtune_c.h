@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* libgemmtune's C interface: the C++ interface of gemmtune/gemmtune.hpp for C and for foreign
    function interfaces (ctypes). Every function returns a gemmtune_status (0 on success);
    gemmtune_last_error() says why the calling thread's last failing call failed. Layouts and
