@@ -13,10 +13,15 @@ namespace gemmtune {
 
 namespace {
 
-// Why a database does not apply to `device`, or "" when it does: the same device name, or the
-// same profile (an architecture; "generic" says nothing about the hardware).
+// Why a database does not apply to `device`, or "" when it does: the same device name, unless the
+// two profiles name different hardware (a device declared another card with
+// GEMMTUNE_DEVICE_PROFILE is not the one that was tuned), or the same profile (an architecture;
+// "generic" says nothing about the hardware).
 std::string device_mismatch(const Database& db, const DeviceInfo& device) {
-  if (lower(db.device.name) == lower(device.name)) return "";
+  auto known = [](const std::string& profile) { return !profile.empty() && profile != "generic"; };
+  const bool other_hardware = known(db.device.profile) && known(device.profile) &&
+                              db.device.profile != device.profile;
+  if (lower(db.device.name) == lower(device.name) && !other_hardware) return "";
   if (!db.device.profile.empty() && db.device.profile != "generic" &&
       db.device.profile == device.profile) {
     return "";
