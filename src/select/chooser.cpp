@@ -19,8 +19,8 @@ namespace {
 // "generic" says nothing about the hardware).
 std::string device_mismatch(const Database& db, const DeviceInfo& device) {
   auto known = [](const std::string& profile) { return !profile.empty() && profile != "generic"; };
-  const bool other_hardware = known(db.device.profile) && known(device.profile) &&
-                              db.device.profile != device.profile;
+  const bool other_hardware =
+      known(db.device.profile) && known(device.profile) && db.device.profile != device.profile;
   if (lower(db.device.name) == lower(device.name) && !other_hardware) return "";
   if (!db.device.profile.empty() && db.device.profile != "generic" &&
       db.device.profile == device.profile) {
