@@ -53,6 +53,14 @@ void print_written(const SearchWritten& w, bool json) {
       "{} configurations measured in {:.1f} s: {:.1f} per minute; {} verified: {:.1f} per "
       "minute\n",
       w.measured, w.elapsed_s, w.per_minute, w.verified, w.verified_per_minute);
+  const double device = w.timing_s + w.other_evaluation_s + w.proposal_wait_s;
+  if (device > 0) {
+    std::cout << fmt::format(
+        "Device time: {:.0f}% timing, {:.0f}% builds, verification and transfers, {:.0f}% "
+        "waiting for proposals; bounded by {}\n",
+        100 * w.timing_s / device, 100 * w.other_evaluation_s / device,
+        100 * w.proposal_wait_s / device, w.bound);
+  }
   std::cout << "Results written to " << w.output << " (journal " << w.journal << ")\n";
   if (!w.database.empty()) {
     std::cout << "Tuned database: " << w.database << "\nReport: " << w.report << "\n";

@@ -277,6 +277,12 @@ void add_measure_options(CLI::App& cmd, EvaluatorOptions& o, unsigned fields,
            "host clock around one call)")
         ->group(group)
         ->check(CLI::IsMember({"queued", "host-queued", "whole-call"}));
+    cmd.add_option("--stable-cv", m.stable_cv,
+                   "Stop timing before --min-time-ms once --min-runs samples vary by less than "
+                   "this coefficient of variation (0 = never)")
+        ->group(group)
+        ->capture_default_str()
+        ->check(finite_number(0));
     cmd.add_option("--queued-calls", m.queued_calls,
                    "Calls per timed sample (default 0: enough for 1 ms, at least 20 on a GPU)")
         ->group(group)

@@ -11,6 +11,10 @@
 namespace gemmtune::cli {
 
 namespace {
+constexpr double kSearchStableCv = 0.02;
+}  // namespace
+
+namespace {
 
 // The problem and strategy options; the ones a journal records are kept in `given`.
 void add_problem_and_strategy_options(CLI::App& cmd, SearchArgs& a, GivenOptions& g) {
@@ -67,11 +71,15 @@ void add_run_options(CLI::App& cmd, SearchArgs& a, GivenOptions& g) {
       "Device: profile name (gfx1012), name substring (H200, pthread) or P:D indices; default: "
       "first GPU, else first CPU. Several (comma-separated, or 'all': every GPU, else every CPU) "
       "measure one search at once, one worker per device: devices of one model only");
+  // A search ranks configurations: samples that agree within 2% say all the ranking needs, and the
+  // device's time goes to the next configuration (other commands time to --min-time-ms).
+  a.job.eval.measure.stable_cv = kSearchStableCv;
   add_measure_options(cmd, a.job.eval, kTiming | kCacheDir | kCompileThreads);
   cmd.add_option("--compile-processes", a.job.compile_processes,
                  "Compile worker processes building ahead of the measurement into the binary "
-                 "cache (default: min(16, cores) on a GPU, 0 = off on a CPU device; 0 compiles "
-                 "in threads)")
+                 "cache (default on GPUs: every core but one per measuring device, at most 16 "
+                 "per device and at least min(16, cores); 0 = off on a CPU device; 0 compiles in "
+                 "threads)")
       ->check(whole_number(0, 1024));
   cmd.add_option("--lookahead", a.job.lookahead,
                  "Configurations in flight (default: compile threads + 1, capped by the strategy)")
@@ -106,9 +114,10 @@ void add_run_options(CLI::App& cmd, SearchArgs& a, GivenOptions& g) {
   cmd.add_flag("--in-process", a.job.in_process,
                "Evaluate in this process (no protection against driver crashes and hangs)");
   cmd.add_flag("--json", a.json, "Print the results as JSON");
-  g["db"] = cmd.add_option("--db", a.job.db,
-                           "Tuned database to update (default: gemmtune-results/<device id>.json; a replay "
-                           "writes one only when given)");
+  g["db"] = cmd.add_option(
+      "--db", a.job.db,
+      "Tuned database to update (default: gemmtune-results/<device id>.json; a replay "
+      "writes one only when given)");
   g["no-db"] = cmd.add_flag("--no-db", a.job.no_db, "Write no tuned database or report");
   cmd.add_flag("--replace", a.job.replace,
                "Replace a database entry even when the new result is slower");

@@ -109,12 +109,19 @@ void write_search_outputs(const SearchJobOptions& a, const SearchTarget& target,
                           const std::vector<ShapeOutcome>& outcomes, bool interrupted,
                           const SearchJobReports& reports) {
   size_t measured = 0, verified = 0;
-  double elapsed = 0;
+  double elapsed = 0, timing = 0, evaluating = 0, waiting = 0;
   for (const auto& o : outcomes) {
     measured += o.outcome.measured;
     verified += o.outcome.verified;
     elapsed += o.outcome.elapsed_s;
+    timing += o.outcome.timing_s;
+    evaluating += o.outcome.evaluating_s;
+    waiting += o.outcome.proposal_wait_s;
   }
+  const double other = std::max(0.0, evaluating - timing);
+  const std::string bound = timing >= other && timing >= waiting ? "timing"
+                            : other >= waiting ? "builds, verification and transfers"
+                                               : "proposals";
   const double per_minute = elapsed > 0 ? 60.0 * double(measured) / elapsed : 0;
   const double verified_per_minute = elapsed > 0 ? 60.0 * double(verified) / elapsed : 0;
   const auto& device_json = target.device_json;
@@ -137,7 +144,10 @@ void write_search_outputs(const SearchJobOptions& a, const SearchTarget& target,
         {"compile_pool", target.pool ? nlohmann::json(target.pool->stats()) : nlohmann::json()},
         {"complete", !interrupted},
         {"evaluations_per_minute", per_minute},
-        {"verified_per_minute", verified_per_minute}}},
+        {"verified_per_minute", verified_per_minute},
+        {"device_time_s",
+         {{"timing", timing}, {"other_evaluation", other}, {"proposal_wait", waiting}}},
+        {"bounded_by", bound}}},
       {"results", shape_results(a.kernel, outcomes)}};
   if (target.pool) {
     const auto s = target.pool->stats();
@@ -158,7 +168,7 @@ void write_search_outputs(const SearchJobOptions& a, const SearchTarget& target,
   if (reports.written) {
     reports.written(SearchWritten{a.kernel, out, outcomes, a.output, a.journal,
                                   have_db ? db.path : "", report_path, measured, verified, elapsed,
-                                  per_minute, verified_per_minute});
+                                  per_minute, verified_per_minute, timing, other, waiting, bound});
   }
   // An interrupted search ends with the resume hint as its error line (search_job.cpp).
 }

@@ -22,18 +22,41 @@ namespace gemmtune {
 
 namespace {
 
+// Compile processes a measuring device keeps busy at most: NVIDIA's compiler built 941 kernels a
+// minute in 16 processes on an H100's host (results/h100/compile/README.md), enough for one
+// device's measurement.
+constexpr int kCompileProcessesPerDevice = 16;
+
 // The worker also takes the measurement settings of the job.
 std::unique_ptr<Evaluator> make_worker_evaluator(const SearchJobOptions& a, const Device& device) {
   WorkerOptions w;
   w.argv = a.helper_command;
   const MeasureSettings& m = a.eval.measure;
-  w.argv.insert(w.argv.end(),
-                {"worker", "--fd", "3", "--device", device.info.selector(), "--kernel", a.kernel,
-                 "--compile-threads", std::to_string(a.eval.compile_threads), "--warmup",
-                 std::to_string(m.warmup_runs), "--min-runs", std::to_string(m.min_runs),
-                 "--min-time-ms", fmt::format("{}", m.min_time_ms), "--max-runs",
-                 std::to_string(m.max_runs), "--seed", std::to_string(m.data_seed), "--clock",
-                 to_string(m.clock), "--queued-calls", std::to_string(m.queued_calls)});
+  w.argv.insert(w.argv.end(), {"worker",
+                               "--fd",
+                               "3",
+                               "--device",
+                               device.info.selector(),
+                               "--kernel",
+                               a.kernel,
+                               "--compile-threads",
+                               std::to_string(a.eval.compile_threads),
+                               "--warmup",
+                               std::to_string(m.warmup_runs),
+                               "--min-runs",
+                               std::to_string(m.min_runs),
+                               "--min-time-ms",
+                               fmt::format("{}", m.min_time_ms),
+                               "--max-runs",
+                               std::to_string(m.max_runs),
+                               "--seed",
+                               std::to_string(m.data_seed),
+                               "--clock",
+                               to_string(m.clock),
+                               "--queued-calls",
+                               std::to_string(m.queued_calls),
+                               "--stable-cv",
+                               fmt::format("{}", m.stable_cv)});
   if (!a.eval.cache_dir.empty()) w.argv.insert(w.argv.end(), {"--cache-dir", a.eval.cache_dir});
   w.kernel = a.kernel;
   w.eval_timeout_s = a.eval_timeout_s;
@@ -44,19 +67,25 @@ std::unique_ptr<Evaluator> make_worker_evaluator(const SearchJobOptions& a, cons
 // NVIDIA's compiler scales with processes, not threads (results/h100/compile/README.md), so a GPU
 // gets a pool by default; on a CPU device PoCL's compiler would compete with the measurement for
 // the same cores, so there the default is none.
-int default_compile_processes(const DeviceInfo& info) {
+int default_compile_processes(const DeviceInfo& info, size_t devices) {
   if (info.type == "cpu") return 0;
-  return int(std::min(16u, std::max(1u, std::thread::hardware_concurrency())));
+  const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+  const int per_device = kCompileProcessesPerDevice * int(devices);
+  // Every core but one per measuring device builds, up to per_device; never fewer than one
+  // device's share where the cores allow it.
+  const int spare = std::max(1, cores - int(devices));
+  return std::max(std::min(kCompileProcessesPerDevice, cores), std::min(spare, per_device));
 }
 
 // Wraps the evaluator in a pool of `gemmtune compile-worker` processes building into its cache.
-void add_compile_pool(SearchJobOptions& a, const Device& device, SearchTarget& t) {
+void add_compile_pool(SearchJobOptions& a, const Device& device, size_t devices, SearchTarget& t) {
   if (a.compile_processes > 0 && a.eval.cache_dir == "none") {
     throw invalid_argument(
         "--compile-processes builds into the binary cache: not with --cache-dir none");
   }
   if (a.compile_processes < 0) {
-    a.compile_processes = a.eval.cache_dir == "none" ? 0 : default_compile_processes(device.info);
+    a.compile_processes =
+        a.eval.cache_dir == "none" ? 0 : default_compile_processes(device.info, devices);
   }
   if (a.compile_processes == 0) return;
   CompilePoolOptions o;
@@ -167,7 +196,7 @@ SearchTarget open_device_target(SearchJobOptions& a) {
                         : make_worker_evaluator(a, d);
   };
   t.evaluator = measure_on(device);
-  add_compile_pool(a, device, t);
+  add_compile_pool(a, device, devices.size(), t);
   for (size_t i = 1; i < devices.size(); ++i) {
     auto other = measure_on(devices[i]);
     t.other_devices.push_back(t.pool ? t.pool->share(std::move(other)) : std::move(other));

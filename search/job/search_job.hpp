@@ -102,6 +102,10 @@ struct SearchWritten {
   double elapsed_s = 0;
   double per_minute = 0;           // measured per minute
   double verified_per_minute = 0;  // verified per minute
+  // The devices' time: timing samples, the rest of the evaluations (builds waited for,
+  // verification, transfers), and waiting for proposals; and which of them bounded the search.
+  double timing_s = 0, other_evaluation_s = 0, proposal_wait_s = 0;
+  std::string bound;
 };
 
 // --kernel auto: the fastest template of one shape, and what each template reached.

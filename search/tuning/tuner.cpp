@@ -281,7 +281,10 @@ class TuneLoop {
   // thrown once they have stopped.
   void measure_on(Evaluator& evaluator) {
     std::unique_lock<std::mutex> lock(mutex_);
+    auto waiting_since = Clock::now();
     while (auto index = next(lock)) {
+      const auto taken = Clock::now();
+      out_.proposal_wait_s += std::chrono::duration<double>(taken - waiting_since).count();
       const Configuration config = space_.config(*index);
       lock.unlock();
       Result r;
@@ -295,8 +298,12 @@ class TuneLoop {
         break;
       }
       r.config = config;
+      const auto done = Clock::now();
       lock.lock();
+      out_.evaluating_s += std::chrono::duration<double>(done - taken).count();
+      out_.timing_s += r.measuring_ms() * 1e-3;
       record(*index, std::move(r));
+      waiting_since = Clock::now();
     }
   }
 

@@ -75,6 +75,9 @@ struct TuneOutcome {
   // how far ahead of the device the compiler could work.
   size_t max_in_flight = 0;
   double elapsed_s = 0;
+  // Where the devices' time went, summed over the lanes: timing (the timed samples), the rest of
+  // an evaluation (waiting for its build, verifying, transfers), and waiting for a proposal.
+  double timing_s = 0, evaluating_s = 0, proposal_wait_s = 0;
   std::string stop_reason;
   bool interrupted = false;
   double evaluations_per_minute() const {

@@ -27,9 +27,10 @@ std::unique_ptr<DeviceEvaluator> make_evaluator(const std::string& kernel, const
 namespace gemmtune {
 
 std::string timing_identity(const MeasureSettings& m) {
-  return fmt::format("clock={} calls={} warmup={} min_runs={} min_time_ms={:g} max_runs={} seed={}",
-                     to_string(m.clock), m.queued_calls, m.warmup_runs, m.min_runs, m.min_time_ms,
-                     m.max_runs, m.data_seed);
+  return fmt::format(
+      "clock={} calls={} warmup={} min_runs={} min_time_ms={:g} max_runs={} stable_cv={:g} seed={}",
+      to_string(m.clock), m.queued_calls, m.warmup_runs, m.min_runs, m.min_time_ms, m.max_runs,
+      m.stable_cv, m.data_seed);
 }
 
 }  // namespace gemmtune

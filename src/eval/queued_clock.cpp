@@ -251,8 +251,13 @@ TimingStats QueuedClock::Impl::measure(cl::CommandQueue& queue, const MeasureSet
   double host_sum = 0;
   const int max_runs = std::max(s.max_runs, 1);
   bool device_clock = device_asked && trusted_;
-  while (static_cast<int>(per_call.size()) < max_runs &&
-         (static_cast<int>(per_call.size()) < s.min_runs || host_sum < s.min_time_ms)) {
+  auto stable = [&] {
+    return s.stable_cv > 0 && per_call.size() >= 2 &&
+           summarize_times(per_call, {}).cv < s.stable_cv;
+  };
+  while (
+      static_cast<int>(per_call.size()) < max_runs &&
+      (static_cast<int>(per_call.size()) < s.min_runs || (host_sum < s.min_time_ms && !stable()))) {
     Sample sample;
     if (whole_call) {
       sample.per_call_ms = sample.host_per_call_ms = one_call_ms(queue, call);
