@@ -19,6 +19,42 @@ using test::run_gemmtune;
 
 using test::write_replay;
 
+TEST_CASE("search says where the device's time went and what bounded it", "[search][cli]") {
+  if (!test::cli_has_device()) return test::unavailable("no OpenCL device");
+  const std::string dir = test::temp_dir("search-device-time");
+  const auto r = run_gemmtune(
+      "search --kernel xgemm_direct --space ci --shapes 32x32x32 "
+      "--max-evals 3 --seed 5 --no-db --out " +
+      dir);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("Device time: ") && Catch::Contains("bounded by "));
+  const auto meta = read_json_file(dir + "/search-xgemm_direct.json")["metadata"];
+  const auto& t = meta["device_time_s"];
+  CHECK(t["timing"].get<double>() > 0);
+  CHECK(t["other_evaluation"].get<double>() >= 0);
+  CHECK(t["proposal_wait"].get<double>() >= 0);
+  const std::string bound = meta["bounded_by"];
+  CHECK(
+      (bound == "timing" || bound == "builds, verification and transfers" || bound == "proposals"));
+}
+
+TEST_CASE("--stable-cv stops timing once the samples agree, before --min-time-ms",
+          "[search][cli][run]") {
+  if (!test::cli_has_device()) return test::unavailable("no OpenCL device");
+  // Any spread is below a coefficient of variation of 100: the samples stop at --min-runs.
+  const std::string base =
+      "run --kernel xgemm_direct -m 32 -n 32 -k 32 --min-runs 3 --max-runs 40 "
+      "--min-time-ms 1000000 --json --stable-cv ";
+  const auto stable = run_gemmtune(base + "100");
+  REQUIRE(stable.exit_code == 0);
+  CHECK(nlohmann::json::parse(stable.out)["time"]["runs"] == 3);
+  // Never stable: the unreachable time is capped by --max-runs.
+  const auto never = run_gemmtune(base + "0");
+  REQUIRE(never.exit_code == 0);
+  CHECK(nlohmann::json::parse(never.out)["time"]["runs"] == 40);
+}
+
 TEST_CASE("search writes the tuned database and its report", "[search][cli][database]") {
   const std::string dir = test::temp_dir("search-db");
   const std::string replay = write_replay(dir);
