@@ -39,7 +39,7 @@ TEST_CASE("search says where the device's time went and what bounded it", "[sear
       (bound == "timing" || bound == "builds, verification and transfers" || bound == "proposals"));
 }
 
-TEST_CASE("--stable-cv stops timing once the samples agree, before --min-time-ms",
+TEST_CASE("timing stops once the samples agree (--stable-cv), before --min-time-ms",
           "[search][cli][run]") {
   if (!test::cli_has_device()) return test::unavailable("no OpenCL device");
   // Any spread is below a coefficient of variation of 100: the samples stop at --min-runs.
