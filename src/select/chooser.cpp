@@ -245,24 +245,31 @@ Choices choose_configurations(const std::vector<ChooserLayer>& layers, const Pro
     c.tuned_shape = problem.shape;
     out.choices.push_back(std::move(c));
   }
-  for (const std::string& kernel : policy.default_kernels) {
-    const KernelSpec* spec = specs ? specs(kernel) : nullptr;
-    if (!spec) continue;
-    const Configuration config = spec->defaults();
-    if (const std::string why = refused(*spec, config); !why.empty()) {
-      out.notes.push_back(
-          {Note::Kind::kDefaultsUnusable, "the defaults of " + kernel + " passed over: " + why});
-      continue;
+  // A default template's own configuration, after everything measured: `what` ("defaults" or
+  // "fallback") of it, passed over with a note where the device refuses it.
+  auto add_own = [&](const KernelSpec& spec, const Configuration& config, const std::string& what,
+                     const std::string& origin, const std::string& reason, ChoiceKind kind) {
+    if (const std::string why = refused(spec, config); !why.empty()) {
+      out.notes.push_back({Note::Kind::kDefaultsUnusable,
+                           "the " + what + " of " + spec.name() + " passed over: " + why});
+      return;
     }
     Choice c;
-    c.spec = spec;
+    c.spec = &spec;
     c.config = config;
     c.source = "compiled-in default";
-    c.origin = "template defaults";
-    c.reason = "template defaults of " + kernel + ": no database entry applies";
-    c.kind = ChoiceKind::kDefaults;
+    c.origin = origin;
+    c.reason = reason;
+    c.kind = kind;
     c.tuned_shape = problem.shape;
     out.choices.push_back(std::move(c));
+  };
+  for (const std::string& kernel : policy.default_kernels) {
+    if (const KernelSpec* spec = specs ? specs(kernel) : nullptr) {
+      add_own(*spec, spec->defaults(), "defaults", "template defaults",
+              "template defaults of " + kernel + ": no database entry applies",
+              ChoiceKind::kDefaults);
+    }
   }
   // Last, the templates' declared fallbacks (a single work-item, little local memory): what runs
   // where every configuration above exceeds the device's per-kernel limits, which only a build
@@ -270,20 +277,9 @@ Choices choose_configurations(const std::vector<ChooserLayer>& layers, const Pro
   for (const std::string& kernel : policy.default_kernels) {
     const KernelSpec* spec = specs ? specs(kernel) : nullptr;
     if (!spec || !spec->fallback() || *spec->fallback() == spec->defaults()) continue;
-    if (const std::string why = refused(*spec, *spec->fallback()); !why.empty()) {
-      out.notes.push_back(
-          {Note::Kind::kDefaultsUnusable, "the fallback of " + kernel + " passed over: " + why});
-      continue;
-    }
-    Choice c;
-    c.spec = spec;
-    c.config = *spec->fallback();
-    c.source = "compiled-in default";
-    c.origin = "template fallback";
-    c.reason = "fallback of " + kernel + ": the configurations before it do not fit this device";
-    c.kind = ChoiceKind::kFallback;
-    c.tuned_shape = problem.shape;
-    out.choices.push_back(std::move(c));
+    add_own(*spec, *spec->fallback(), "fallback", "template fallback",
+            "fallback of " + kernel + ": the configurations before it do not fit this device",
+            ChoiceKind::kFallback);
   }
   return out;
 }
