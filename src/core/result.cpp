@@ -22,9 +22,10 @@ const std::pair<Status, const char*> kStatusNames[] = {
 };
 
 const std::pair<TimingClock, const char*> kClockNames[] = {
-    {TimingClock::kUnrecorded, "unrecorded"},   {TimingClock::kQueued, "queued"},
-    {TimingClock::kHostQueued, "host-queued"},  {TimingClock::kWholeCall, "whole-call"},
-    {TimingClock::kKernelEvents, "kernel-events"},
+    {TimingClock::kUnrecorded, "unrecorded"},
+    {TimingClock::kQueued, "queued"},
+    {TimingClock::kHostQueued, "host-queued"},
+    {TimingClock::kWholeCall, "whole-call"},
 };
 
 template <typename T>
@@ -59,7 +60,7 @@ TimingClock parse_timing_clock(const std::string& s) {
     if (s == name) return clock;
   }
   throw invalid_argument("unknown timing clock '" + s +
-                         "' (expected queued, host-queued, whole-call, kernel-events)");
+                         "' (expected queued, host-queued or whole-call)");
 }
 
 void to_json(nlohmann::json& j, const TimingStats& t) {

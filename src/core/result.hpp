@@ -34,9 +34,9 @@ Status parse_status(const std::string& s);
 // starve it), from the busy kernel's end (else the first call's start) to the last call's end by
 // the device's profiling events, divided by N. kHostQueued is the host clock over the same queued
 // calls, taken where the device's events fail the timer check; kWholeCall is the host clock
-// around one call and its finish. kKernelEvents is the older clock (the sum of one call's event
-// durations); kUnrecorded, a time read from a file that does not say.
-enum class TimingClock { kUnrecorded, kQueued, kHostQueued, kWholeCall, kKernelEvents };
+// around one call and its finish; kUnrecorded, a time read from a file that does not say (every
+// entry measured before the clocks were named).
+enum class TimingClock { kUnrecorded, kQueued, kHostQueued, kWholeCall };
 
 std::string to_string(TimingClock c);  // "unrecorded", "queued", "host-queued", ...
 TimingClock parse_timing_clock(const std::string& s);

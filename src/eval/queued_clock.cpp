@@ -95,7 +95,6 @@ class QueuedClock::Impl {
 
   TimingStats measure(cl::CommandQueue& queue, const MeasureSettings& s, double flops,
                       double max_gflops, const EnqueueCall& call);
-  bool trusted() const { return trusted_; }
   const std::string& reason() const { return distrust_reason_; }
   int calls_for(double call_ms, const MeasureSettings& s) const;
   QueuedClock::Sample device_sample(cl::CommandQueue& queue, int calls, double flops,
@@ -295,10 +294,6 @@ TimingStats QueuedClock::measure(cl::CommandQueue& queue, const MeasureSettings&
                                  double flops_per_call, double max_gflops,
                                  const EnqueueCall& call) {
   return impl_->measure(queue, settings, flops_per_call, max_gflops, call);
-}
-
-bool QueuedClock::events_trusted() const {
-  return impl_->trusted();
 }
 
 const std::string& QueuedClock::distrust_reason() const {

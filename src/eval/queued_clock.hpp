@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The one clock for a kernel's time (TimingClock::kQueued): N calls queued back to back on one
 // in-order queue, behind a busy-wait kernel on a GPU so that the host's launches never starve the
-// device, timed from the busy kernel's end (elsewhere one more call's end) to the last call's end by
-// the device's profiling events, divided by N. This is how cuBLAS's GPU time is taken.
+// device, timed from the busy kernel's end (elsewhere one more call's end) to the last call's end
+// by the device's profiling events, divided by N. This is how cuBLAS's GPU time is taken.
 //
 // A timer is evidence, not truth: every sample's device span is checked against the host clock
 // of the same calls (a span of 0, a span longer than the host's, or a rate above what the device
@@ -47,8 +47,7 @@ double max_plausible_gflops(const DeviceInfo& device, const DeviceProfile* profi
 class QueuedClock {
  public:
   // One GEMM call enqueued on `queue`; `last` (may be null) gets the event of its last launch.
-  using EnqueueCall =
-      std::function<void(cl::CommandQueue& queue, cl::Event* last)>;
+  using EnqueueCall = std::function<void(cl::CommandQueue& queue, cl::Event* last)>;
 
   struct Sample {
     double per_call_ms = 0;       // by `clock`
@@ -69,8 +68,7 @@ class QueuedClock {
   TimingStats measure(cl::CommandQueue& queue, const MeasureSettings& settings,
                       double flops_per_call, double max_gflops, const EnqueueCall& call);
 
-  // Whether the device's events passed every check so far, and why not.
-  bool events_trusted() const;
+  // Why the device's events failed the check ("" while they pass).
   const std::string& distrust_reason() const;
 
   // The calls a sample queues for a call that takes `call_ms` alone: settings.queued_calls when
