@@ -14,6 +14,7 @@
 #include "src/core/version.hpp"
 #include "src/db/database.hpp"
 #include "src/eval/evaluator_factory.hpp"
+#include "src/kernel/kernel_spec.hpp"
 #include "tools/commands.hpp"
 
 namespace gemmtune::cli {
@@ -54,6 +55,7 @@ void set_bench_command(CLI::App& app, GlobalOptions& options) {
     }
     const EvaluatorOptions eo = evaluator_options(options, a->eval);
     std::map<std::string, std::unique_ptr<DeviceEvaluator>> evaluators;  // by kernel
+    std::map<std::string, KernelSpec> specs;                             // by kernel
 
     Database result;
     result.device = here;
@@ -66,7 +68,22 @@ void set_bench_command(CLI::App& app, GlobalOptions& options) {
       problem.beta = e.beta;
       auto& evaluator = evaluators[e.key.kernel];
       if (!evaluator) evaluator = make_evaluator(e.key.kernel, device, profile, eo);
-      const Result r = evaluator->evaluate(problem, e.parameters);
+      auto spec = specs.find(e.key.kernel);
+      if (spec == specs.end()) {
+        spec =
+            specs
+                .emplace(e.key.kernel, KernelSpec::load_named(templates_dir(options), e.key.kernel))
+                .first;
+      }
+      // An entry written before a parameter existed runs with that parameter's default, as the
+      // library runs it; a parameter the template no longer has makes the entry stale.
+      Result r;
+      try {
+        r = evaluator->evaluate(problem, spec->second.complete(e.parameters));
+      } catch (const std::exception& ex) {
+        r.status = Status::kInvalid;
+        r.message = std::string("stale: ") + ex.what();
+      }
       Provenance found = e.found;
       found.strategy = "bench";
       found.evaluations = 1;

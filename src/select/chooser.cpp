@@ -29,6 +29,24 @@ std::string device_mismatch(const Database& db, const DeviceInfo& device) {
   return "it was tuned on " + db.device.name + " (profile " + db.device.profile + ")";
 }
 
+// `layers` with, among consecutive layers of one source, the databases tuned on this very device
+// (by name) before those of devices that only share its profile: an H200's own database decides
+// for the H200 before the H100's, whatever order the files sort in.
+std::vector<ChooserLayer> own_device_first(const std::vector<ChooserLayer>& layers,
+                                           const DeviceInfo& device) {
+  auto own = [&](const ChooserLayer& l) {
+    return l.database && lower(l.database->device.name) == lower(device.name);
+  };
+  std::vector<ChooserLayer> out = layers;
+  for (auto begin = out.begin(); begin != out.end();) {
+    auto end = std::find_if(begin, out.end(),
+                            [&](const ChooserLayer& l) { return l.source != begin->source; });
+    std::stable_partition(begin, end, own);
+    begin = end;
+  }
+  return out;
+}
+
 // One key to look up in a layer, and what of the problem it relaxes.
 struct Lookup {
   EntryKey key;
@@ -179,7 +197,7 @@ Choices choose_configurations(const std::vector<ChooserLayer>& layers, const Pro
     options.safe_kernel = safe->name();
     options.safe_parameters = safe->defaults();
   }
-  for (const ChooserLayer& layer : layers) {
+  for (const ChooserLayer& layer : own_device_first(layers, device)) {
     if (!layer.database) continue;
     const Database& db = *layer.database;
     if (const std::string why = device_mismatch(db, device); !why.empty()) {

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The one chooser: which configuration runs a problem on a device, given the databases in layers
-// of priority. The library (src/api) calls it with its layers, bench-suite's direct column runs
-// the library's first choice, and `gemmtune db lookup` calls it with the database it is given (and
-// its search journals' candidates beside the database's entries), so all three choose alike. For
-// each database that applies to the device (the same device name, or the same non-generic
-// profile), the most specific lookup of the problem with a usable entry decides through
+// of priority (within one source, the databases of this very device before those of devices that
+// only share its profile). The library (src/api) calls it with its layers, bench-suite's direct
+// column runs the library's first choice, and `gemmtune db lookup` calls it with the database it
+// is given (and its search journals' candidates beside the database's entries), so all three
+// choose alike. For each database that applies to the device (the same device name, or the same
+// non-generic profile), the most specific lookup of the problem with a usable entry decides through
 // select_configuration: the entry of the shape, else the candidate predicted fastest, else the
 // safe path. The lookups are the problem's own key, then the key relaxed as the device profile's
 // selection policy says (policy.hpp: the other storage order, without the epilogue, other batch

@@ -240,6 +240,36 @@ TEST_CASE("chooser: layers keep their order, and another device's database is le
   CHECK_FALSE(has_note(c, "results/x.json"));  // every device's: no news
 }
 
+TEST_CASE("chooser: within one source, this device's database decides before a sibling's",
+          "[select]") {
+  // A sibling device of the same profile (an H100's database on an H200): it applies, but the
+  // device's own database, listed after it, decides first; across sources the order stays.
+  DeviceProfile profile = load_profile(source_path("devices/sm_90.json"));
+  DeviceInfo here = device();
+  here.profile = profile.name;
+  const Shape s{512, 512, 512};
+  Database sibling = database({entry("xgemm_direct", s, 900)}, "Sibling GPU");
+  sibling.device.profile = profile.name;
+  Database own = database({entry("xgemm_fast", s, 800)});
+  own.device.profile = profile.name;
+  auto choose_here = [&](const std::vector<ChooserLayer>& layers) {
+    return choose_configurations(
+        layers, problem(s), here, &profile, [](const std::string& k) { return spec_of(k); },
+        nullptr);
+  };
+  const Choices c = choose_here({{"compiled-in database", "sibling.json", &sibling, false},
+                                 {"compiled-in database", "own.json", &own, false}});
+  REQUIRE(c.choices.size() >= 2);
+  CHECK(c.choices[0].origin == "own.json");
+  CHECK(c.choices[0].spec->name() == "xgemm_fast");
+  CHECK(c.choices[1].origin == "sibling.json");
+  // A user's database comes first whatever device it names.
+  const Choices u = choose_here({{"user database", "sibling.json", &sibling},
+                                 {"compiled-in database", "own.json", &own, false}});
+  REQUIRE(u.choices.size() >= 2);
+  CHECK(u.choices[0].origin == "sibling.json");
+}
+
 TEST_CASE("chooser: a stale entry is passed over with a note, never an error", "[select]") {
   const Shape s{128, 128, 128};
   DatabaseEntry stale = entry("xgemm_fast", s, 9000);
