@@ -13,6 +13,7 @@
 //   common.cl               element types for PRECISION, converting loads/stores, batch arguments
 //   xgemm_fast_layout.cl    vector and DOT2 types, global and local-memory addressing
 //   xgemm_fast_loads.cl     global memory -> registers -> local memory, one K tile at a time
+//   xgemm_fast_async.cl     global memory -> local memory, STAGES buffers deep (ASYNC=1)
 //   xgemm_fast_loops.cl     the DOT2 multiply of a local tile, and the loop without local memory
 //   xgemm_fast_epilogue.cl  alpha, beta, bias and activation of one output
 //   splitk_last.cl          the counter that finds a tile's last work-group (KREDUCE=1)
@@ -25,6 +26,7 @@
 #include "common.cl"
 #include "xgemm_fast_layout.cl"
 #include "xgemm_fast_loads.cl"
+#include "xgemm_fast_async.cl"
 #include "xgemm_fast_loops.cl"
 #include "xgemm_fast_epilogue.cl"
 #include "splitk_last.cl"
@@ -151,6 +153,42 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
   // tile suffices; with one buffer every refill waits for all threads to finish reading it.
   const int tid = ty * MDIMC + tx;
   const int tiles = kend > kbegin ? (kend - kbegin + KWG - 1) / KWG : 0;
+#if ASYNC
+  // Multistage (xgemm_fast_async.cl): tile t is multiplied from buffer `cur` while the tiles up
+  // to t+STAGES-1 are on their way. The prologue issues tiles 0 .. STAGES-2, one copy group each;
+  // per tile, the wait leaves tile t landed and the barrier makes it everyone's and frees the
+  // buffer of tile t-1, which tile t+STAGES-1 then fills (PREFETCH: before the FMAs, else
+  // after). Every tile commits a group, empty past the last, so that the wait's count holds.
+#if GT_CP_ASYNC
+#define FETCH_TILE(t, buf)                                                                      \
+  copy_tile(A, lda, B, ldb, M, N, kend, m0, n0, kbegin + (t)*KWG, tid, a_vec, b_vec, As, Bs, \
+            (buf))
+#define LAND_TILE(buf) ((void)0)
+#else
+  real ra[A_LOADS], rb[B_LOADS];
+#define FETCH_TILE(t, buf) \
+  load_tile(A, lda, B, ldb, M, N, kend, m0, n0, kbegin + (t)*KWG, tid, a_vec, b_vec, ra, rb)
+#define LAND_TILE(buf) store_tile(As, Bs, (buf), tid, ra, rb)
+#endif
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (s < tiles) {
+      FETCH_TILE(s, s);
+      LAND_TILE(s);
+    }
+    ASYNC_COMMIT();
+  }
+  int cur = 0, fill = STAGES - 1;  // the buffers of tiles t and t+STAGES-1
+
+  for (int t = 0; t < tiles; ++t) {
+    const int ahead = t + STAGES - 1 < tiles;
+    ASYNC_WAIT();
+    barrier(CLK_LOCAL_MEM_FENCE);
+#if PREFETCH
+    if (ahead) FETCH_TILE(t + STAGES - 1, fill);
+    ASYNC_COMMIT();
+#endif
+#else
   real ra[A_LOADS], rb[B_LOADS];
 #define LOAD_TILE(k0) \
   load_tile(A, lda, B, ldb, M, N, kend, m0, n0, (k0), tid, a_vec, b_vec, ra, rb)
@@ -165,6 +203,7 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
     const int more = t + 1 < tiles;
 #if PREFETCH
     if (more) LOAD_TILE(kbegin + (t + 1) * KWG);
+#endif
 #endif
 #if DOT2
     multiply_tile(As, Bs, cur, tx, ty, acc);
@@ -191,6 +230,18 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
       }
     }
 #endif
+#if ASYNC
+#if !PREFETCH
+    if (ahead) FETCH_TILE(t + STAGES - 1, fill);
+    ASYNC_COMMIT();
+#endif
+    if (ahead) LAND_TILE(fill);
+    cur = cur == STAGES - 1 ? 0 : cur + 1;
+    fill = fill == STAGES - 1 ? 0 : fill + 1;
+  }
+#undef FETCH_TILE
+#undef LAND_TILE
+#else
 #if STAGES == 2
     // The other buffer was last read before the previous barrier: refill it without waiting.
 #if !PREFETCH
@@ -208,6 +259,7 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
 #endif
   }
 #undef LOAD_TILE
+#endif
 #else
   loop_global(A, lda, B, ldb, M, N, kbegin, kend, m0, n0, tx, ty, acc);
 #endif

@@ -45,7 +45,7 @@
 #define LDS 1  // 1: stage tiles through local memory; 0: read fragments straight from global memory
 #endif
 #ifndef STAGES
-#define STAGES 2  // local-memory buffers: 2 = double buffering, one barrier per K tile
+#define STAGES 2  // local-memory buffers: 2 = double buffering, one barrier per K tile; 3, 4: ASYNC
 #endif
 #ifndef PREFETCH
 #define PREFETCH 1  // 1: global loads of tile t+1 are issued before the FMAs of tile t
@@ -79,6 +79,12 @@
 #endif
 #ifndef GLV
 #define GLV 1  // elements per global load of the A and B tiles (1, 2 or 4)
+#endif
+#ifndef ASYNC
+#define ASYNC 0  // 1: tiles copied from global straight into STAGES local buffers (multistage)
+#endif
+#ifndef CP_ASYNC_PTX
+#define CP_ASYNC_PTX 0  // 1: the device has PTX cp.async (set by the host from the device profile)
 #endif
 
 // Problem-level options set by the host, not tuned.

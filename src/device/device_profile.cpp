@@ -307,6 +307,7 @@ void to_json(nlohmann::json& j, const DeviceProfile& p) {
       j[kRegisterCapField]["option"] = p.register_cap_option;
     }
   }
+  if (!p.capabilities.empty()) j["capabilities"] = capabilities_to_json(p.capabilities);
   if (!p.model.empty()) j["model"] = p.model;
   if (!p.default_kernel.empty())
     j["default_kernel"] = {{"value", p.default_kernel}, {"source", p.default_kernel_source}};
@@ -377,6 +378,7 @@ DeviceProfile profile_from_json(const nlohmann::json& j, const std::string& orig
     p.build_options = j["build_options"].get<std::string>();
   }
   read_register_cap(j, origin, p);
+  p.capabilities = capabilities_from_json(j, p.vendor_contains, origin);
   if (j.contains("default_kernel")) {
     const auto& d = j["default_kernel"];
     if (!d.is_object() || !d.contains("value") || !d["value"].is_string() ||

@@ -13,6 +13,7 @@
 
 #include "src/core/configuration.hpp"
 #include "src/core/problem.hpp"
+#include "src/device/device_capabilities.hpp"
 #include "src/kernel/kernel_spec.hpp"
 
 namespace gemmtune {
@@ -74,6 +75,8 @@ struct DeviceProfile {
   std::vector<int64_t> wavefront_sizes;
   std::map<std::string, Figure> figures;
   std::string build_options;
+  // Features the templates may use under a define the host adds (device_capabilities.hpp).
+  std::vector<Capability> capabilities;
   // How register caps are applied, and the public source that says so ("register_cap"; the
   // older "register_cap_option": "-X=" still reads as method build_option with that option).
   // Without a method kernels run uncapped.

@@ -26,6 +26,18 @@ bool contains_ci(std::string haystack, std::string needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
+// NVIDIA's compute capability as major * 10 + minor (cl_nv_device_attribute_query); 0 where the
+// device does not say.
+int nv_compute_capability(const Device& device) {
+  if (device.info.extensions.find("cl_nv_device_attribute_query") == std::string::npos) return 0;
+  try {
+    return static_cast<int>(device.device.getInfo<CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV>() * 10 +
+                            device.device.getInfo<CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV>());
+  } catch (const cl::Error&) {
+    return 0;
+  }
+}
+
 constexpr const char* kPadSource = "pad.cl";
 // Programs kept in memory: a bench or library call path reuses a few; a search moves on.
 constexpr size_t kRecentPrograms = 16;
@@ -44,6 +56,12 @@ ProgramBuilder::ProgramBuilder(const Device& device, cl::Context context,
   if (profile) profile_ = *profile;
   limits_ = device_limits(device_.info, profile);
   extra_options_ = profile_ ? profile_->build_options : "";
+  if (profile_) {
+    // The defines of the profile's capabilities this device has (CP_ASYNC_PTX: NVIDIA sm_80+).
+    const std::string caps = capability_build_options(profile_->capabilities, device_.info,
+                                                      nv_compute_capability(device_));
+    if (!caps.empty()) extra_options_ += (extra_options_.empty() ? "" : " ") + caps;
+  }
   if (contains_ci(device_.info.vendor, "nvidia") ||
       contains_ci(device_.info.platform_name, "nvidia")) {
     // ptxas then prints registers and spills per kernel into the build log.
@@ -85,7 +103,8 @@ ProgramBuilder::Request ProgramBuilder::request_for(const KernelSpec& spec, cons
                                                     const Configuration& config) {
   Request r;
   r.source = source_of(spec.source_file());
-  // extra_options_ holds the profile's options and -cl-nv-verbose on NVIDIA, in that order.
+  // extra_options_ holds the profile's options, its capabilities' defines and -cl-nv-verbose on
+  // NVIDIA, in that order.
   r.options = kernel_build_options(spec, problem, config, limits_, extra_options_);
   r.identity = BinaryCache::identity(device_.info, r.options, r.source);
   r.key = BinaryCache::key(r.identity);

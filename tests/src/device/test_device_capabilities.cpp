@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: Apache-2.0
+// Device capabilities ("capabilities" of a device profile): which profiles declare them, the
+// define each gives and only on the devices that have it (ptx_cp_async: NVIDIA, compute
+// capability 8.0 or later), and how malformed or misplaced declarations are refused. The builds
+// themselves (the define switching xgemm_fast's ASYNC copies to cp.async, and never reaching
+// another device) are tested in tests/src/eval/test_opencl_evaluator_async.cpp.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "src/core/error.hpp"
+#include "src/core/json_util.hpp"
+#include "src/device/device.hpp"
+#include "src/device/device_capabilities.hpp"
+#include "src/device/device_profile.hpp"
+#include "tests/test_support.hpp"
+
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_device_test_device_capabilities {
+
+using namespace gemmtune;
+
+namespace {
+
+constexpr const char* kDefine = "-DCP_ASYNC_PTX=1";
+
+DeviceInfo device(const std::string& vendor, const std::string& name) {
+  DeviceInfo d;
+  d.vendor = vendor;
+  d.name = name;
+  d.type = "gpu";
+  return d;
+}
+
+// The error of loading `j` from a file (the way profiles are read), or "" when it loads.
+std::string load_error(const nlohmann::json& j) {
+  const std::string path = test::temp_dir("capability-profile") + "/bad.json";
+  write_json_atomic(path, j);
+  try {
+    load_profile(path);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+nlohmann::json sm90_json() {
+  return read_json_file(test::source_path("devices/sm_90.json"));
+}
+
+}  // namespace
+
+TEST_CASE("the H100/H200 profile gives cp.async to NVIDIA devices of sm_80 and later only",
+          "[device_profile][capabilities]") {
+  const ProfileSet set = ProfileSet::load_dir(test::source_path("devices"));
+  const DeviceProfile* sm90 = set.find("sm_90");
+  REQUIRE(sm90);
+  REQUIRE(sm90->capabilities.size() == 1);
+  CHECK(sm90->capabilities[0].name == "ptx_cp_async");
+  CHECK_FALSE(sm90->capabilities[0].source.empty());
+  const DeviceInfo h200 = device("NVIDIA Corporation", "NVIDIA H200");
+  CHECK(capability_build_options(sm90->capabilities, h200, 90) == kDefine);
+  CHECK(capability_build_options(sm90->capabilities, h200, 80) == kDefine);
+  // Older than Ampere, or a device that does not say: none.
+  CHECK(capability_build_options(sm90->capabilities, h200, 75) == "");
+  CHECK(capability_build_options(sm90->capabilities, h200, 0) == "");
+  // The profile forced onto another vendor's device ($GEMMTUNE_DEVICE_PROFILE): none.
+  CHECK(capability_build_options(sm90->capabilities, device("AuthenticAMD", "pthread"), 90) == "");
+  CHECK(capability_build_options(sm90->capabilities,
+                                 device("Advanced Micro Devices, Inc.", "gfx1012"), 90) == "");
+  // A model's variant is the architecture's: the H200 and H100 variants keep it.
+  for (const std::string name : {"NVIDIA H200", "NVIDIA H100 80GB HBM3"}) {
+    const DeviceProfile* model = set.find("sm_90", name);
+    REQUIRE(model);
+    CHECK_FALSE(model->model.empty());
+    CHECK(capability_build_options(model->capabilities, h200, 90) == kDefine);
+  }
+  // Written out as declared.
+  nlohmann::json j;
+  to_json(j, *sm90);
+  CHECK(j.at("capabilities") == sm90_json().at("capabilities"));
+}
+
+TEST_CASE("no other profile declares a capability", "[device_profile][capabilities]") {
+  // AMD's and the CPU's builds (gfx1012, PoCL) never see a capability's define.
+  const ProfileSet set = ProfileSet::load_dir(test::source_path("devices"));
+  for (const auto& p : set.profiles()) {
+    INFO(p.name);
+    if (p.name == "sm_90") continue;
+    CHECK(p.capabilities.empty());
+    CHECK(capability_build_options(p.capabilities, device("NVIDIA Corporation", "x"), 90) == "");
+    CHECK(p.build_options.find("CP_ASYNC_PTX") == std::string::npos);
+  }
+}
+
+TEST_CASE("malformed or misplaced capabilities are refused naming the field",
+          "[device_profile][capabilities]") {
+  CHECK(load_error(sm90_json()).empty());
+  auto refused = [](auto change, const std::string& expected) {
+    nlohmann::json j = sm90_json();
+    change(j);
+    const std::string why = load_error(j);
+    INFO(why);
+    CHECK_THAT(why, Catch::Contains(expected));
+  };
+  refused([](auto& j) { j["capabilities"] = "ptx_cp_async"; }, "field 'capabilities' must be");
+  refused([](auto& j) { j["capabilities"][0].erase("source"); }, "field 'capabilities' must be");
+  refused([](auto& j) { j["capabilities"][0]["source"] = ""; }, "a public source");
+  refused([](auto& j) { j["capabilities"][0]["define"] = "-DX=1"; }, "field 'capabilities'");
+  refused([](auto& j) { j["capabilities"][0]["name"] = "ptx_tma"; },
+          "field 'capabilities.ptx_tma' names no capability gemmtune knows");
+  refused([](auto& j) { j["capabilities"].push_back(j["capabilities"][0]); },
+          "field 'capabilities.ptx_cp_async' is declared twice");
+  // A capability binds its profile to its vendor: a profile that may match other devices cannot
+  // hand them PTX.
+  refused([](auto& j) { j["match"].erase("vendor_contains"); },
+          "field 'capabilities.ptx_cp_async' needs a profile matched to NVIDIA devices only");
+  refused([](auto& j) { j["match"]["vendor_contains"].push_back("AMD"); },
+          "needs a profile matched to NVIDIA devices only");
+  nlohmann::json amd = read_json_file(test::source_path("devices/gfx1012.json"));
+  amd["capabilities"] = sm90_json()["capabilities"];
+  CHECK_THAT(load_error(amd), Catch::Contains("needs a profile matched to NVIDIA devices only"));
+}
+
+}  // namespace gemmtune_tests::src_device_test_device_capabilities
