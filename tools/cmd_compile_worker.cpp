@@ -78,7 +78,11 @@ void run_compile_worker(const GlobalOptions& options, const CompileWorkerArgs& a
       const Configuration config = configuration_from_json(request.at("config"));
       auto& evaluator = evaluators[kernel];
       if (!evaluator) evaluator = make_evaluator(kernel, *device, profile, eo);
-      answer["outcome"] = outcome_of(evaluator->compile(problem, {config}));
+      const auto summary = evaluator->compile(problem, {config});
+      answer["outcome"] = outcome_of(summary);
+      // Where the build's time went (the rest of "ms": the request, the source, the checks).
+      answer["driver_ms"] = summary.driver_ms;
+      answer["cache_ms"] = summary.cache_ms;
     } catch (const std::exception& e) {
       // One configuration's problem (or a malformed request): reported, and the next one comes.
       answer = {{"outcome", "failed"}, {"message", e.what()}};

@@ -105,11 +105,13 @@ class CompilePool::Impl {
     }
     if (it->second == JobState::kBuilding) {
       ++stats_.waited;
+      const auto since = Clock::now();
       const bool finished =
           done_cv_.wait_for(lock, std::chrono::duration<double>(options_.wait_s), [&] {
             auto j = jobs_.find(key);
             return j == jobs_.end() || j->second != JobState::kBuilding;
           });
+      stats_.wait_s += ms_since(since) / 1e3;
       if (!finished) {
         spdlog::debug("compile pool: {} still building after {} s; the evaluator builds it",
                       to_string(config), options_.wait_s);
@@ -120,6 +122,12 @@ class CompilePool::Impl {
     const double ms = built->second;
     build_ms_.erase(built);
     return ms;
+  }
+
+  // The measurement made a program of a worker's build in `ms`.
+  void loaded(double ms) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stats_.load_s += ms / 1e3;
   }
 
   Stats stats() const {
@@ -251,6 +259,8 @@ class CompilePool::Impl {
     if (outcome == "built") {
       ++stats_.built;
       build_ms_[p.job] = ms_since(p.since);
+      stats_.build_s += j.value("ms", 0.0) / 1e3;
+      stats_.driver_s += j.value("driver_ms", 0.0) / 1e3;
     } else if (outcome == "cached") {
       ++stats_.cached;
     } else if (outcome == "invalid") {
@@ -332,18 +342,25 @@ CompilePool::~CompilePool() = default;
 
 namespace {
 
-// The result of measuring a configuration that a worker may have built.
+// The result of measuring a configuration that a worker may have built. Its compile_ms becomes
+// the worker's build: what the configuration cost to build, not the load of the binary, which
+// `loaded` is told of.
 Result measure_built(Evaluator& inner, const Problem& problem, const Configuration& config,
-                     std::optional<double> build_ms) {
+                     std::optional<double> build_ms, const std::function<void(double)>& loaded) {
   Result r = inner.evaluate(problem, config);
-  if (build_ms && r.binary_cached) r.compile_ms = *build_ms;
+  if (build_ms && r.binary_cached) {
+    loaded(r.compile_ms);
+    r.compile_ms = *build_ms;
+  }
   return r;
 }
 
 }  // namespace
 
 Result CompilePool::evaluate(const Problem& problem, const Configuration& config) {
-  return measure_built(*inner_, problem, config, impl_->before_evaluate(problem, config));
+  Impl* impl = impl_.get();
+  return measure_built(*inner_, problem, config, impl->before_evaluate(problem, config),
+                       [impl](double ms) { impl->loaded(ms); });
 }
 
 namespace {
@@ -351,15 +368,20 @@ namespace {
 class SharedPoolEvaluator : public Evaluator {
  public:
   using Before = std::function<std::optional<double>(const Problem&, const Configuration&)>;
-  SharedPoolEvaluator(Before before, std::unique_ptr<Evaluator> inner, std::string pool)
-      : before_(std::move(before)), inner_(std::move(inner)), pool_(std::move(pool)) {}
+  SharedPoolEvaluator(Before before, std::function<void(double)> loaded,
+                      std::unique_ptr<Evaluator> inner, std::string pool)
+      : before_(std::move(before)),
+        loaded_(std::move(loaded)),
+        inner_(std::move(inner)),
+        pool_(std::move(pool)) {}
   Result evaluate(const Problem& problem, const Configuration& config) override {
-    return measure_built(*inner_, problem, config, before_(problem, config));
+    return measure_built(*inner_, problem, config, before_(problem, config), loaded_);
   }
   std::string description() const override { return inner_->description() + " sharing " + pool_; }
 
  private:
   Before before_;
+  std::function<void(double)> loaded_;
   std::unique_ptr<Evaluator> inner_;
   std::string pool_;
 };
@@ -370,7 +392,8 @@ std::unique_ptr<Evaluator> CompilePool::share(std::unique_ptr<Evaluator> other) 
   Impl* impl = impl_.get();
   return std::make_unique<SharedPoolEvaluator>(
       [impl](const Problem& p, const Configuration& c) { return impl->before_evaluate(p, c); },
-      std::move(other), fmt::format("the {} compile processes", processes_));
+      [impl](double ms) { impl->loaded(ms); }, std::move(other),
+      fmt::format("the {} compile processes", processes_));
 }
 
 void CompilePool::prepare(const Problem& problem, const std::vector<Configuration>& upcoming) {
@@ -386,9 +409,10 @@ CompilePool::Stats CompilePool::stats() const {
 }
 
 void to_json(nlohmann::json& j, const CompilePool::Stats& s) {
-  j = {{"built", s.built},     {"cached", s.cached},         {"failed", s.failed},
-       {"invalid", s.invalid}, {"taken_back", s.taken_back}, {"waited", s.waited},
-       {"starts", s.starts},   {"stopped", s.stopped}};
+  j = {{"built", s.built},       {"cached", s.cached},         {"failed", s.failed},
+       {"invalid", s.invalid},   {"taken_back", s.taken_back}, {"waited", s.waited},
+       {"starts", s.starts},     {"stopped", s.stopped},       {"build_s", s.build_s},
+       {"driver_s", s.driver_s}, {"wait_s", s.wait_s},         {"load_s", s.load_s}};
 }
 
 }  // namespace gemmtune

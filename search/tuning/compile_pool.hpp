@@ -14,7 +14,8 @@
 // Protocol of a compile worker, one JSON object per line: worker → pool first {"ready": true} or
 // {"fatal": "message"}; pool → worker {"problem": P, "config": C}, P naming the kernel inside;
 // worker → pool {"outcome": "built" | "cached" | "failed" | "invalid" | "skipped", "ms": T,
-// "message": "..."}.
+// "driver_ms": D, "cache_ms": B, "message": "..."}: T the whole request in the worker, D of it in
+// the driver's build, B in the binary cache.
 #pragma once
 
 #include <memory>
@@ -50,6 +51,11 @@ class CompilePool : public Evaluator {
     size_t waited = 0;      // evaluations that waited for a worker to finish
     size_t starts = 0;      // worker processes started, restarts included
     bool stopped = false;   // the workers kept dying: the evaluator compiles again
+    // Where the time went. build_s: the workers' builds, as they measured them (driver_s of it in
+    // the driver's build); wait_s: the measurement waiting for a build in progress; load_s: the
+    // measurement making a program of what the workers built (the binary cache's entry, and on
+    // NVIDIA the driver's step from PTX to machine code, unless its own cache holds it).
+    double build_s = 0, driver_s = 0, wait_s = 0, load_s = 0;
   };
 
   // Wraps `inner`; the workers start with the first prepare().

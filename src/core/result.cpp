@@ -124,6 +124,11 @@ void to_json(nlohmann::json& j, const Result& r) {
        {"helper_kernels", r.helper_kernels},
        {"usage", r.usage}};
   if (!r.message.empty()) j["message"] = r.message;
+  if (r.steps.recorded()) {
+    j["steps_ms"] = {{"program", r.steps.program_ms},
+                     {"verify", r.steps.verify_ms},
+                     {"timing", r.steps.timing_ms}};
+  }
 }
 
 void from_json(const nlohmann::json& j, Result& r) {
@@ -141,6 +146,11 @@ void from_json(const nlohmann::json& j, Result& r) {
   r.helper_kernels = in.boolean_or("helper_kernels", false);
   if (in.has("usage")) r.usage = in.get<ResourceUsage>("usage");
   r.message = in.string_or("message", "");
+  if (const auto steps = in.optional_object("steps_ms")) {
+    r.steps.program_ms = steps->number_or("program", 0.0);
+    r.steps.verify_ms = steps->number_or("verify", 0.0);
+    r.steps.timing_ms = steps->number_or("timing", 0.0);
+  }
 }
 
 }  // namespace gemmtune

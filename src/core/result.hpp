@@ -61,6 +61,16 @@ struct ResourceUsage {
   std::string source;  // e.g. "CL_KERNEL_*", "ptxas", "AMDGPU metadata"
 };
 
+// Wall-clock milliseconds of the evaluating process's own steps, so that a journal says where an
+// evaluation's time went (all 0 where not recorded: a replay, a recording, an older journal): the
+// program made ready (from memory, the binary cache or a build) with its kernels and arguments,
+// the checked call (C reset, the call, C read back and compared), and the timed samples with
+// their warm-up (every queued call of every sample, which the per-call times do not show).
+struct EvaluationSteps {
+  double program_ms = 0, verify_ms = 0, timing_ms = 0;
+  bool recorded() const { return program_ms > 0 || verify_ms > 0 || timing_ms > 0; }
+};
+
 struct Result {
   Configuration config;
   Status status = Status::kOk;
@@ -73,6 +83,7 @@ struct Result {
   double compile_ms = 0;
   bool helper_kernels = false;  // padding/copy kernels ran and are included in the time
   ResourceUsage usage;
+  EvaluationSteps steps;
 
   bool ok() const { return status == Status::kOk; }
   // Device time of the timed repetitions (0 for a failure, which measured nothing).

@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "src/device/binary_cache.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 #include <spdlog/spdlog.h>
@@ -40,6 +47,37 @@ std::string hex64(uint64_t v) {
   std::string s(16, '0');
   for (int i = 15; i >= 0; --i, v >>= 4) s[static_cast<size_t>(i)] = kDigits[v & 0xf];
   return s;
+}
+
+// Writes `data` to a temporary file beside `path` and renames it into place, so that a reader
+// sees the whole entry or none; the reason when it cannot. Unlike write_file_atomic it does not
+// fsync: an entry lost or torn by a crash of the machine is a build done again (load() refuses a
+// truncated entry, the driver a damaged binary), and a compile process stores one entry per
+// build.
+std::optional<std::string> write_unsynced(const std::string& path, const std::string& data) {
+  static std::atomic<unsigned> counter{0};
+  const std::string tmp =
+      path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1));
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return std::string(std::strerror(errno));
+  size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const std::string why = n < 0 ? std::strerror(errno) : "nothing written";
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return why;
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::close(fd) != 0 || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    ::unlink(tmp.c_str());
+    return why;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -158,10 +196,9 @@ void BinaryCache::store(const std::string& key, const std::string& identity,
                            {"binary_bytes", entry.binary.size()}};
   std::string data = header.dump() + "\n" + entry.build_log;
   data.append(entry.binary.begin(), entry.binary.end());
-  try {
-    write_file_atomic(path_of(key), data);
-  } catch (const std::exception& e) {
-    spdlog::warn("binary cache: cannot store {}: {}", path_of(key), e.what());
+  const std::string path = path_of(key);
+  if (auto why = write_unsynced(path, data)) {
+    spdlog::warn("binary cache: cannot store {}: {}", path, *why);
   }
 }
 

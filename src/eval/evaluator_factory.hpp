@@ -50,6 +50,8 @@ class DeviceEvaluator : public Evaluator {
  public:
   struct CompileSummary {
     size_t built = 0, cached = 0, failed = 0, invalid = 0;
+    // Milliseconds of the builds in the driver and in the binary cache (BuildOutcome's).
+    double driver_ms = 0, cache_ms = 0;
   };
   virtual const KernelSpec& spec() const = 0;
   virtual CompileSummary compile(const Problem& problem,

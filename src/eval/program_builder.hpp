@@ -35,6 +35,11 @@ struct BuildOutcome {
   std::string log;  // the build log, or why the build failed
   bool cached = false;
   double compile_ms = 0;
+  // Where compile_ms went: the driver (creating the program and clBuildProgram, from source or
+  // from a cached binary) and the binary cache around it (reading an entry; fetching the log and
+  // binary, writing the entry). What is left is gemmtune's own.
+  double driver_ms = 0;
+  double cache_ms = 0;
 };
 
 class ProgramBuilder {

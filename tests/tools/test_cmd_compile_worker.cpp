@@ -83,6 +83,12 @@ TEST_CASE("compile-worker builds each configuration it reads into the cache",
   REQUIRE(answers.size() == 4);
   CHECK(answers[0]["ready"] == true);
   CHECK(answers[1]["outcome"] == "built");
+  // Where the build's time went: most of it in the driver, some in the binary cache.
+  const double ms = answers[1]["ms"], driver = answers[1]["driver_ms"];
+  const double cache = answers[1]["cache_ms"];
+  CHECK(driver > 0);
+  CHECK(cache > 0);
+  CHECK(driver + cache <= ms);
   CHECK(answers[2]["outcome"] == "invalid");
   CHECK(answers[3]["outcome"] == "failed");
   CHECK(answers[3]["message"].get<std::string>().find("parse") != std::string::npos);
@@ -94,6 +100,7 @@ TEST_CASE("compile-worker builds each configuration it reads into the cache",
   answers = json_lines(r.out);
   REQUIRE(answers.size() == 4);
   CHECK(answers[1]["outcome"] == "cached");
+  CHECK(answers[1]["driver_ms"].get<double>() > 0);  // a program made from the entry
   CHECK(cache_files(dir + "/cache") == 1);
 }
 
@@ -134,6 +141,21 @@ TEST_CASE("a search with compile processes measures what one without them measur
     loaded += e.result.binary_cached;
   }
   CHECK(loaded == built + stats["cached"].get<size_t>());
+  // Where the time went: the workers' builds (most of it in the driver), the measurement's waits
+  // for them and its loads of what they built, which each result's steps include.
+  const double build_s = stats["build_s"], driver_s = stats["driver_s"];
+  CHECK(build_s > 0);
+  CHECK(driver_s > 0);
+  CHECK(driver_s <= build_s);
+  CHECK(stats["wait_s"].get<double>() >= 0);
+  const double load_s = stats["load_s"];
+  CHECK(load_s > 0);
+  double program_s = 0;
+  for (const auto& e : read_journal(dir + "/pooled.journal.jsonl").entries) {
+    program_s += e.result.steps.program_ms / 1e3;
+    if (e.result.ok()) CHECK(e.result.steps.timing_ms > 0);
+  }
+  CHECK(program_s >= load_s);
   CHECK(r.err.find("compile pool: " + std::to_string(built) + " built") != std::string::npos);
   CHECK(pooled["metadata"]["evaluator"].get<std::string>().find("with 2 compile processes") !=
         std::string::npos);

@@ -63,6 +63,24 @@ TEST_CASE("binary cache stores, checks identity and ignores damage", "[binary_ca
   }
 }
 
+TEST_CASE("binary cache replaces an entry whole and never throws on a folder it cannot write",
+          "[binary_cache]") {
+  const std::string dir = test::temp_dir("bincache-replace");
+  const BinaryCache cache(dir);
+  REQUIRE(cache.enabled());
+  const std::string id = "identity", key = BinaryCache::key(id);
+  cache.store(key, id, BinaryCache::Entry{{1, 2, 3}, "first\n"});
+  cache.store(key, id, BinaryCache::Entry{{4, 5}, "second\n"});
+  auto got = cache.load(key, id);
+  REQUIRE(got);
+  CHECK(got->binary == std::vector<unsigned char>{4, 5});
+  CHECK(got->build_log == "second\n");
+  // The folder gone (a cleaned cache): the build goes on without its entry.
+  std::filesystem::remove_all(cache.dir());
+  CHECK_NOTHROW(cache.store(key, id, BinaryCache::Entry{{1}, ""}));
+  CHECK_FALSE(cache.load(key, id));
+}
+
 TEST_CASE("a source-only entry keeps the build log without a binary", "[binary_cache]") {
   const BinaryCache cache(test::temp_dir("bincache-source"));
   REQUIRE(cache.enabled());

@@ -4,6 +4,7 @@
 // order, and that wrong ones, broken ones and invalid configurations are reported as such.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -188,6 +189,48 @@ TEST_CASE("verification catches wrong kernels", "[device][xgemm]") {
     CHECK(r.status == Status::kWrongResult);
     CHECK_THAT(r.message, Catch::Contains("NaN"));
   }
+}
+
+TEST_CASE("every check starts from C as the problem gives it and not as the last call left it",
+          "[device][xgemm]") {
+  auto ev = make_evaluator(perturbable_templates());
+  if (!ev) return test::unavailable("no OpenCL device");
+  // xgemm_direct writes C in place (xgemm would pad it into scratch, NaN-filled at each bind).
+  Configuration c = ev->spec("xgemm_direct").defaults();
+  const test::KernelCase no_c =
+      problem("xgemm_direct", Shape{40, 24, 48}, Order::kRowMajor, "NN", 1.0, 0.0);
+  // A right kernel leaves the right C behind, which a kernel reading C although beta == 0 would
+  // pass unnoticed were C not set to NaN again before its check.
+  c["TEST_PERTURB"] = 0;
+  REQUIRE(ev->evaluate(no_c, c).status == Status::kOk);
+  c["TEST_PERTURB"] = 3;
+  const Result r = ev->evaluate(no_c, c);
+  CHECK(r.status == Status::kWrongResult);
+  CHECK_THAT(r.message, Catch::Contains("NaN"));
+  c["TEST_PERTURB"] = 0;
+  CHECK(ev->evaluate(no_c, c).status == Status::kOk);
+}
+
+TEST_CASE("a result says where the evaluating process spent its time", "[device][xgemm]") {
+  auto ev = make_evaluator();
+  if (!ev) return test::unavailable("no OpenCL device");
+  const test::KernelCase p = problem("xgemm", Shape{64, 64, 64}, Order::kRowMajor, "NN", 1.0, 0.0);
+  const Result r = ev->evaluate(p, ev->spec("xgemm").defaults());
+  INFO(describe(p, r));
+  REQUIRE(r.status == Status::kOk);
+  CHECK(r.steps.program_ms > 0);
+  CHECK(r.steps.verify_ms > 0);
+  // Every queued call of every sample is in the timing step, which the per-call figures do not
+  // show: at least the timed calls at their fastest.
+  CHECK(r.steps.timing_ms >= 0.9 * r.time.runs * std::max(1, r.time.calls) * r.time.min_ms);
+  CHECK(nlohmann::json(r)["steps_ms"]["timing"].get<double>() == r.steps.timing_ms);
+  // A configuration that does not build took its time in the program step alone.
+  Configuration broken = ev->spec("xgemm").defaults();
+  broken["MWG"] = 24;
+  const Result bad = ev->evaluate(p, broken);
+  CHECK(bad.status != Status::kOk);
+  CHECK(bad.steps.verify_ms == 0);
+  CHECK(bad.steps.timing_ms == 0);
 }
 
 TEST_CASE("invalid configurations, build failures and unsupported problems are results",

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "src/core/result.hpp"
+
+// The file's own namespace: the test files compile in unity batches.
+namespace gemmtune_tests::src_core_test_result {
+
+using namespace gemmtune;
+
+TEST_CASE("a result carries the evaluating process's steps when they were recorded", "[result]") {
+  Result r;
+  r.config = {{"MWG", 64}};
+  r.time.runs = 3;
+  r.time.calls = 20;
+  r.time.mean_ms = 0.5;
+  // Results that did not record them (replays, recordings, older journals) write nothing new.
+  CHECK_FALSE(nlohmann::json(r).contains("steps_ms"));
+  CHECK_FALSE(nlohmann::json(r).get<Result>().steps.recorded());
+
+  r.steps.program_ms = 4.5;
+  r.steps.verify_ms = 6.25;
+  r.steps.timing_ms = 31.0;
+  const nlohmann::json j = r;
+  CHECK(j["steps_ms"] == nlohmann::json{{"program", 4.5}, {"verify", 6.25}, {"timing", 31.0}});
+  const Result back = j.get<Result>();
+  CHECK(back.steps.program_ms == 4.5);
+  CHECK(back.steps.verify_ms == 6.25);
+  CHECK(back.steps.timing_ms == 31.0);
+  CHECK(back.steps.recorded());
+  // A step missing from the file reads as not recorded.
+  nlohmann::json partial = j;
+  partial["steps_ms"].erase("verify");
+  CHECK(partial.get<Result>().steps.verify_ms == 0);
+}
+
+}  // namespace gemmtune_tests::src_core_test_result
