@@ -9,7 +9,8 @@
 #      replaced only by a faster one, so a shape of the base keeps the better of the two);
 #   4. `gemmtune report` of the result.
 # Usage: scripts/tune-device-db.sh OUTPUT_FOLDER BASE_DB[,BASE_DB...] WORKLOAD SECONDS [SEARCH ARGS...]
-#   GEMMTUNE (default build/gemmtune) from the environment. Writes OUTPUT_FOLDER/db.json, the
+#   GEMMTUNE (default build/gemmtune) and SEARCH_TIMEOUT (seconds after which the search is sent
+#   SIGTERM: it stops as on Ctrl-C, keeping every shape it measured) from the environment. Writes OUTPUT_FOLDER/db.json, the
 #   search's folder OUTPUT_FOLDER/search, the report, each step's log and steps.txt (each step's
 #   exit status).
 set -u
@@ -39,7 +40,9 @@ for base in "${base_dbs[@]}"; do
   step "bench-$i" "$gemmtune" bench "$base" -o "$out/bench-$i.json" || exit 1
   step "merge-$i" "$gemmtune" db merge "$out/db.json" "$out/bench-$i.json" || exit 1
 done
-step search "$gemmtune" search --workload "$workload" --time-budget "$seconds" \
+stop=()
+[[ -n ${SEARCH_TIMEOUT:-} ]] && stop=(timeout --signal=TERM --kill-after=60 "$SEARCH_TIMEOUT")
+step search "${stop[@]}" "$gemmtune" search --workload "$workload" --time-budget "$seconds" \
   --db "$out/db.json" --out "$out/search" "$@"
 step report "$gemmtune" report "$out/db.json" -o "$out"
 cat "$out/steps.txt"

@@ -5,6 +5,7 @@
 // (job_outputs.cpp); search_job.cpp ties them together.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,6 +15,7 @@
 
 #include "search/job/search_job.hpp"
 #include "search/strategies/shard.hpp"
+#include "search/strategies/space.hpp"
 #include "search/strategies/strategies.hpp"
 #include "search/tuning/compile_pool.hpp"
 #include "src/core/workload.hpp"
@@ -75,6 +77,10 @@ struct SearchTarget {
   DeviceLimits limits;
   DatabaseTarget db;
   std::optional<EvaluationCache> cache;  // results of earlier searches (a device, not a replay)
+  // The spaces built so far, by element size: a device's space depends on the template, the
+  // space's name, the device's limits and the precision, not on the shape, and enumerating a
+  // GPU space of a million configurations takes seconds, so a workload's shapes share one.
+  std::map<int64_t, SearchSpace> spaces;
 };
 
 // A recorded space (--replay); takes the kernel and space from the recording when not given.

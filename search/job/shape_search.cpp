@@ -21,6 +21,10 @@ namespace {
 SearchSpace shape_space(const SearchRun& run, const Problem& problem) {
   auto& t = run.target;
   const Context context{{"ELEM_BYTES", element_bytes(problem.precision)}};
+  const int64_t space_key = context.at("ELEM_BYTES");
+  if (!t.replay) {
+    if (auto built = t.spaces.find(space_key); built != t.spaces.end()) return built->second;
+  }
   std::optional<SearchSpace> space;
   if (t.replay) {
     space.emplace(SearchSpace::from_configurations(t.replay->configurations(problem)));
@@ -51,6 +55,11 @@ SearchSpace shape_space(const SearchRun& run, const Problem& problem) {
   if (space->size() == 0) {
     throw invalid_argument("space " + run.a.space + " of kernel " + run.a.kernel +
                            " has no valid configuration on this device");
+  }
+  if (!t.replay) {
+    spdlog::debug("{}/{}: space of {} configurations built for {}-byte elements", run.a.kernel,
+                  run.a.space, space->size(), space_key);
+    t.spaces.emplace(space_key, *space);
   }
   return std::move(*space);
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // A plain `gemmtune search` as a newcomer runs it: the template comes from the device profile (or
-// every template shares the budget), the files go to one new folder under gemmtune-results/, and a second
-// search in the same folder runs and takes what the first measured from the evaluation cache.
+// every template shares the budget), the files go to one new folder under gemmtune-results/, and a
+// second search in the same folder runs and takes what the first measured from the evaluation
+// cache.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -220,9 +221,16 @@ TEST_CASE("search --workload spreads one budget by weight and warm-starts each s
   }
   auto r = run_gemmtune_in(dir, "",
                            "search --kernel xgemm --workload layers.txt --max-evals 6 "
-                           "--strategy random --seed 5 --no-db --out out");
+                           "--strategy random --seed 5 --no-db --out out -v");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
+  // The space is enumerated once for the workload's three shapes (one precision), not per shape.
+  const std::string built = "space of ";
+  size_t builds = 0;
+  for (size_t at = r.err.find(built); at != std::string::npos; at = r.err.find(built, at + 1)) {
+    ++builds;
+  }
+  CHECK(builds == 1);
   const auto results = read_json_file(dir + "/out/search-xgemm.json")["results"];
   REQUIRE(results.size() == 3);
   // Heaviest first; 6 evaluations shared 3:2:1.
