@@ -14,7 +14,8 @@
 //   depth     k-iterations per group / (k-iterations + group_overhead)
 //   compute   flops / (rate x padding x waves x depth), `rate` being the configuration's own speed
 //             at full use, implied by its measurement: the same formula solved for it, bounded by
-//             the measured GFLOPS below and by rate_cap x the profile's peak above
+//             the measured GFLOPS below and by rate_cap x the profile's peak above (and by
+//             rate_inflation x the measured GFLOPS, where that is set)
 //   memory    bytes moved / (bandwidth_efficiency x the profile's bandwidth): A, B and C once,
 //             and with split-K the partial products written and read back by the reduction
 //   time      max(compute, memory) + launch_us per launch (main kernel, split-K reduction, and
@@ -47,6 +48,11 @@ struct ModelConstants {
   double bandwidth_efficiency = 1;  // share of the profile's bandwidth a GEMM streams at
   double launch_us = 0;             // fixed cost of one kernel launch
   double rate_cap = 1;              // a configuration's rate is at most this share of peak
+  // ... and at most this many times the GFLOPS it was measured at (0: no such bound): a
+  // measurement taken mostly by fixed costs (a launch, a few work-groups) says little of the rate
+  // the configuration reaches on a large shape, and without the bound every such entry predicts
+  // the cap there.
+  double rate_inflation = 0;
   // Ranking: a prediction made from a measurement at log distance d counts
   // prediction x exp(-distance_penalty x sqrt(d)): far transfers are less certain.
   double distance_penalty = 0;
@@ -134,7 +140,7 @@ std::vector<CalibrationSample> journal_observations(
 // The values calibrate() tries for each constant (every combination).
 struct CalibrationGrid {
   std::vector<double> saturation_groups, group_overhead, edge_cost, bandwidth_efficiency, launch_us,
-      rate_cap;
+      rate_cap, rate_inflation;
   static CalibrationGrid standard();
   size_t size() const;
 };

@@ -100,7 +100,8 @@ TEST_CASE("chooser: the fallback policy and the model's constants are profile da
   CHECK(d.relaxations == std::vector<Relaxation>{Relaxation::kStorageOrder, Relaxation::kEpilogue,
                                                  Relaxation::kBatchCount});
   // Every shipped profile's section reads.
-  for (const auto& p : ProfileSet::load_dir(source_path("devices")).profiles()) {
+  const ProfileSet shipped = ProfileSet::load_dir(source_path("devices"));
+  for (const auto& p : shipped.profiles()) {
     INFO(p.file);
     CHECK_NOTHROW(SelectionPolicy::of(&p));
   }

@@ -150,6 +150,30 @@ TEST_CASE("model: a measurement predicts itself, and its rate stays within bound
   CHECK(implied_rate(g, p, 60000, d, c) == 60000);
 }
 
+TEST_CASE("model: a measurement made of fixed costs credits at most rate_inflation times its rate",
+          "[select][model]") {
+  const ProfileSet profiles = ProfileSet::load_dir(source_path("devices"));
+  const DeviceModel d = DeviceModel::of(profiles.find("sm_90", "NVIDIA H200"), 0, 0);
+  ModelConstants c = SelectionPolicy::of(d.profile).model;
+  REQUIRE(c.rate_inflation == 2);  // the sm_90 profile's selection policy
+  const TileGeometry g = tiles(32, 32, 16);
+  // 32x32x32 in 3 us: nearly all of it the launch, so the formula alone implies the cap.
+  const Problem tiny = problem({32, 32, 32}, true);
+  const double tiny_gflops = 2.0 * 32 * 32 * 32 / 3e3;
+  CHECK(implied_rate(g, tiny, tiny_gflops, d, c) == Approx(2 * tiny_gflops));
+  const Problem large = problem({4096, 4096, 4096}, true);
+  CHECK(transfer(g, tiny, tiny_gflops, large, d, c).gflops <= 2 * tiny_gflops + 1e-9);
+  c.rate_inflation = 0;  // unbounded: the cap
+  CHECK(implied_rate(g, tiny, tiny_gflops, d, c) ==
+        Approx(c.rate_cap * d.peak_gflops(Precision::kFP32)));
+  // A memory-bound measurement (a matrix-vector product) is not bounded by its GFLOPS.
+  c.rate_inflation = 2;
+  const Problem gemv = problem({1, 8192, 8192}, true);
+  const double gemv_ms = 4.0 * 8192 * 8192 / (0.5 * 4800 * 1e6);  // B once, at half the bandwidth
+  const double gemv_gflops = 2.0 * 8192 * 8192 / (gemv_ms * 1e6);
+  CHECK(implied_rate(g, gemv, gemv_gflops, d, c) > 2 * gemv_gflops);
+}
+
 TEST_CASE("model: the geometry comes from the declaration and the measured resources",
           "[select][model]") {
   const ProfileSet profiles = ProfileSet::load_dir(source_path("devices"));
@@ -197,6 +221,7 @@ TEST_CASE("model: calibration recovers the constants that made the data", "[sele
   grid.bandwidth_efficiency = {1};
   grid.launch_us = {0, 5, 10};
   grid.rate_cap = {1};
+  grid.rate_inflation = {0};
   CHECK(grid.size() == 54);
   // Three configurations, each "measured" by the model itself at several shapes.
   std::vector<CalibrationSample> obs;
