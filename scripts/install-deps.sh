@@ -42,7 +42,7 @@ for group in "${groups[@]}"; do
       ;;
     plots) wanted+=(python3 python3-matplotlib) ;;
     tests)
-      wanted+=(catch2 clinfo python3 python3-pyopencl mesa-opencl-icd libclc-15 oclgrind
+      wanted+=(catch2 clinfo python3 python3-pyopencl mesa-opencl-icd libclc-15 oclgrind valgrind
         cython3 python3-dev python3-numpy python3-venv)
       ;;
     # clang 16 is the oldest whose AMDGPU backend allocates gfx11 registers as ROCm does.

@@ -296,9 +296,11 @@ void set_lookup(CLI::App& db_cmd, const GlobalOptions& options) {
     const ProfileSet profiles = load_profiles(options);
     const DeviceInfo device = recorded_device(db.device);
     const Refusal library = api::call_refusal(device, DeviceLimits{}, problem);
+    // The choices point at the lookup's templates: it lives as long as they are printed.
+    const SpecLookup specs = template_lookup(templates);
     const Choices chosen = choose_configurations(
         {{"database", a->path, &db, true, journals.empty() ? nullptr : &journals}}, problem, device,
-        profiles.find(db.device.profile, db.device.name), template_lookup(templates),
+        profiles.find(db.device.profile, db.device.name), specs,
         [&](const KernelSpec& spec, const Configuration& config) -> std::string {
           if (!a->kernel.empty() && spec.name() != a->kernel) return "not --kernel " + a->kernel;
           return library(spec, config);
