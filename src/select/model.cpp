@@ -229,10 +229,10 @@ double implied_rate(const TileGeometry& g, const Problem& at, double gflops,
   const double peak = device.peak_gflops(at.precision);
   double cap =
       peak > 0 ? std::max(c.rate_cap * peak, gflops) : std::numeric_limits<double>::infinity();
-  // A measurement the memory term explains for the most part (a skinny GEMM streaming one
-  // operand) bounds the rate from below only: its compute rate is not what limited it.
-  const bool memory_bound = t.memory_ms >= 0.5 * measured_ms;
-  if (c.rate_inflation > 0 && !memory_bound) {
+  // Tiled kernels only: an untiled one (the skinny kernel, streaming one operand) is predicted
+  // only on skinny shapes, which its memory term rules, so its compute rate is never what an
+  // extrapolation leans on.
+  if (c.rate_inflation > 0 && g.tiled) {
     cap = std::min(cap, std::max(gflops, c.rate_inflation * gflops));
   }
   return std::clamp(rate, gflops, cap);
