@@ -13,7 +13,14 @@ namespace gemmtune {
 
 SearchSpace::SearchSpace(std::vector<Parameter> parameters,
                          const std::vector<Configuration>& configs)
-    : parameters_(std::move(parameters)) {
+    : SearchSpace(std::move(parameters)) {
+  levels_.reserve(configs.size() * parameters_.size());
+  index_.reserve(configs.size());
+  std::vector<int> row(parameters_.size());
+  for (const auto& c : configs) add(c, row);
+}
+
+SearchSpace::SearchSpace(std::vector<Parameter> parameters) : parameters_(std::move(parameters)) {
   const size_t np = parameters_.size();
   double cartesian = 1;
   for (size_t p = 0; p < np; ++p) {
@@ -41,33 +48,38 @@ SearchSpace::SearchSpace(std::vector<Parameter> parameters,
   if (cartesian > 9.0e18) throw invalid_argument("search space too large to index");
   radix_.assign(np, 1);
   for (size_t p = np; p-- > 1;) radix_[p - 1] = radix_[p] * parameters_[p].values.size();
+}
 
-  levels_.reserve(configs.size() * np);
-  index_.reserve(configs.size());
-  std::vector<int> row(np);
-  for (const auto& c : configs) {
-    for (size_t p = 0; p < np; ++p) {
-      auto it = c.find(parameters_[p].name);
-      if (it == c.end()) {
-        throw invalid_argument("configuration " + to_string(c) + " has no value for " +
-                               parameters_[p].name);
-      }
-      const auto& values = parameters_[p].values;
-      auto pos = std::find(values.begin(), values.end(), it->second);
-      if (pos == values.end()) {
-        throw invalid_argument("configuration " + to_string(c) + ": " + parameters_[p].name + "=" +
-                               std::to_string(it->second) + " is not a value of the space");
-      }
-      row[p] = int(pos - values.begin());
+void SearchSpace::add(const Configuration& c, std::vector<int>& row) {
+  for (size_t p = 0; p < parameters_.size(); ++p) {
+    auto it = c.find(parameters_[p].name);
+    if (it == c.end()) {
+      throw invalid_argument("configuration " + to_string(c) + " has no value for " +
+                             parameters_[p].name);
     }
-    if (!index_.emplace(key_of(row), uint32_t(size_)).second) continue;  // a duplicate
-    for (int l : row) levels_.push_back(uint8_t(l));
-    ++size_;
+    const auto& values = parameters_[p].values;
+    auto pos = std::find(values.begin(), values.end(), it->second);
+    if (pos == values.end()) {
+      throw invalid_argument("configuration " + to_string(c) + ": " + parameters_[p].name + "=" +
+                             std::to_string(it->second) + " is not a value of the space");
+    }
+    row[p] = int(pos - values.begin());
   }
+  if (!index_.emplace(key_of(row), uint32_t(size_)).second) return;  // a duplicate
+  for (int l : row) levels_.push_back(uint8_t(l));
+  ++size_;
 }
 
 SearchSpace SearchSpace::from_param_space(const ParamSpace& space) {
-  return SearchSpace(space.parameters(), space.enumerate());
+  // Straight from the enumeration into levels: a GPU space holds a million configurations, and
+  // a map of each, kept until the space is built, cost seconds and gigabytes.
+  SearchSpace out(space.parameters());
+  std::vector<int> row(out.parameters_.size());
+  space.for_each([&](const Configuration& c) {
+    out.add(c, row);
+    return true;
+  });
+  return out;
 }
 
 SearchSpace SearchSpace::from_configurations(const std::vector<Configuration>& configs) {
@@ -152,25 +164,30 @@ size_t SearchSpace::add_spec_features(const KernelSpec& spec, const Context& con
       return spec.evaluate(d.expr, c, context);
     });
   }
-  formulas.emplace_back("work_group_size", [&](const Configuration& c) {
-    return spec.work_group_size(c, context);
-  });
-  formulas.emplace_back("local_memory_bytes", [&](const Configuration& c) {
-    return spec.local_mem_bytes(c, context);
-  });
-  formulas.emplace_back("registers", [&](const Configuration& c) {
-    return spec.registers(c, context);
-  });
-  size_t added = 0;
-  for (const auto& [name, formula] : formulas) {
-    std::vector<double> raw(size_);
-    bool usable = true;
-    for (size_t i = 0; i < size_ && usable; ++i) {
-      const auto v = formula(config(i));
-      usable = v.has_value();
-      if (usable) raw[i] = double(*v);
+  formulas.emplace_back("work_group_size",
+                        [&](const Configuration& c) { return spec.work_group_size(c, context); });
+  formulas.emplace_back("local_memory_bytes",
+                        [&](const Configuration& c) { return spec.local_mem_bytes(c, context); });
+  formulas.emplace_back("registers",
+                        [&](const Configuration& c) { return spec.registers(c, context); });
+  // Every formula over one configuration at a time: building a configuration's map costs more
+  // than evaluating a formula on it.
+  std::vector<std::vector<double>> raws(formulas.size(), std::vector<double>(size_));
+  std::vector<bool> usable(formulas.size(), size_ > 0);
+  for (size_t i = 0; i < size_; ++i) {
+    const Configuration c = config(i);
+    for (size_t f = 0; f < formulas.size(); ++f) {
+      if (!usable[f]) continue;
+      const auto v = formulas[f].second(c);
+      usable[f] = v.has_value();
+      if (v) raws[f][i] = double(*v);
     }
-    if (!usable || raw.empty()) continue;
+  }
+  size_t added = 0;
+  for (size_t f = 0; f < formulas.size(); ++f) {
+    const std::string& name = formulas[f].first;
+    const std::vector<double>& raw = raws[f];
+    if (!usable[f]) continue;
     if (std::all_of(raw.begin(), raw.end(), [&](double v) { return v == raw[0]; })) continue;
     // A feature equal to a parameter adds nothing.
     bool duplicate = false;

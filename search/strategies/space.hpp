@@ -57,6 +57,11 @@ class SearchSpace {
   std::vector<size_t> second_neighbours(size_t index) const;
 
  private:
+  // The parameters' scaling and radices, no configuration yet.
+  explicit SearchSpace(std::vector<Parameter> parameters);
+  // Appends `c` (its levels go through `row`, scratch of one entry per parameter) unless it is
+  // already in; invalid_argument for a missing parameter or a value outside the space.
+  void add(const Configuration& c, std::vector<int>& row);
   std::optional<size_t> find_levels(const std::vector<int>& levels) const;
   uint64_t key_of(const std::vector<int>& levels) const;
 
