@@ -43,8 +43,8 @@ TimingClock parse_timing_clock(const std::string& s);
 
 struct TimingStats {
   double median_ms = 0, min_ms = 0, mean_ms = 0, max_ms = 0;  // per call
-  double cv = 0;  // coefficient of variation (stddev / mean)
-  int runs = 0;   // timed samples (each of `calls` queued calls)
+  double cv = 0;                // coefficient of variation (stddev / mean)
+  int runs = 0;                 // timed samples (each of `calls` queued calls)
   double kernel_median_ms = 0;  // main kernel only, without helper kernels
   TimingClock clock = TimingClock::kUnrecorded;
   int calls = 0;           // calls per sample (kQueued, kHostQueued)
@@ -58,7 +58,7 @@ struct ResourceUsage {
   std::optional<int64_t> registers;          // from the vendor's compiler output
   std::optional<int64_t> spills;
   std::optional<int64_t> max_work_group_size;  // CL_KERNEL_WORK_GROUP_SIZE: this kernel's limit
-  std::string source;  // e.g. "CL_KERNEL_*", "ptxas", "AMDGPU metadata"
+  std::string source;                          // e.g. "CL_KERNEL_*", "ptxas", "AMDGPU metadata"
 };
 
 // Wall-clock milliseconds of the evaluating process's own steps, so that a journal says where an
@@ -86,9 +86,11 @@ struct Result {
   EvaluationSteps steps;
 
   bool ok() const { return status == Status::kOk; }
-  // Device time of the timed repetitions (0 for a failure, which measured nothing).
+  // Device time of the timed repetitions (0 for a failure, which measured nothing): each of the
+  // `runs` samples timed `calls` calls (a recording without the count timed one a sample).
   double measuring_ms() const {
-    return ok() ? std::max(1, time.runs) * std::max(0.0, time.mean_ms) : 0.0;
+    return ok() ? std::max(1, time.runs) * std::max(1, time.calls) * std::max(0.0, time.mean_ms)
+                : 0.0;
   }
   static Result failure(const Configuration& c, Status s, std::string message) {
     Result r;

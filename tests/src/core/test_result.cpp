@@ -36,4 +36,17 @@ TEST_CASE("a result carries the evaluating process's steps when they were record
   CHECK(partial.get<Result>().steps.verify_ms == 0);
 }
 
+TEST_CASE("a result's measuring time counts every queued call of every sample", "[result]") {
+  Result r;
+  r.status = Status::kOk;
+  r.time.runs = 3;
+  r.time.mean_ms = 0.5;
+  r.time.calls = 20;  // the GPU clock's samples: 20 calls queued behind the busy-wait kernel
+  CHECK(r.measuring_ms() == Approx(30.0));
+  r.time.calls = 0;  // recorded before the count existed: one call a sample
+  CHECK(r.measuring_ms() == Approx(1.5));
+  r.status = Status::kWrongResult;  // a failure measured nothing that counts
+  CHECK(r.measuring_ms() == 0);
+}
+
 }  // namespace gemmtune_tests::src_core_test_result
