@@ -5,7 +5,10 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <map>
+#include <optional>
 #include <set>
+#include <unordered_map>
 
 #include "src/core/error.hpp"
 
@@ -157,35 +160,61 @@ void SearchSpace::add_feature(const std::string& name, const std::vector<double>
 }
 
 size_t SearchSpace::add_spec_features(const KernelSpec& spec, const Context& context) {
-  std::vector<std::pair<std::string, std::function<std::optional<int64_t>(const Configuration&)>>>
-      formulas;
-  for (const auto& d : spec.derived()) {
-    formulas.emplace_back(d.name, [&spec, &context, &d](const Configuration& c) {
-      return spec.evaluate(d.expr, c, context);
-    });
-  }
-  formulas.emplace_back("work_group_size",
-                        [&](const Configuration& c) { return spec.work_group_size(c, context); });
-  formulas.emplace_back("local_memory_bytes",
-                        [&](const Configuration& c) { return spec.local_mem_bytes(c, context); });
-  formulas.emplace_back("registers",
-                        [&](const Configuration& c) { return spec.registers(c, context); });
-  // Every formula over one configuration at a time: building a configuration's map costs more
-  // than evaluating a formula on it.
+  // The formulas: the derived values, then the resources (an empty expression is the default the
+  // spec gives it: a work-group of 1, no local memory, unknown registers).
+  struct Formula {
+    std::string name;
+    const Expression* expr;
+    std::optional<int64_t> if_empty;
+  };
+  std::vector<Formula> formulas;
+  for (const auto& d : spec.derived()) formulas.push_back({d.name, &d.expr, std::nullopt});
+  formulas.push_back({"work_group_size", &spec.work_group_expression(), int64_t{1}});
+  formulas.push_back({"local_memory_bytes", &spec.local_memory_expression(), int64_t{0}});
+  formulas.push_back({"registers", &spec.registers_expression(), std::nullopt});
+  // The parameters a formula reads, through derived values: its value is a function of their
+  // levels alone, so each combination of those is evaluated once (a GPU space of a million
+  // configurations has a few hundred at most per formula).
+  std::map<std::string, size_t> parameter_index;
+  for (size_t p = 0; p < parameters_.size(); ++p) parameter_index[parameters_[p].name] = p;
+  std::function<void(const Expression&, std::set<size_t>&)> inputs = [&](const Expression& e,
+                                                                         std::set<size_t>& out) {
+    for (const auto& id : e.identifiers()) {
+      if (auto it = parameter_index.find(id); it != parameter_index.end()) {
+        out.insert(it->second);
+        continue;
+      }
+      for (const auto& d : spec.derived()) {
+        if (d.name == id) inputs(d.expr, out);
+      }
+    }
+  };
   std::vector<std::vector<double>> raws(formulas.size(), std::vector<double>(size_));
   std::vector<bool> usable(formulas.size(), size_ > 0);
-  for (size_t i = 0; i < size_; ++i) {
-    const Configuration c = config(i);
-    for (size_t f = 0; f < formulas.size(); ++f) {
-      if (!usable[f]) continue;
-      const auto v = formulas[f].second(c);
-      usable[f] = v.has_value();
-      if (v) raws[f][i] = double(*v);
+  for (size_t f = 0; f < formulas.size(); ++f) {
+    const Formula& formula = formulas[f];
+    if (formula.expr->empty()) {
+      usable[f] = size_ > 0 && formula.if_empty.has_value();
+      if (usable[f]) std::fill(raws[f].begin(), raws[f].end(), double(*formula.if_empty));
+      continue;
+    }
+    std::set<size_t> read;
+    inputs(*formula.expr, read);
+    std::unordered_map<uint64_t, std::optional<int64_t>> memo;
+    for (size_t i = 0; i < size_ && usable[f]; ++i) {
+      uint64_t key = 0;
+      for (size_t p : read) key += uint64_t(level(i, p)) * radix_[p];
+      auto it = memo.find(key);
+      if (it == memo.end()) {
+        it = memo.emplace(key, spec.evaluate(*formula.expr, config(i), context)).first;
+      }
+      usable[f] = it->second.has_value();
+      if (usable[f]) raws[f][i] = double(*it->second);
     }
   }
   size_t added = 0;
   for (size_t f = 0; f < formulas.size(); ++f) {
-    const std::string& name = formulas[f].first;
+    const std::string& name = formulas[f].name;
     const std::vector<double>& raw = raws[f];
     if (!usable[f]) continue;
     if (std::all_of(raw.begin(), raw.end(), [&](double v) { return v == raw[0]; })) continue;
