@@ -289,6 +289,9 @@ class ParamSpace {
       kWorkItems
     } kind;
     size_t dimension = 0;  // kWorkItems: the local size's dimension
+    // The parameters it reads, directly or through derived values (indices into parameters_):
+    // its outcome is a function of their values alone.
+    std::vector<size_t> inputs;
   };
   bool passes(const Check& check, const Configuration& config) const;
 

@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <set>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -80,6 +82,25 @@ ParamSpace::ParamSpace(const KernelSpec& spec, const std::string& space_name, De
     owned_.push_back(e);
     checks_at_[last_input(*e)].push_back({e.get(), "register_cap", Check::Kind::kRegisterCap});
   }
+  std::function<void(const Expression&, std::set<size_t>&)> inputs_of = [&](const Expression& e,
+                                                                            std::set<size_t>& out) {
+    for (const auto& id : e.identifiers()) {
+      if (auto it = depth.find(id); it != depth.end()) {
+        out.insert(it->second);
+        continue;
+      }
+      for (const auto& dv : spec.derived()) {
+        if (dv.name == id) inputs_of(dv.expr, out);
+      }
+    }
+  };
+  for (auto& checks : checks_at_) {
+    for (auto& c : checks) {
+      std::set<size_t> read;
+      inputs_of(*c.expr, read);
+      c.inputs.assign(read.begin(), read.end());
+    }
+  }
 }
 
 bool ParamSpace::passes(const Check& check, const Configuration& config) const {
@@ -113,6 +134,23 @@ void ParamSpace::for_each(const std::function<bool(const Configuration&)>& visit
   }
   Configuration config;
   for (const auto& p : parameters_) config[p.name] = p.values.front();
+  // A check's outcome depends only on the values of its inputs: each combination of them is
+  // evaluated once (a GPU space visits millions of prefixes, its checks see a few hundred).
+  std::vector<size_t> level(parameters_.size(), 0);
+  std::vector<uint64_t> radix(parameters_.size(), 1);
+  for (size_t p = parameters_.size(); p-- > 1;) {
+    radix[p - 1] = radix[p] * parameters_[p].values.size();
+  }
+  std::vector<std::vector<std::unordered_map<uint64_t, bool>>> known(checks_at_.size());
+  for (size_t i = 0; i < checks_at_.size(); ++i) known[i].resize(checks_at_[i].size());
+  auto check = [&](size_t i, size_t k) {
+    const Check& c = checks_at_[i][k];
+    uint64_t key = 0;
+    for (size_t p : c.inputs) key += level[p] * radix[p];
+    auto it = known[i][k].find(key);
+    if (it == known[i][k].end()) it = known[i][k].emplace(key, passes(c, config)).first;
+    return it->second;
+  };
   bool stop = false;
   std::function<void(size_t)> descend = [&](size_t i) {
     if (stop) return;
@@ -120,15 +158,12 @@ void ParamSpace::for_each(const std::function<bool(const Configuration&)>& visit
       if (!visit(config)) stop = true;
       return;
     }
-    for (int64_t v : parameters_[i].values) {
-      config[parameters_[i].name] = v;
+    const auto& values = parameters_[i].values;
+    for (size_t j = 0; j < values.size(); ++j) {
+      config[parameters_[i].name] = values[j];
+      level[i] = j;
       bool ok = true;
-      for (const auto& c : checks_at_[i]) {
-        if (!passes(c, config)) {
-          ok = false;
-          break;
-        }
-      }
+      for (size_t k = 0; k < checks_at_[i].size() && ok; ++k) ok = check(i, k);
       if (ok) descend(i + 1);
       if (stop) return;
     }
