@@ -177,18 +177,6 @@ size_t SearchSpace::add_spec_features(const KernelSpec& spec, const Context& con
   // configurations has a few hundred at most per formula).
   std::map<std::string, size_t> parameter_index;
   for (size_t p = 0; p < parameters_.size(); ++p) parameter_index[parameters_[p].name] = p;
-  std::function<void(const Expression&, std::set<size_t>&)> inputs = [&](const Expression& e,
-                                                                         std::set<size_t>& out) {
-    for (const auto& id : e.identifiers()) {
-      if (auto it = parameter_index.find(id); it != parameter_index.end()) {
-        out.insert(it->second);
-        continue;
-      }
-      for (const auto& d : spec.derived()) {
-        if (d.name == id) inputs(d.expr, out);
-      }
-    }
-  };
   std::vector<std::vector<double>> raws(formulas.size(), std::vector<double>(size_));
   std::vector<bool> usable(formulas.size(), size_ > 0);
   for (size_t f = 0; f < formulas.size(); ++f) {
@@ -198,8 +186,12 @@ size_t SearchSpace::add_spec_features(const KernelSpec& spec, const Context& con
       if (usable[f]) std::fill(raws[f].begin(), raws[f].end(), double(*formula.if_empty));
       continue;
     }
-    std::set<size_t> read;
-    inputs(*formula.expr, read);
+    std::vector<size_t> read;
+    for (const auto& input : spec.inputs(*formula.expr)) {
+      if (auto it = parameter_index.find(input); it != parameter_index.end()) {
+        read.push_back(it->second);
+      }
+    }
     std::unordered_map<uint64_t, std::optional<int64_t>> memo;
     for (size_t i = 0; i < size_ && usable[f]; ++i) {
       uint64_t key = 0;

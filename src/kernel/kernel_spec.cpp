@@ -475,6 +475,21 @@ Configuration KernelSpec::complete(const Configuration& partial) const {
   return merge_configuration(defaults(), partial, false);
 }
 
+std::set<std::string> KernelSpec::inputs(const Expression& expr) const {
+  std::set<std::string> out;
+  for (const auto& id : expr.identifiers()) {
+    const auto d = std::find_if(derived_.begin(), derived_.end(),
+                                [&](const DerivedValue& v) { return v.name == id; });
+    if (d == derived_.end()) {
+      out.insert(id);
+    } else {
+      const std::set<std::string> more = inputs(d->expr);
+      out.insert(more.begin(), more.end());
+    }
+  }
+  return out;
+}
+
 std::optional<int64_t> KernelSpec::value_of(const std::string& name, const Configuration& config,
                                             const Context& context) const {
   if (auto it = config.find(name); it != config.end()) return it->second;

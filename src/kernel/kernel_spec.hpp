@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -151,6 +152,9 @@ class KernelSpec {
   const std::string& clblast_kernel() const { return clblast_kernel_; }
   const std::vector<Parameter>& parameters() const { return parameters_; }
   const std::vector<DerivedValue>& derived() const { return derived_; }
+  // The names `expr` reads that are not derived values (parameters, context values such as
+  // ELEM_BYTES), those of the derived values it reads included.
+  std::set<std::string> inputs(const Expression& expr) const;
   const std::vector<Constraint>& constraints() const { return constraints_; }
   const std::map<std::string, SpaceDeclaration>& spaces() const { return spaces_; }
   const LaunchDeclaration& launch() const { return launch_; }

@@ -44,16 +44,10 @@ ParamSpace::ParamSpace(const KernelSpec& spec, const std::string& space_name, De
   // A check runs as soon as every parameter it reads (directly or through derived values) is set.
   std::map<std::string, size_t> depth;
   for (size_t i = 0; i < parameters_.size(); ++i) depth[parameters_[i].name] = i;
-  std::function<size_t(const Expression&)> last_input = [&](const Expression& e) -> size_t {
+  auto last_input = [&](const Expression& e) -> size_t {
     size_t d = 0;
-    for (const auto& id : e.identifiers()) {
-      if (auto it = depth.find(id); it != depth.end()) {
-        d = std::max(d, it->second);
-        continue;
-      }
-      for (const auto& dv : spec.derived()) {
-        if (dv.name == id) d = std::max(d, last_input(dv.expr));
-      }
+    for (const auto& name : spec.inputs(e)) {
+      if (auto it = depth.find(name); it != depth.end()) d = std::max(d, it->second);
     }
     return d;
   };
@@ -82,23 +76,11 @@ ParamSpace::ParamSpace(const KernelSpec& spec, const std::string& space_name, De
     owned_.push_back(e);
     checks_at_[last_input(*e)].push_back({e.get(), "register_cap", Check::Kind::kRegisterCap});
   }
-  std::function<void(const Expression&, std::set<size_t>&)> inputs_of = [&](const Expression& e,
-                                                                            std::set<size_t>& out) {
-    for (const auto& id : e.identifiers()) {
-      if (auto it = depth.find(id); it != depth.end()) {
-        out.insert(it->second);
-        continue;
-      }
-      for (const auto& dv : spec.derived()) {
-        if (dv.name == id) inputs_of(dv.expr, out);
-      }
-    }
-  };
   for (auto& checks : checks_at_) {
     for (auto& c : checks) {
-      std::set<size_t> read;
-      inputs_of(*c.expr, read);
-      c.inputs.assign(read.begin(), read.end());
+      for (const auto& name : spec.inputs(*c.expr)) {
+        if (auto it = depth.find(name); it != depth.end()) c.inputs.push_back(it->second);
+      }
     }
   }
 }
