@@ -17,15 +17,17 @@ namespace {
 // two profiles name different hardware (a device declared another card with
 // GEMMTUNE_DEVICE_PROFILE is not the one that was tuned), or the same profile (an architecture;
 // "generic" says nothing about the hardware).
+// Whether `db` was tuned on a device of `device`'s name (its own model, not only its profile).
+bool tuned_on(const Database& db, const DeviceInfo& device) {
+  return lower(db.device.name) == lower(device.name);
+}
+
 std::string device_mismatch(const Database& db, const DeviceInfo& device) {
   auto known = [](const std::string& profile) { return !profile.empty() && profile != "generic"; };
   const bool other_hardware =
       known(db.device.profile) && known(device.profile) && db.device.profile != device.profile;
-  if (lower(db.device.name) == lower(device.name) && !other_hardware) return "";
-  if (!db.device.profile.empty() && db.device.profile != "generic" &&
-      db.device.profile == device.profile) {
-    return "";
-  }
+  if (tuned_on(db, device) && !other_hardware) return "";
+  if (known(db.device.profile) && db.device.profile == device.profile) return "";
   return "it was tuned on " + db.device.name + " (profile " + db.device.profile + ")";
 }
 
@@ -34,9 +36,7 @@ std::string device_mismatch(const Database& db, const DeviceInfo& device) {
 // for the H200 before the H100's, whatever order the files sort in.
 std::vector<ChooserLayer> own_device_first(const std::vector<ChooserLayer>& layers,
                                            const DeviceInfo& device) {
-  auto own = [&](const ChooserLayer& l) {
-    return l.database && lower(l.database->device.name) == lower(device.name);
-  };
+  auto own = [&](const ChooserLayer& l) { return l.database && tuned_on(*l.database, device); };
   std::vector<ChooserLayer> out = layers;
   for (auto begin = out.begin(); begin != out.end();) {
     auto end = std::find_if(begin, out.end(),
