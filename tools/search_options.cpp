@@ -12,6 +12,8 @@ namespace gemmtune::cli {
 
 namespace {
 constexpr double kSearchStableCv = 0.02;
+// Two samples of at least 20 queued calls each already show the spread --stable-cv asks about.
+constexpr int kSearchMinRuns = 2;
 }  // namespace
 
 namespace {
@@ -74,16 +76,28 @@ void add_run_options(CLI::App& cmd, SearchArgs& a, GivenOptions& g) {
   // A search ranks configurations: samples that agree within 2% say all the ranking needs, and the
   // device's time goes to the next configuration (other commands time to --min-time-ms).
   a.job.eval.measure.stable_cv = kSearchStableCv;
+  a.job.eval.measure.min_runs = kSearchMinRuns;
   add_measure_options(cmd, a.job.eval, kTiming | kCacheDir | kCompileThreads);
   cmd.add_option("--compile-processes", a.job.compile_processes,
                  "Compile worker processes building ahead of the measurement into the binary "
-                 "cache (default on GPUs: every core but one per measuring device, at most 16 "
-                 "per device and at least min(16, cores); 0 = off on a CPU device; 0 compiles in "
-                 "threads)")
+                 "cache (default on GPUs: every core but one per measuring device, at least "
+                 "min(16, cores) and at most 64; 0 = off on a CPU device; 0 compiles in threads)")
       ->check(whole_number(0, 1024));
   cmd.add_option("--lookahead", a.job.lookahead,
                  "Configurations in flight (default: compile threads + 1, capped by the strategy)")
       ->check(whole_number(1, INT_MAX));
+  cmd.add_option("--stop-above-best", a.job.stop_above_best,
+                 "A configuration whose first timed sample is slower than this multiple of the "
+                 "best so far is not timed further (its time is that sample's; 0 = every "
+                 "configuration takes --min-runs samples)")
+      ->capture_default_str()
+      ->check(finite_number(0))
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            const double x = std::strtod(v.c_str(), nullptr);
+            return x == 0 || x > 1 ? "" : "must be 0 or above 1, not " + v;
+          },
+          "0 or above 1"));
   cmd.add_option("--journal", a.job.journal,
                  "JSON-lines journal of every evaluation (default: beside the output)");
   cmd.add_option("--resume", a.job.resume,

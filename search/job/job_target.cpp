@@ -22,10 +22,11 @@ namespace gemmtune {
 
 namespace {
 
-// Compile processes a measuring device keeps busy at most: NVIDIA's compiler built 941 kernels a
-// minute in 16 processes on an H100's host (results/h100/compile/README.md), enough for one
-// device's measurement.
-constexpr int kCompileProcessesPerDevice = 16;
+// Compile processes a search starts at least where the cores allow: NVIDIA's compiler built 941
+// kernels a minute in 16 processes on an H100's host (results/h100/compile/README.md).
+constexpr int kMinCompileProcesses = 16;
+// ... and at most: each holds a driver's compiler in memory (hundreds of MB on NVIDIA).
+constexpr int kMaxCompileProcesses = 64;
 
 // The worker also takes the measurement settings of the job.
 std::unique_ptr<Evaluator> make_worker_evaluator(const SearchJobOptions& a, const Device& device) {
@@ -70,11 +71,11 @@ std::unique_ptr<Evaluator> make_worker_evaluator(const SearchJobOptions& a, cons
 int default_compile_processes(const DeviceInfo& info, size_t devices) {
   if (info.type == "cpu") return 0;
   const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
-  const int per_device = kCompileProcessesPerDevice * int(devices);
-  // Every core but one per measuring device builds, up to per_device; never fewer than one
-  // device's share where the cores allow it.
+  // Every core but one per measuring device builds: a search that measures a configuration in
+  // a few tens of ms on a GPU needs a build (about 0.75 s on NVIDIA) every few tens of ms per
+  // device, more than 16 processes deliver to one H200 (results/h200/two-gpu-*).
   const int spare = std::max(1, cores - int(devices));
-  return std::max(std::min(kCompileProcessesPerDevice, cores), std::min(spare, per_device));
+  return std::min(kMaxCompileProcesses, std::max(std::min(kMinCompileProcesses, cores), spare));
 }
 
 // Wraps the evaluator in a pool of `gemmtune compile-worker` processes building into its cache.

@@ -159,6 +159,7 @@ ShapeOutcome tune_shape(const SearchRun& run, const Problem& problem, const Shap
                                                  : size_t(a.eval.compile_threads) + 1;
   // On a device with a compile pool the lane would otherwise wait for the strategy's thinking.
   settings.propose_while_measuring = !run.target.replay && a.compile_processes > 0;
+  settings.stop_above_best = a.stop_above_best;
   settings.interrupt = stop_requested();
   settings.journal = &run.journal;
   settings.kernel = a.kernel;

@@ -346,8 +346,9 @@ namespace {
 // the worker's build: what the configuration cost to build, not the load of the binary, which
 // `loaded` is told of.
 Result measure_built(Evaluator& inner, const Problem& problem, const Configuration& config,
-                     std::optional<double> build_ms, const std::function<void(double)>& loaded) {
-  Result r = inner.evaluate(problem, config);
+                     const EvaluationHint& hint, std::optional<double> build_ms,
+                     const std::function<void(double)>& loaded) {
+  Result r = inner.evaluate_hinted(problem, config, hint);
   if (build_ms && r.binary_cached) {
     loaded(r.compile_ms);
     r.compile_ms = *build_ms;
@@ -358,8 +359,13 @@ Result measure_built(Evaluator& inner, const Problem& problem, const Configurati
 }  // namespace
 
 Result CompilePool::evaluate(const Problem& problem, const Configuration& config) {
+  return evaluate_hinted(problem, config, {});
+}
+
+Result CompilePool::evaluate_hinted(const Problem& problem, const Configuration& config,
+                                    const EvaluationHint& hint) {
   Impl* impl = impl_.get();
-  return measure_built(*inner_, problem, config, impl->before_evaluate(problem, config),
+  return measure_built(*inner_, problem, config, hint, impl->before_evaluate(problem, config),
                        [impl](double ms) { impl->loaded(ms); });
 }
 
@@ -375,7 +381,11 @@ class SharedPoolEvaluator : public Evaluator {
         inner_(std::move(inner)),
         pool_(std::move(pool)) {}
   Result evaluate(const Problem& problem, const Configuration& config) override {
-    return measure_built(*inner_, problem, config, before_(problem, config), loaded_);
+    return evaluate_hinted(problem, config, {});
+  }
+  Result evaluate_hinted(const Problem& problem, const Configuration& config,
+                         const EvaluationHint& hint) override {
+    return measure_built(*inner_, problem, config, hint, before_(problem, config), loaded_);
   }
   std::string description() const override { return inner_->description() + " sharing " + pool_; }
 

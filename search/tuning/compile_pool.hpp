@@ -65,6 +65,8 @@ class CompilePool : public Evaluator {
   CompilePool& operator=(const CompilePool&) = delete;
 
   Result evaluate(const Problem& problem, const Configuration& config) override;
+  Result evaluate_hinted(const Problem& problem, const Configuration& config,
+                         const EvaluationHint& hint) override;
   // Queues the configurations for the workers (the wrapped evaluator is not asked to compile them
   // too; it is when the pool has stopped).
   void prepare(const Problem& problem, const std::vector<Configuration>& upcoming) override;

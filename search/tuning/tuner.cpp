@@ -59,6 +59,9 @@ class TuneLoop {
         stop("the devices have stopped");  // keeps the first reason given
       }
       proposer.join();
+      // Results that came after the proposer's last round: the searcher's record stays whole.
+      for (auto& [index, r] : pending_) searcher_.tell(index, r, flops_);
+      pending_.clear();
     }
     if (failure_) std::rethrow_exception(failure_);
     out_.elapsed_s = elapsed();
@@ -123,20 +126,40 @@ class TuneLoop {
   // takes now: it may take more as it learns), never more than the budget has room for. The
   // first lane's evaluator is told what comes, to build it ahead.
   void propose_more() {
+    const size_t want = wanted();
+    if (want == 0) return;
+    queue_proposals(searcher_.ask(want));
+  }
+
+  // Proposals the lanes, the strategy's pace and the budget have room for now. Touches the
+  // searcher: the thread that owns it calls this.
+  size_t wanted() const {
     const size_t per_search =
         std::max<size_t>(1, std::min(settings_.lookahead, searcher_.max_batch(pace())));
     const size_t target = per_search + lanes_.size() - 1;
     const size_t started = out_.evaluations + measuring_ + queue_.size();
     const size_t room = progress_.limit > started ? progress_.limit - started : 0;
     const size_t in_flight = queue_.size() + measuring_;
-    const size_t want = std::min(target > in_flight ? target - in_flight : 0, room);
-    if (want == 0) return;
-    const auto fresh = searcher_.ask(want);
+    return std::min(target > in_flight ? target - in_flight : 0, room);
+  }
+
+  void queue_proposals(const std::vector<size_t>& fresh) {
     if (fresh.empty()) return;
     std::vector<Configuration> configs;
     for (size_t i : fresh) configs.push_back(space_.config(i));
     lanes_.front()->prepare(problem_, configs);
     queue_.insert(queue_.end(), fresh.begin(), fresh.end());
+  }
+
+  // A result for the searcher: told now, or with a proposer thread handed to it, which alone
+  // touches the searcher while the lanes measure.
+  void tell(size_t index, const Result& r) {
+    if (settings_.propose_while_measuring) {
+      pending_.emplace_back(index, r);
+      ++changes_;
+    } else {
+      searcher_.tell(index, r, flops_);
+    }
   }
 
   // Proposals in flight that keep the devices busy (Little's law): each device measures one
@@ -150,21 +173,45 @@ class TuneLoop {
     return size_t(std::ceil(builds)) + lanes_.size() + 1;
   }
 
-  // The proposer's loop (propose_while_measuring): tops the queue up whenever a result or a
-  // taken proposal changes what is in flight, so that the lanes find their next configuration
-  // waiting.
+  // The proposer's loop (propose_while_measuring): tells the searcher the results that came in
+  // and tops the queue up whenever a result or a taken proposal changes what is in flight, so
+  // that the lanes find their next configuration waiting. The strategy thinks without the lock:
+  // the lanes record results and take proposals meanwhile.
   void propose_ahead() {
     std::unique_lock<std::mutex> lock(mutex_);
     while (!stopped_) {
+      const uint64_t seen = changes_;
+      std::vector<std::pair<size_t, Result>> tells(std::make_move_iterator(pending_.begin()),
+                                                   std::make_move_iterator(pending_.end()));
+      pending_.clear();
+      std::exception_ptr failed;
+      size_t want = 0;
+      std::vector<size_t> fresh;
       try {
-        propose_more();
+        lock.unlock();
+        for (const auto& [index, r] : tells) searcher_.tell(index, r, flops_);
+        lock.lock();
+        want = stopped_ ? 0 : wanted();
+        lock.unlock();
+        if (want > 0) fresh = searcher_.ask(want);
+        lock.lock();
       } catch (...) {
-        if (!failure_) failure_ = std::current_exception();
+        if (!lock.owns_lock()) lock.lock();
+        failed = std::current_exception();
+      }
+      if (failed) {
+        if (!failure_) failure_ = failed;
         stop("the strategy failed");
         break;
       }
+      if (stopped_) break;
+      queue_proposals(fresh);
+      if (fresh.empty() && want > 0 && queue_.empty() && measuring_ == 0 && pending_.empty()) {
+        stop("the strategy has nothing more to propose");
+        break;
+      }
       changed_.notify_all();
-      changed_.wait(lock);
+      if (tells.empty() && fresh.empty() && changes_ == seen) changed_.wait(lock);
     }
   }
 
@@ -180,19 +227,23 @@ class TuneLoop {
         stop(*why);
         break;
       }
-      // With a proposer thread, a lane proposes only when nothing is waiting for it.
-      if (!settings_.propose_while_measuring || queue_.empty()) propose_more();
+      // With a proposer thread the lanes never touch the strategy: they wait for its proposals.
+      if (!settings_.propose_while_measuring) propose_more();
       if (!queue_.empty()) {
         out_.max_in_flight = std::max(out_.max_in_flight, queue_.size() + measuring_);
         const size_t index = queue_.front();
         queue_.pop_front();
         if (answer_over_limit(index)) continue;
         ++measuring_;
-        if (settings_.propose_while_measuring) changed_.notify_all();
+        if (settings_.propose_while_measuring) {
+          ++changes_;
+          changed_.notify_all();
+        }
         return index;
       }
-      // The budget is not reached (checked above): the strategy has run dry.
-      if (measuring_ == 0) {
+      // The budget is not reached (checked above): the strategy has run dry (the proposer
+      // thread says so itself).
+      if (!settings_.propose_while_measuring && measuring_ == 0) {
         stop("the strategy has nothing more to propose");
         break;
       }
@@ -218,7 +269,7 @@ class TuneLoop {
                     "than {} (CL_KERNEL_WORK_GROUP_SIZE)",
                     wg, largest_kernel_limit_));
     if (settings_.journal) settings_.journal->append(settings_.kernel, problem_, r, elapsed());
-    searcher_.tell(index, r, flops_);
+    tell(index, r);
     ++out_.over_kernel_limit;
     if (out_.over_kernel_limit == 1) {
       spdlog::info(
@@ -246,9 +297,7 @@ class TuneLoop {
     ++out_.measured;
     compile_ms_ += std::max(0.0, r.compile_ms);
     measuring_ms_ += r.measuring_ms();
-    if (settings_.journal) settings_.journal->append(settings_.kernel, problem_, r, elapsed());
-    if (settings_.on_measured) settings_.on_measured(r);
-    searcher_.tell(index, r, flops_);
+    tell(index, r);
     if (!r.ok()) ++out_.failed;
     if (r.ok()) ++out_.verified;
     const bool improved = better_result(r, out_.best, flops_);
@@ -277,6 +326,15 @@ class TuneLoop {
     settings_.on_progress(progress_);
   }
 
+  // What the next measurement is told: where it may stop, from the best so far.
+  EvaluationHint hint_now() const {
+    EvaluationHint hint;
+    if (settings_.stop_above_best > 1 && out_.best) {
+      hint.stop_above_ms = settings_.stop_above_best * result_time_ms(*out_.best, flops_);
+    }
+    return hint;
+  }
+
   // One lane's loop. An error of one lane (a lost device) ends every lane's search and is
   // thrown once they have stopped.
   void measure_on(Evaluator& evaluator) {
@@ -286,10 +344,11 @@ class TuneLoop {
       const auto taken = Clock::now();
       out_.proposal_wait_s += std::chrono::duration<double>(taken - waiting_since).count();
       const Configuration config = space_.config(*index);
+      const EvaluationHint hint = hint_now();
       lock.unlock();
       Result r;
       try {
-        r = evaluator.evaluate(problem_, config);
+        r = evaluator.evaluate_hinted(problem_, config, hint);
       } catch (...) {
         lock.lock();
         --measuring_;
@@ -299,6 +358,10 @@ class TuneLoop {
       }
       r.config = config;
       const auto done = Clock::now();
+      // Written before the result counts, outside the lock: the other lanes and the proposer
+      // need not wait for the disk.
+      if (settings_.journal) settings_.journal->append(settings_.kernel, problem_, r, elapsed());
+      if (settings_.on_measured) settings_.on_measured(r);
       lock.lock();
       out_.evaluating_s += std::chrono::duration<double>(done - taken).count();
       out_.timing_s += r.measuring_ms() * 1e-3;
@@ -318,7 +381,11 @@ class TuneLoop {
   std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<size_t> queue_;  // proposed, not yet taken by a lane
-  size_t measuring_ = 0;      // taken by a lane, result not yet recorded
+  // Results the proposer thread has yet to tell the searcher, and a count of the changes it
+  // waits for (a result, a proposal taken).
+  std::deque<std::pair<size_t, Result>> pending_;
+  uint64_t changes_ = 0;
+  size_t measuring_ = 0;  // taken by a lane, result not yet recorded
   // The largest CL_KERNEL_WORK_GROUP_SIZE of the kernels built so far, and whether one was
   // refused for needing more (answer_over_limit).
   int64_t largest_kernel_limit_ = 0;

@@ -37,6 +37,10 @@ struct TuneSettings {
   // device between two measurements: the strategy's thinking then costs no device time, but the
   // order in which results reach it depends on timing, so a replay is no longer repeatable.
   bool propose_while_measuring = false;
+  // Above 1: a measurement slower than this multiple of the search's best time so far stops
+  // after its first sample (EvaluationHint): ranking it needs no more (0 = every measurement
+  // takes the timing settings' samples).
+  double stop_above_best = 0;
   const std::atomic<bool>* interrupt = nullptr;
   JournalWriter* journal = nullptr;
   std::string kernel = kDefaultKernel;  // the template measured, journalled with each result
@@ -70,7 +74,7 @@ struct TuneOutcome {
   size_t cached = 0;  // results taken from the evaluation cache (also counted in `evaluations`)
   size_t failed = 0;
   size_t over_kernel_limit = 0;  // proposals answered by the learned per-kernel limit
-  size_t not_in_space = 0;  // known results whose configuration is not in this space
+  size_t not_in_space = 0;       // known results whose configuration is not in this space
   // Most configurations proposed and not yet measured at once (the one being measured included):
   // how far ahead of the device the compiler could work.
   size_t max_in_flight = 0;

@@ -142,6 +142,11 @@ void WorkerEvaluator::ensure_started(bool resend_prepared) {
 }
 
 Result WorkerEvaluator::evaluate(const Problem& problem, const Configuration& config) {
+  return evaluate_hinted(problem, config, {});
+}
+
+Result WorkerEvaluator::evaluate_hinted(const Problem& problem, const Configuration& config,
+                                        const EvaluationHint& hint) {
   const nlohmann::json pj = problem_json(problem, options_.kernel);
   const nlohmann::json cj = configuration_to_json(config);
   for (auto it = prepared_.begin(); it != prepared_.end(); ++it) {
@@ -151,13 +156,13 @@ Result WorkerEvaluator::evaluate(const Problem& problem, const Configuration& co
     }
   }
   ensure_started(true);
-  Result r = attempt(pj, config);
+  Result r = attempt(pj, config, hint);
   if (r.status != Status::kCrashed) return r;
   // The worker may have died compiling another configuration in the background: try this one
   // again alone in a fresh worker before blaming it.
   spdlog::warn("{}: the worker died ({}); trying it again alone", to_string(config), r.message);
   ensure_started(false);
-  Result again = attempt(pj, config);
+  Result again = attempt(pj, config, hint);
   if (again.status == Status::kCrashed) {
     spdlog::warn("{}: the worker died again; recorded as crashed", to_string(config));
   }
@@ -170,11 +175,14 @@ Result WorkerEvaluator::evaluate(const Problem& problem, const Configuration& co
   return again;
 }
 
-Result WorkerEvaluator::attempt(const nlohmann::json& pj, const Configuration& config) {
-  const nlohmann::json cj = configuration_to_json(config);
+Result WorkerEvaluator::attempt(const nlohmann::json& pj, const Configuration& config,
+                                const EvaluationHint& hint) {
+  nlohmann::json request = {
+      {"op", "evaluate"}, {"problem", pj}, {"config", configuration_to_json(config)}};
+  if (hint.stop_above_ms > 0) request["stop_above_ms"] = hint.stop_above_ms;
   std::string line;
   Read got = Read::kClosed;
-  if (send({{"op", "evaluate"}, {"problem", pj}, {"config", cj}})) {
+  if (send(request)) {
     got = read_line(options_.eval_timeout_s, &line);
   }
   if (got == Read::kLine) {

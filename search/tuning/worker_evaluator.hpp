@@ -8,7 +8,8 @@
 //
 // Protocol, one JSON object per line. Worker → tuner first: {"ready": true, "description": "..."}
 // or {"fatal": "message"}. Tuner → worker: {"op": "prepare", "problem": P, "configs": [C...]}
-// (no answer) and {"op": "evaluate", "problem": P, "config": C}, answered by {"result": R}.
+// (no answer) and {"op": "evaluate", "problem": P, "config": C, "stop_above_ms": T (optional,
+// EvaluationHint)}, answered by {"result": R}.
 // The worker exits when the socket closes.
 #pragma once
 
@@ -39,6 +40,8 @@ class WorkerEvaluator : public Evaluator {
   ~WorkerEvaluator() override;
 
   Result evaluate(const Problem& problem, const Configuration& config) override;
+  Result evaluate_hinted(const Problem& problem, const Configuration& config,
+                         const EvaluationHint& hint) override;
   void prepare(const Problem& problem, const std::vector<Configuration>& upcoming) override;
   std::string description() const override;
 
@@ -53,7 +56,8 @@ class WorkerEvaluator : public Evaluator {
   void start(bool resend_prepared);
   void ensure_started(bool resend_prepared);
   // One evaluation request; a dead or silent worker is stopped and reported in the Result.
-  Result attempt(const nlohmann::json& problem, const Configuration& config);
+  Result attempt(const nlohmann::json& problem, const Configuration& config,
+                 const EvaluationHint& hint);
   // Ends the worker: closes the channel and kills it when `kill` (else waits briefly).
   std::string stop(bool kill);
   bool send(const nlohmann::json& j);

@@ -75,9 +75,11 @@ void serve_worker(const WorkerServeOptions& s) {
       evaluator->prepare(problem, configs);
     } else if (op == "evaluate") {
       const Configuration config = configuration_from_json(request.at("config"));
+      EvaluationHint hint;
+      hint.stop_above_ms = request.value("stop_above_ms", 0.0);
       Result r;
       try {
-        r = ours ? evaluator->evaluate(problem, config)
+        r = ours ? evaluator->evaluate_hinted(problem, config, hint)
                  : Result::failure(
                        config, Status::kUnsupported,
                        "this evaluator measures kernel " + served.kernel + ", not " + kernel);

@@ -74,6 +74,7 @@ void to_json(nlohmann::json& j, const TimingStats& t) {
   if (t.clock != TimingClock::kUnrecorded) j["clock"] = to_string(t.clock);
   if (t.calls > 0) j["calls"] = t.calls;
   if (!t.clock_note.empty()) j["clock_note"] = t.clock_note;
+  if (t.stopped_above) j["stopped_above"] = true;
 }
 
 void from_json(const nlohmann::json& j, TimingStats& t) {
@@ -89,6 +90,7 @@ void from_json(const nlohmann::json& j, TimingStats& t) {
   if (j.contains("clock")) t.clock = parse_timing_clock(r.string_or("clock", ""));
   t.calls = static_cast<int>(r.integer_or("calls", 0, 0, std::numeric_limits<int>::max()));
   t.clock_note = r.string_or("clock_note", "");
+  t.stopped_above = r.boolean_or("stopped_above", false);
 }
 
 void to_json(nlohmann::json& j, const ResourceUsage& u) {

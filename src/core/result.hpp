@@ -49,6 +49,9 @@ struct TimingStats {
   TimingClock clock = TimingClock::kUnrecorded;
   int calls = 0;           // calls per sample (kQueued, kHostQueued)
   std::string clock_note;  // why the clock differs from the one asked for ("" = it does not)
+  // Stopped before the settings' minimum because it was slower than a search's bound
+  // (EvaluationHint): a figure good enough to rank, with fewer samples.
+  bool stopped_above = false;
 };
 
 // Resource figures of a compiled kernel; `source` says whether each is measured or estimated.

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// The search journal: one JSON object per line, appended and synced to disk the moment each
-// evaluation finishes, so that an interrupted search loses nothing it measured. A header line
+// The search journal: one JSON object per line, appended the moment each evaluation finishes, so
+// that an interrupted search loses nothing it measured (and synced to disk at least every
+// kJournalSyncInterval, against a crash of the machine). A header line
 // starts each run (kernel, space, device, settings); result lines carry the problem and the
 // Result. A journal of an exhaustive run doubles as a replay file (read back, optionally gzipped).
 #pragma once
 
+#include <chrono>
 #include <cstdio>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -60,6 +63,8 @@ enum class JournalOpen {
   kResume,  // an existing journal: a missing file is an error (Error kInvalidFile)
 };
 
+constexpr std::chrono::seconds kJournalSyncInterval{1};
+
 class JournalWriter {
  public:
   // Opens `path` for appending and locks it for the writer's lifetime: a journal another process
@@ -83,6 +88,8 @@ class JournalWriter {
   void drop_cut_short_tail();
   std::string path_;
   int fd_ = -1;
+  std::mutex mutex_;  // several lanes of a search append at once
+  std::chrono::steady_clock::time_point synced_{};
 };
 
 void to_json(nlohmann::json& j, const JournalEntry& e);

@@ -13,12 +13,25 @@
 
 namespace gemmtune {
 
+// What a search tells one measurement beyond the configuration.
+struct EvaluationHint {
+  // Above 0: once the timed samples' median takes longer than this many milliseconds a call, the
+  // measurement stops there. A search sets it well above its best time so far: a configuration
+  // that much slower needs no more precise figure to be ranked below it.
+  double stop_above_ms = 0;
+};
+
 class Evaluator {
  public:
   virtual ~Evaluator() = default;
   // Measures and verifies one configuration. Never throws for a bad configuration: the failure is
   // the returned Result's status.
   virtual Result evaluate(const Problem& problem, const Configuration& config) = 0;
+  // The same with a search's hint; evaluators that time nothing themselves pass it on or ignore it.
+  virtual Result evaluate_hinted(const Problem& problem, const Configuration& config,
+                                 const EvaluationHint& hint) {
+    return evaluate(problem, config);
+  }
   // Hint that these configurations come next (e.g. compile them in the background).
   virtual void prepare(const Problem& problem, const std::vector<Configuration>& upcoming) {}
   virtual std::string description() const = 0;

@@ -2,6 +2,7 @@
 #include "src/eval/opencl_evaluator.hpp"
 
 #include <chrono>
+#include <future>
 #include <limits>
 #include <list>
 #include <map>
@@ -84,7 +85,7 @@ class OpenClEvaluator::Impl {
 
   const KernelSpec& spec() const { return spec_; }
 
-  Result evaluate(const Problem& problem, const Configuration& config);
+  Result evaluate(const Problem& problem, const Configuration& config, const EvaluationHint& hint);
 
   void prepare(const Problem& problem, const std::vector<Configuration>& upcoming) {
     if (GemmCall::refusal(spec_, device_.info, problem)) return;  // evaluate() reports it
@@ -101,7 +102,8 @@ class OpenClEvaluator::Impl {
  private:
   ProblemState& state_for(const Problem& problem);
   void keep_pristine_c(ProblemState& st, size_t ab_bytes);
-  Result verify(const GemmCall& call, ProblemState& st, Result r);
+  std::optional<Result> checked_call(const GemmCall& call, ProblemState& st, const Result& r);
+  Verification compare(const ProblemState& st);
   // The most a result of `problem` may imply: the profile's peak with a margin, else a rate no
   // device of this size reaches (0 = unknown).
   double max_gflops(const Problem& problem) const;
@@ -190,8 +192,10 @@ double OpenClEvaluator::Impl::max_gflops(const Problem& problem) const {
   return max_plausible_gflops(device_.info, profile, problem.precision);
 }
 
-// One call on fresh C, compared with the reference; the gaps of a batch must be untouched.
-Result OpenClEvaluator::Impl::verify(const GemmCall& call, ProblemState& st, Result r) {
+// One call on fresh C, read back; the gaps of a batch must be untouched. The comparison with the
+// reference is left to the caller (compare()), so that it can run while the device times.
+std::optional<Result> OpenClEvaluator::Impl::checked_call(const GemmCall& call, ProblemState& st,
+                                                          const Result& r) {
   const Precision precision = st.problem.precision;
   if (st.c_pristine()) {
     queue_.enqueueCopyBuffer(st.c_pristine, st.c, 0, 0, st.c_initial.size());
@@ -204,23 +208,23 @@ Result OpenClEvaluator::Impl::verify(const GemmCall& call, ProblemState& st, Res
   out.resize(st.c_initial.size());
   queue_.enqueueReadBuffer(st.c, CL_TRUE, 0, out.size(), out.data());
   if (st.c_place.changed_gap(out, pack_elements({kGapSentinel}, precision))) {
-    r.status = Status::kWrongResult;
-    r.message = "the kernel wrote into C outside the matrices of the batch";
-    return r;
+    Result wrong = r;
+    wrong.status = Status::kWrongResult;
+    wrong.message = "the kernel wrote into C outside the matrices of the batch";
+    return wrong;
   }
-  // Checked where it lies, in the device's element type: converting the whole of C to double
-  // first took about 40 ms per evaluation at 2048^3 on the H100's host.
-  const Verification v = st.reference->check(out, precision, st.c_place.positions);
-  r.max_error = v.max_error;
-  r.tolerance = v.tolerance;
-  if (!v.ok) {
-    r.status = Status::kWrongResult;
-    r.message = v.message;
-  }
-  return r;
+  return std::nullopt;
 }
 
-Result OpenClEvaluator::Impl::evaluate(const Problem& problem, const Configuration& config) {
+// C as read back by checked_call(), compared with the reference in the device's element type
+// (converting the whole of C to double first took about 40 ms per evaluation at 2048^3 on the
+// H100's host). Reads only host memory: it may run beside the timing.
+Verification OpenClEvaluator::Impl::compare(const ProblemState& st) {
+  return st.reference->check(st.c_out, st.problem.precision, st.c_place.positions);
+}
+
+Result OpenClEvaluator::Impl::evaluate(const Problem& problem, const Configuration& config,
+                                       const EvaluationHint& hint) {
   const KernelSpec& s = spec_;
   const auto t0 = Clock::now();
   GemmCall::Compiled compiled = GemmCall::compile(builder_, s, config, problem);
@@ -237,18 +241,40 @@ Result OpenClEvaluator::Impl::evaluate(const Problem& problem, const Configurati
   Result r = compiled.result;
   r.helper_kernels = call.helper_kernels();
   program_ms += ms_since(tb);
-  const auto t1 = Clock::now();
-  r = verify(call, st, r);
   r.steps.program_ms = program_ms;
-  r.steps.verify_ms = ms_since(t1);
-  if (r.status != Status::kOk) return r;
-  // Timing. C keeps changing when beta != 0, which does not change the work done.
+  const auto t1 = Clock::now();
+  if (auto wrong = checked_call(call, st, r)) {
+    wrong->steps.verify_ms = ms_since(t1);
+    return *wrong;
+  }
+  // The host compares C with the reference while the device times the same kernel: a result
+  // is still returned only once both are done, and a wrong one keeps no time.
+  auto comparison = std::async(std::launch::async, [this, &st] { return compare(st); });
+  const double call_ms = ms_since(t1);
   const auto t2 = Clock::now();
   const double bound = max_gflops(problem);
-  r.time = clock_.measure(
-      queue_, options_.measure, problem.flops(), bound,
-      [&](cl::CommandQueue& q, cl::Event* last) { enqueue_for_clock(call, q, last); });
+  TimingStats time;
+  try {
+    time = clock_.measure(
+        queue_, options_.measure, problem.flops(), bound,
+        [&](cl::CommandQueue& q, cl::Event* last) { enqueue_for_clock(call, q, last); },
+        hint.stop_above_ms);
+  } catch (...) {
+    comparison.wait();
+    throw;
+  }
   r.steps.timing_ms = ms_since(t2);
+  const auto t3 = Clock::now();
+  const Verification v = comparison.get();
+  r.steps.verify_ms = call_ms + ms_since(t3);
+  r.max_error = v.max_error;
+  r.tolerance = v.tolerance;
+  if (!v.ok) {
+    r.status = Status::kWrongResult;
+    r.message = v.message;
+    return r;
+  }
+  r.time = time;
   r.gflops = r.time.median_ms > 0 ? problem.flops() / (r.time.median_ms * 1e6) : 0;
   if (r.time.median_ms <= 0 || (bound > 0 && r.gflops > bound)) {
     // Even the host clock says the impossible: no figure of this run can be believed.
@@ -260,8 +286,8 @@ Result OpenClEvaluator::Impl::evaluate(const Problem& problem, const Configurati
   }
   // Where an evaluation's time goes: what limits a search's throughput.
   spdlog::debug(
-      "evaluation: {:.1f} ms to build or fetch and bind, {:.1f} ms to verify, {:.1f} ms "
-      "to time {} runs of {} calls",
+      "evaluation: {:.1f} ms to build or fetch and bind, {:.1f} ms to verify (beside the timing "
+      "but the checked call), {:.1f} ms to time {} runs of {} calls",
       r.steps.program_ms, r.steps.verify_ms, r.steps.timing_ms, r.time.runs, r.time.calls);
   return r;
 }
@@ -273,8 +299,13 @@ OpenClEvaluator::OpenClEvaluator(KernelSpec spec, const Device& device,
 OpenClEvaluator::~OpenClEvaluator() = default;
 
 Result OpenClEvaluator::evaluate(const Problem& problem, const Configuration& config) {
+  return evaluate_hinted(problem, config, {});
+}
+
+Result OpenClEvaluator::evaluate_hinted(const Problem& problem, const Configuration& config,
+                                        const EvaluationHint& hint) {
   try {
-    return impl_->evaluate(problem, config);
+    return impl_->evaluate(problem, config, hint);
   } catch (const cl::Error& e) {
     return Result::failure(
         config, Status::kRunFailed,

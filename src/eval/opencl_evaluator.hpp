@@ -34,6 +34,8 @@ class OpenClEvaluator : public DeviceEvaluator {
   // Never throws for a bad configuration or a device failure: the Result's status says what
   // went wrong (invalid, device_limit, compile_failed, run_failed, wrong_result, unsupported).
   Result evaluate(const Problem& problem, const Configuration& config) override;
+  Result evaluate_hinted(const Problem& problem, const Configuration& config,
+                         const EvaluationHint& hint) override;
   // Compiles the valid configurations among `upcoming` in background threads.
   void prepare(const Problem& problem, const std::vector<Configuration>& upcoming) override;
   std::string description() const override;

@@ -94,7 +94,7 @@ class QueuedClock::Impl {
         gpu_(device.info.type == "gpu" || device.info.type == "accelerator") {}
 
   TimingStats measure(cl::CommandQueue& queue, const MeasureSettings& s, double flops,
-                      double max_gflops, const EnqueueCall& call);
+                      double max_gflops, const EnqueueCall& call, double stop_above_ms);
   const std::string& reason() const { return distrust_reason_; }
   int calls_for(double call_ms, const MeasureSettings& s) const;
   QueuedClock::Sample device_sample(cl::CommandQueue& queue, int calls, double flops,
@@ -239,7 +239,8 @@ int QueuedClock::Impl::calls_for(double call_ms, const MeasureSettings& s) const
 }
 
 TimingStats QueuedClock::Impl::measure(cl::CommandQueue& queue, const MeasureSettings& s,
-                                       double flops, double max_gflops, const EnqueueCall& call) {
+                                       double flops, double max_gflops, const EnqueueCall& call,
+                                       double stop_above_ms) {
   max_gflops_ = max_gflops;
   double call_ms = 0;
   for (int i = 0; i < std::max(1, s.warmup_runs); ++i) call_ms = one_call_ms(queue, call);
@@ -254,9 +255,17 @@ TimingStats QueuedClock::Impl::measure(cl::CommandQueue& queue, const MeasureSet
     return s.stable_cv > 0 && per_call.size() >= 2 &&
            summarize_times(per_call, {}).cv < s.stable_cv;
   };
+  bool stopped_above = false;
+  auto slower_than_bound = [&] {
+    return stop_above_ms > 0 && !per_call.empty() && median(per_call) > stop_above_ms;
+  };
   while (
       static_cast<int>(per_call.size()) < max_runs &&
       (static_cast<int>(per_call.size()) < s.min_runs || (host_sum < s.min_time_ms && !stable()))) {
+    if (slower_than_bound()) {
+      stopped_above = true;
+      break;
+    }
     Sample sample;
     if (whole_call) {
       sample.per_call_ms = sample.host_per_call_ms = one_call_ms(queue, call);
@@ -278,6 +287,7 @@ TimingStats QueuedClock::Impl::measure(cl::CommandQueue& queue, const MeasureSet
   }
   TimingStats t = summarize_times(per_call, mains);
   t.calls = calls;
+  t.stopped_above = stopped_above;
   t.clock = whole_call     ? TimingClock::kWholeCall
             : device_clock ? TimingClock::kQueued
                            : TimingClock::kHostQueued;
@@ -291,9 +301,9 @@ QueuedClock::QueuedClock(const cl::Context& context, const Device& device)
 QueuedClock::~QueuedClock() = default;
 
 TimingStats QueuedClock::measure(cl::CommandQueue& queue, const MeasureSettings& settings,
-                                 double flops_per_call, double max_gflops,
-                                 const EnqueueCall& call) {
-  return impl_->measure(queue, settings, flops_per_call, max_gflops, call);
+                                 double flops_per_call, double max_gflops, const EnqueueCall& call,
+                                 double stop_above_ms) {
+  return impl_->measure(queue, settings, flops_per_call, max_gflops, call, stop_above_ms);
 }
 
 const std::string& QueuedClock::distrust_reason() const {

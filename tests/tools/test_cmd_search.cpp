@@ -135,6 +135,14 @@ TEST_CASE("search rejects bad input with one line", "[search][cli]") {
   CHECK(r.err.find("no recording of 100x100x100") != std::string::npos);
   r = run_gemmtune("search --replay " + dir + "/none.jsonl -o " + dir + "/d.json");
   CHECK(r.exit_code == 2);
+  for (const char* factor : {"0.5", "1", "-2", "x"}) {
+    INFO(factor);
+    r = run_gemmtune("search --replay " + replay + " --stop-above-best " + factor + " -o " + dir +
+                     "/e.json");
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("--stop-above-best") != std::string::npos);
+    CHECK(test::line_count(r.err) == 1);
+  }
 }
 
 TEST_CASE("a search stopped by SIGINT or SIGKILL resumes without measuring twice",
@@ -207,10 +215,10 @@ TEST_CASE("search-eval compares strategies on a replay", "[search][cli]") {
 
 TEST_CASE("a search survives kernels that hang and crash", "[search][cli][device]") {
   const std::string dir = test::temp_dir("search-faulty");
-  const auto r = run_gemmtune("--templates " + test::source_path("tests/data") +
-                              " search --kernel faulty --space ci --strategy exhaustive " +
-                              "-s 16x16x16 --eval-timeout 5 --cache-dir none --no-db -o " + dir +
-                              "/out.json");
+  const auto r =
+      run_gemmtune("--templates " + test::source_path("tests/data") +
+                   " search --kernel faulty --space ci --strategy exhaustive " +
+                   "-s 16x16x16 --eval-timeout 5 --cache-dir none --no-db -o " + dir + "/out.json");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   std::map<int64_t, std::set<std::string>> status_by_fault;

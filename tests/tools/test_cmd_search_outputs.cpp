@@ -7,6 +7,7 @@
 
 #include "src/core/json_util.hpp"
 #include "src/db/database.hpp"
+#include "src/db/journal.hpp"
 #include "src/device/binary_cache.hpp"
 #include "tests/test_support.hpp"
 #include "tests/tools/cli_helpers.hpp"
@@ -53,6 +54,51 @@ TEST_CASE("timing stops once the samples agree (--stable-cv), before --min-time-
   const auto never = run_gemmtune(base + "0");
   REQUIRE(never.exit_code == 0);
   CHECK(nlohmann::json::parse(never.out)["time"]["runs"] == 40);
+}
+
+TEST_CASE("a search stops timing a configuration slower than --stop-above-best times its best",
+          "[search][cli][run]") {
+  if (!test::cli_has_device()) return test::unavailable("no OpenCL device");
+  // Every configuration would take 6 samples; one slower than the best so far stops after one.
+  const std::string base =
+      "search --kernel xgemm_direct --space ci --shapes 32x32x32 --max-evals 12 --seed 5 --no-db "
+      "--fresh --min-runs 6 --max-runs 6 --min-time-ms 1000000 --stable-cv 0 --stop-above-best ";
+  auto results = [](const std::string& dir) {
+    std::vector<nlohmann::json> ok;
+    for (const auto& e : read_journal(dir + "/search-xgemm_direct.journal.jsonl").entries) {
+      if (e.result.ok()) ok.push_back(nlohmann::json(e.result)["time"]);
+    }
+    return ok;
+  };
+  const std::string dir = test::temp_dir("search-stop-above");
+  auto r = run_gemmtune(base + "1.0001 --out " + dir);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto times = results(dir);
+  REQUIRE(times.size() >= 2);
+  double best = 1e300;
+  for (const auto& t : times) best = std::min(best, t["median_ms"].get<double>());
+  size_t stopped = 0;
+  for (const auto& t : times) {
+    INFO(t.dump());
+    if (t.value("stopped_above", false)) {
+      ++stopped;
+      CHECK(t["runs"] == 1);
+      CHECK(t["median_ms"].get<double>() > best);  // slower than the best of its time, too
+    } else {
+      CHECK(t["runs"] == 6);
+    }
+  }
+  // Twelve configurations, each a new best: not what a search of a real space gives.
+  CHECK(stopped > 0);
+  // 0: every configuration takes its samples.
+  const std::string all = test::temp_dir("search-stop-above-off");
+  r = run_gemmtune(base + "0 --out " + all);
+  REQUIRE(r.exit_code == 0);
+  for (const auto& t : results(all)) {
+    CHECK(!t.value("stopped_above", false));
+    CHECK(t["runs"] == 6);
+  }
 }
 
 TEST_CASE("search writes the tuned database and its report", "[search][cli][database]") {

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <limits>
 #include <set>
 #include <stdexcept>
 
@@ -114,6 +115,70 @@ TEST_CASE("a proposer thread keeps the lanes fed: each configuration once, budge
       CHECK(out.max_in_flight <= settings.lookahead + lanes - 1);
     }
   }
+}
+
+namespace {
+
+// A device that notes the hint each measurement gets and the best time before it.
+class HintedLane : public Evaluator {
+ public:
+  explicit HintedLane(double flops) : replay_(recording()), flops_(flops) {}
+  Result evaluate(const Problem& problem, const Configuration& config) override {
+    return evaluate_hinted(problem, config, {});
+  }
+  Result evaluate_hinted(const Problem& problem, const Configuration& config,
+                         const EvaluationHint& hint) override {
+    hints.push_back(hint.stop_above_ms);
+    best_before.push_back(best_ms);
+    Result r = replay_.evaluate(problem, config);
+    const double t = result_time_ms(r, flops_);
+    if (r.ok() && t > 0) best_ms = std::min(best_ms, t);
+    return r;
+  }
+  std::string description() const override { return "hinted lane"; }
+  std::vector<double> hints, best_before;
+  double best_ms = std::numeric_limits<double>::infinity();
+
+ private:
+  ReplayEvaluator replay_;
+  double flops_;
+};
+
+}  // namespace
+
+TEST_CASE("each measurement is told to stop above a multiple of the best so far",
+          "[search][tuner]") {
+  Fixture f;
+  constexpr double kFactor = 1.5;
+  for (bool proposer : {false, true}) {
+    INFO("proposer thread " << proposer);
+    HintedLane lane(f.problem.flops());
+    auto searcher = make_searcher("bayes", f.space, 2, {});
+    const std::string journal = test::temp_dir("tuner-hint") + "/j.jsonl";
+    JournalWriter writer(journal, JournalOpen::kCreate);
+    TuneSettings settings;
+    settings.stop.max_evals = 20;
+    settings.lookahead = 4;
+    settings.propose_while_measuring = proposer;
+    settings.stop_above_best = kFactor;
+    settings.journal = &writer;
+    const auto out = run_search(lane, f.problem, f.space, *searcher, settings);
+    REQUIRE(lane.hints.size() == 20);
+    CHECK(lane.hints.front() == 0);  // nothing to compare with yet
+    for (size_t i = 1; i < lane.hints.size(); ++i) {
+      INFO(i);
+      CHECK(lane.hints[i] == Approx(kFactor * lane.best_before[i]));
+    }
+    CHECK(read_journal(journal).entries.size() == 20);
+    CHECK(out.evaluations == 20);
+  }
+  // Off: no hint.
+  HintedLane lane(f.problem.flops());
+  auto searcher = make_searcher("random", f.space, 2, {});
+  TuneSettings settings;
+  settings.stop.max_evals = 5;
+  run_search(lane, f.problem, f.space, *searcher, settings);
+  for (double h : lane.hints) CHECK(h == 0);
 }
 
 TEST_CASE("with two lanes an exhaustive search of a small space ends when it is measured",
