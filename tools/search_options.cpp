@@ -28,6 +28,11 @@ void add_problem_and_strategy_options(CLI::App& cmd, SearchArgs& a, GivenOptions
   g["space"] = cmd.add_option("--space", a.job.space,
                               "Named space of the template: ci, cpu, gpu or full (default: cpu "
                               "on a CPU device, gpu otherwise)");
+  g["space-from"] = cmd.add_option(
+      "--space-from", a.job.space_from,
+      "Search only the configurations of this database's entries of --kernel (completed with the "
+      "template's defaults; those the device does not allow are left out): with --strategy "
+      "exhaustive and --workload, a database's configurations measured at new shapes");
   g["strategy"] =
       cmd.add_option("--strategy", a.job.strategy, strategies_help)->capture_default_str();
   std::string option_help = "Strategy option STRATEGY.NAME=VALUE (repeatable):";

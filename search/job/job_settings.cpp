@@ -18,6 +18,7 @@ nlohmann::json settings_json(const SearchJobOptions& a, const std::vector<Shape>
   const Problem& p = a.problem;
   return {{"kernel", a.kernel},
           {"space", a.space},
+          {"space_from", a.space_from},
           {"strategy", a.strategy},
           {"strategy_options", a.strategy_options},
           {"max_evals", a.max_evals},
@@ -56,6 +57,7 @@ void apply_journal_settings(SearchJobOptions& a, const JsonReader& s) {
   Problem& p = a.problem;
   take("kernel", "kernel", a.kernel);
   take("space", "space", a.space);
+  take("space-from", "space_from", a.space_from);
   take("strategy", "strategy", a.strategy);
   take("strategy-option", "strategy_options", a.strategy_options);
   take("max-evals", "max_evals", a.max_evals);

@@ -148,6 +148,8 @@ std::vector<std::string> auto_kernels(const std::string& templates_dir, const st
 SearchTarget open_replay_target(SearchJobOptions& a) {
   if (a.compile_processes > 0)
     throw invalid_argument("--compile-processes: a replay builds nothing");
+  if (!a.space_from.empty())
+    throw invalid_argument("--space-from: a replay answers for its recorded configurations only");
   SearchTarget t;
   auto r = std::make_unique<ReplayEvaluator>(a.replay, a.replay_delay_ms);
   t.replay = r.get();

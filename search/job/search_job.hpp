@@ -30,6 +30,10 @@ struct SearchJobOptions {
   // ---- what is tuned ----
   std::string kernel;  // "" = the device profile's default template, else "auto"; "auto" = all
   std::string space;   // "" = cpu on a CPU device, gpu otherwise
+  // A database whose entries of `kernel` make the space instead (their configurations, completed
+  // with the template's defaults, that the device allows): its configurations measured at new
+  // shapes, e.g. with the exhaustive strategy. "" = the named space.
+  std::string space_from;
   // The problem every shape shares (layout, order, precision, scaling, batch, epilogue); its
   // kernel and shape are set per search.
   Problem problem;

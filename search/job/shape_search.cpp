@@ -12,12 +12,49 @@
 #include "search/tuning/progress.hpp"
 #include "search/tuning/stop_signals.hpp"
 #include "src/core/error.hpp"
+#include "src/db/database.hpp"
 
 namespace gemmtune {
 
 namespace {
 
 // The space of one problem: the recording's configurations, or the template's on this device.
+// The distinct configurations of `path`'s entries of `spec`'s kernel, completed with the
+// template's defaults, that the template and the device allow.
+std::vector<Configuration> database_configurations(const std::string& path, const KernelSpec& spec,
+                                                   const DeviceLimits& limits,
+                                                   const Context& context) {
+  const Database db = Database::load(path);
+  std::vector<Configuration> out;
+  size_t refused = 0, entries = 0;
+  for (const auto& e : db.entries()) {
+    if (e.key.kernel != spec.name() || e.status != Status::kOk) continue;
+    ++entries;
+    Configuration c;
+    try {
+      c = spec.complete(e.parameters);
+    } catch (const Error&) {
+      ++refused;  // a parameter the template no longer has
+      continue;
+    }
+    if (spec.check(c, limits, context)) {
+      ++refused;
+      continue;
+    }
+    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+  }
+  if (out.empty()) {
+    throw invalid_argument(
+        fmt::format("--space-from {}: no entry of kernel {} that this device "
+                    "allows ({} entries of it)",
+                    path, spec.name(), entries));
+  }
+  spdlog::info("--space-from {}: {} configurations of {} entries of {}{}", path, out.size(),
+               entries, spec.name(),
+               refused ? fmt::format(" ({} not allowed here or stale)", refused) : "");
+  return out;
+}
+
 SearchSpace shape_space(const SearchRun& run, const Problem& problem) {
   auto& t = run.target;
   const Context context{{"ELEM_BYTES", element_bytes(problem.precision)}};
@@ -28,6 +65,9 @@ SearchSpace shape_space(const SearchRun& run, const Problem& problem) {
   std::optional<SearchSpace> space;
   if (t.replay) {
     space.emplace(SearchSpace::from_configurations(t.replay->configurations(problem)));
+  } else if (!run.a.space_from.empty()) {
+    space.emplace(SearchSpace::from_configurations(
+        database_configurations(run.a.space_from, *t.spec, t.limits, context)));
   } else {
     space.emplace(
         SearchSpace::from_param_space(ParamSpace(*t.spec, run.a.space, t.limits, context)));
@@ -98,7 +138,10 @@ void update_database(const SearchRun& run, const Problem& problem, const ShapeOu
   found.strategy = run.a.strategy + (so.refined ? "+refine" : "");
   found.evaluations = int64_t(so.outcome.evaluations) + (so.refined ? so.refined->evaluations : 0);
   found.seed = run.a.seed;
-  found.space = run.a.space;
+  found.space =
+      run.a.space_from.empty()
+          ? run.a.space
+          : "configurations of " + std::filesystem::path(run.a.space_from).filename().string();
   const auto put = Database::update(
       db.path, db.device,
       DatabaseEntry::from_result(run.a.kernel, problem, *so.outcome.best, found), run.a.replace);

@@ -7,6 +7,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 
 #include "src/core/json_util.hpp"
 #include "src/db/journal.hpp"
@@ -264,6 +266,60 @@ TEST_CASE("search --workload spreads one budget by weight and warm-starts each s
                       "search --kernel xgemm --workload layers.txt -s 8x8x8 --no-db --out b3");
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("not with -s"));
+}
+
+TEST_CASE("search --space-from measures a database's configurations at other shapes",
+          "[search][cli][workload]") {
+  if (!test::cli_has_device()) return test::unavailable("no OpenCL device");
+  const std::string dir = test::temp_dir("space-from");
+  // A database of two searched shapes: one or two distinct configurations.
+  for (const char* shape : {"64x64x64", "96x32x48"}) {
+    const auto r = run_gemmtune_in(dir, "",
+                                   std::string("search --kernel xgemm --space ci --strategy random "
+                                               "--max-evals 3 --seed 4 --db base.json --out s-") +
+                                       shape + " -s " + shape);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+  }
+  std::set<std::string> configs;
+  const auto base = read_json_file(dir + "/base.json");
+  for (const auto& e : base["entries"]) {
+    configs.insert(e["parameters"].dump());
+  }
+  { std::ofstream(dir + "/grid.txt") << "32x32x32 1\n80x48x16 1\n"; }
+  auto r = run_gemmtune_in(dir, "",
+                           "search --kernel xgemm --workload grid.txt --space-from base.json "
+                           "--strategy exhaustive --max-evals 50 --db cross.json --out x");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  // Every shape measured exactly the database's configurations, and its best became an entry.
+  std::map<std::string, std::set<std::string>> measured;
+  for (const auto& e : read_journal(dir + "/x/search-xgemm.journal.jsonl").entries) {
+    measured[e.problem.shape.to_string()].insert(configuration_to_json(e.result.config).dump());
+  }
+  REQUIRE(measured.size() == 2);
+  for (const auto& [shape, seen] : measured) {
+    INFO(shape);
+    CHECK(seen.size() == configs.size());
+  }
+  const auto cross = read_json_file(dir + "/cross.json")["entries"];
+  REQUIRE(cross.size() == 2);
+  for (const auto& e : cross) {
+    CHECK(configs.count(e["parameters"].dump()) == 1);
+    CHECK(e["found"]["space"] == "configurations of base.json");
+  }
+  // A database without entries of the kernel, a missing one, or with a replay: one line.
+  r = run_gemmtune_in(dir, "",
+                      "-q search --kernel xgemm_direct --workload grid.txt --space-from base.json "
+                      "--strategy exhaustive --no-db --out y1");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--space-from") && Catch::Contains("no entry of kernel"));
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  r = run_gemmtune_in(
+      dir, "", "-q search --kernel xgemm -s 32x32x32 --space-from none.json --no-db --out y2");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("none.json"));
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
 }
 
 }  // namespace gemmtune_tests::tools_test_cmd_search_defaults
