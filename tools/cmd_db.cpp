@@ -12,6 +12,7 @@
 
 #include "src/api/choice.hpp"
 #include "src/core/error.hpp"
+#include "src/db/cross_measurements.hpp"
 #include "src/db/database.hpp"
 #include "src/db/journal.hpp"
 #include "src/device/device_profile.hpp"
@@ -196,6 +197,11 @@ void print_headline(const Choice& c, const Shape& shape) {
           m.origin, c.predicted_gflops, relaxed_suffix(c));
       return;
     }
+    case ChoiceKind::kMeasured:
+      std::cout << fmt::format(
+          "no entry for {}; measured nearby: {} {}: predicted {:.1f} GFLOPS{}\n", shape.to_string(),
+          c.spec->name(), c.reason, c.predicted_gflops, relaxed_suffix(c));
+      return;
     case ChoiceKind::kSafePath:
       std::cout << fmt::format(
           "no entry for {}; safe path: {} template defaults, predicted {:.1f} GFLOPS\n",
@@ -326,6 +332,10 @@ void set_lookup(CLI::App& db_cmd, const GlobalOptions& options) {
 
 // The device the journals were measured on, as their first headers record it; journals of
 // different devices would fit one model to two machines, so they are refused.
+// A cross-measurement measures each of its shapes with every configuration of a database; a
+// search's own results rarely reach this many at one shape.
+constexpr size_t kMinCrossConfigs = 8;
+
 DeviceInfo journals_device(const std::vector<std::string>& journals) {
   std::optional<DeviceInfo> device;
   std::string first_id, first_path;
@@ -347,6 +357,53 @@ DeviceInfo journals_device(const std::vector<std::string>& journals) {
     }
   }
   return *device;
+}
+
+void set_add_measurements(CLI::App& db_cmd) {
+  auto* cmd = db_cmd.add_subcommand(
+      "add-measurements",
+      "Add to a database the configurations that search journals measured at many shapes (a "
+      "cross-measurement: search --space-from DB --strategy exhaustive --workload GRID), for the "
+      "chooser to serve shapes between them by what ran fastest there");
+  struct Args {
+    std::string db, out;
+    std::vector<std::string> journals;
+    size_t min_configs = kMinCrossConfigs;
+  };
+  auto a = std::make_shared<Args>();
+  cmd->add_option("DB", a->db, "Database of the device the journals were measured on")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("JOURNAL", a->journals, "Search journals (.jsonl or .gz)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--min-configs", a->min_configs,
+                  "A problem counts when at least this many configurations ran at it")
+      ->capture_default_str()
+      ->check(CLI::Range(size_t{2}, size_t{1000000}));
+  cmd->add_option("-o,--output", a->out, "Database to write (default: DB, in place)");
+  cmd->callback([a]() {
+    const std::string out = a->out.empty() ? a->db : a->out;
+    Database db = Database::load(a->db);
+    const DatabaseDevice measured_on = DatabaseDevice::from(journals_device(a->journals));
+    if (!db.device.same_hardware(measured_on)) {
+      throw invalid_argument(a->db + " holds results of '" + db.device.name +
+                             "', the journals were measured on '" + measured_on.name + "'");
+    }
+    CrossMeasurementCount total;
+    for (const auto& path : a->journals) {
+      const auto c = add_cross_measurements(db, read_journal(path), a->min_configs);
+      total.shapes += c.shapes;
+      total.measurements += c.measurements;
+      total.passed_over += c.passed_over;
+    }
+    db.save(out);
+    std::cout << fmt::format(
+        "{}: {} figures of {} configurations at {} shapes ({} problems with fewer than {} "
+        "configurations passed over)\n",
+        out, total.measurements, db.measurements().size(), total.shapes, total.passed_over,
+        a->min_configs);
+  });
 }
 
 nlohmann::json constants_json(const ModelConstants& c) {
@@ -433,6 +490,7 @@ void set_db_command(CLI::App& app, GlobalOptions& options) {
   set_merge(*cmd, options);
   set_lookup(*cmd, options);
   set_calibrate(*cmd, options);
+  set_add_measurements(*cmd);
 }
 
 }  // namespace gemmtune::cli

@@ -222,6 +222,30 @@ Database Database::from_json(const nlohmann::json& j, const std::string& origin)
     db.entries_.insert(std::upper_bound(db.entries_.begin(), db.entries_.end(), entry, key_less),
                        entry);
   }
+  if (j.contains("measurements")) {
+    for (const JsonReader& m : r.array("measurements")) {
+      nlohmann::json key = m.object("key").value();
+      key["m"] = key["n"] = key["k"] = 1;  // a family: the shapes are in "gflops"
+      const EntryKey family = m.field("key").read([&] { return key.get<EntryKey>(); });
+      const JsonReader params = m.object("parameters");
+      const Configuration parameters =
+          params.read([&] { return configuration_from_json(params.value()); });
+      for (const JsonReader& row : m.array("gflops")) {
+        const nlohmann::json& v = row.value();
+        auto dim = [&](size_t i) {
+          if (v.size() != 4 || !v[i].is_number_integer() || v[i].get<int64_t>() < 1) {
+            row.fail("expected [M, N, K, GFLOPS] with M, N and K whole numbers of at least 1");
+          }
+          return v[i].get<int64_t>();
+        };
+        const Shape shape{dim(0), dim(1), dim(2)};
+        if (!v[3].is_number() || !(v[3].get<double>() > 0) || !std::isfinite(v[3].get<double>())) {
+          row.fail("expected a positive, finite GFLOPS figure last");
+        }
+        db.add_measurement(family, parameters, shape, v[3].get<double>());
+      }
+    }
+  }
   return db;
 }
 
@@ -326,11 +350,60 @@ MergeSummary merge_database_files(const std::string& out, const std::vector<std:
 nlohmann::json Database::to_json() const {
   nlohmann::json entries = nlohmann::json::array();
   for (const auto& e : entries_) entries.push_back(e);
-  return {{"format", kDatabaseFormat},
-          {"schema_version", schema_version},
-          {"device", device},
-          {"metadata", metadata},
-          {"entries", entries}};
+  nlohmann::json j = {{"format", kDatabaseFormat},
+                      {"schema_version", schema_version},
+                      {"device", device},
+                      {"metadata", metadata},
+                      {"entries", entries}};
+  if (measurements_.empty()) return j;  // files without them stay as they were
+  nlohmann::json measured = nlohmann::json::array();
+  for (const auto& m : measurements_) {
+    nlohmann::json key = m.family;
+    key.erase("m");
+    key.erase("n");
+    key.erase("k");
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& [shape, gflops] : m.gflops) {
+      // A tenth of a GFLOPS is far below what repeated measurements agree to.
+      rows.push_back({shape.m, shape.n, shape.k, std::round(gflops * 10) / 10});
+    }
+    measured.push_back({{"key", key}, {"parameters", m.parameters}, {"gflops", rows}});
+  }
+  j["measurements"] = measured;
+  return j;
+}
+
+void Database::add_measurement(const EntryKey& family, const Configuration& parameters,
+                               const Shape& shape, double gflops) {
+  if (!(gflops > 0) || !std::isfinite(gflops)) {
+    throw invalid_argument(fmt::format("measurement of {} at {}: {} GFLOPS is no figure",
+                                       family.kernel, shape.to_string(), gflops));
+  }
+  EntryKey key = family;
+  key.shape = Shape{1, 1, 1};
+  auto it = std::find_if(measurements_.begin(), measurements_.end(), [&](const auto& m) {
+    return m.family == key && m.parameters == parameters;
+  });
+  if (it == measurements_.end()) {
+    MeasuredConfiguration m;
+    m.family = key;
+    m.parameters = parameters;
+    const auto at = std::upper_bound(measurements_.begin(), measurements_.end(), m,
+                                     [](const auto& a, const auto& b) {
+                                       if (!(a.family == b.family)) return a.family < b.family;
+                                       return to_string(a.parameters) < to_string(b.parameters);
+                                     });
+    it = measurements_.insert(at, std::move(m));
+  }
+  auto row = std::lower_bound(
+      it->gflops.begin(), it->gflops.end(), shape, [](const auto& a, const Shape& s) {
+        return std::tie(a.first.m, a.first.n, a.first.k) < std::tie(s.m, s.n, s.k);
+      });
+  if (row != it->gflops.end() && row->first == shape) {
+    row->second = std::max(row->second, gflops);
+  } else {
+    it->gflops.insert(row, {shape, gflops});
+  }
 }
 
 void Database::save(const std::string& path) {
@@ -460,6 +533,11 @@ Database merge_databases(const std::vector<Database>& inputs,
       out.metadata.created = in.metadata.created;
     }
     for (const auto& e : in.entries()) out.put(e, false);
+    for (const auto& m : in.measurements()) {
+      for (const auto& [shape, gflops] : m.gflops) {
+        out.add_measurement(m.family, m.parameters, shape, gflops);
+      }
+    }
   }
   return out;
 }

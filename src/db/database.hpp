@@ -129,6 +129,18 @@ struct DatabaseEntry {
   bool faster_than(const DatabaseEntry& other) const;
 };
 
+// A configuration measured at many shapes of one problem family, beside the entries: what a
+// cross-measurement (`gemmtune search --space-from DB --strategy exhaustive --workload GRID`,
+// then `gemmtune db add-measurements`) found, so that the chooser compares configurations by
+// what they ran at the shapes nearest an untuned one. Optional in files ("measurements": [{"key":
+// the family (an entry's key without m, n, k), "parameters": {...}, "gflops": [[m, n, k,
+// GFLOPS], ...]}]).
+struct MeasuredConfiguration {
+  EntryKey family;  // its shape is unused (1x1x1)
+  Configuration parameters;
+  std::vector<std::pair<Shape, double>> gflops;  // one per shape, sorted by shape
+};
+
 // What Database::put and Database::update did with an entry.
 enum class PutOutcome { kAdded, kReplaced, kKeptExisting };
 std::string to_string(PutOutcome o);
@@ -162,6 +174,14 @@ class Database {
   PutOutcome put(const DatabaseEntry& entry, bool replace);
   bool erase(const EntryKey& key);
 
+  // Configurations measured at many shapes (MeasuredConfiguration), sorted by family and
+  // parameters.
+  const std::vector<MeasuredConfiguration>& measurements() const { return measurements_; }
+  // Records that `parameters` of `family`'s kernel ran `family` at `shape` at `gflops` (positive
+  // and finite; the faster of two figures of one shape is kept).
+  void add_measurement(const EntryKey& family, const Configuration& parameters, const Shape& shape,
+                       double gflops);
+
   // The entry of the same family as `key` (EntryKey::same_family) whose shape is nearest
   // in log space (exact match first). Entries with a failed status are ignored.
   struct Match {
@@ -188,6 +208,7 @@ class Database {
 
  private:
   std::vector<DatabaseEntry> entries_;
+  std::vector<MeasuredConfiguration> measurements_;
 };
 
 // Throws Error(kInvalidFile) naming `origin` and the entry when an entry's kernel has no template
@@ -213,7 +234,8 @@ struct MergeSummary {
 MergeSummary merge_database_files(const std::string& out, const std::vector<std::string>& inputs,
                                   const std::string& templates_dir);
 
-// Keeps the fastest entry per key of all `inputs` (the first one on a tie). All inputs must
+// Keeps the fastest entry per key of all `inputs` (the first one on a tie) and every measurement
+// (MeasuredConfiguration; the faster figure of a configuration and shape). All inputs must
 // describe the same hardware; the result takes the device of the first input.
 Database merge_databases(const std::vector<Database>& inputs,
                          const std::vector<std::string>& names);

@@ -137,6 +137,8 @@ std::string to_string(ChoiceKind kind) {
   switch (kind) {
     case ChoiceKind::kExact:
       return "exact";
+    case ChoiceKind::kMeasured:
+      return "measured";
     case ChoiceKind::kModel:
       return "model";
     case ChoiceKind::kSafePath:
@@ -176,6 +178,7 @@ Choices choose_configurations(const std::vector<ChooserLayer>& layers, const Pro
   const DeviceModel model = DeviceModel::of(profile, device.compute_units, device.max_clock_mhz);
   SelectOptions options;
   options.constants = policy.model;
+  options.measured = policy.measured;
   options.skinny_side = policy.skinny_side;
   options.specs = specs;
   options.unusable = [&](const SelectionCandidate& c) -> std::optional<Note> {
@@ -234,6 +237,7 @@ Choices choose_configurations(const std::vector<ChooserLayer>& layers, const Pro
       c.alternatives = s->rejected;
       c.kind = s->kind == Selection::Kind::kExact      ? ChoiceKind::kExact
                : s->kind == Selection::Kind::kSafePath ? ChoiceKind::kSafePath
+               : s->kind == Selection::Kind::kMeasured ? ChoiceKind::kMeasured
                                                        : ChoiceKind::kModel;
       c.tuned_shape = r.from.problem.shape;
       if (c.kind == ChoiceKind::kSafePath) {

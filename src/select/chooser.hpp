@@ -44,14 +44,15 @@ struct ChooserLayer {
 // Where a choice comes from.
 enum class ChoiceKind {
   kExact,          // the entry tuned for the problem's shape
+  kMeasured,       // the configuration fastest at the measured shapes nearest (MeasuredRule)
   kModel,          // the entry the selection model predicts fastest at the shape
   kSafePath,       // the policy's safe-path template defaults: a baseline is predicted to win
   kOfflineChoice,  // the device profile's starting configuration (chosen offline, not measured)
   kDefaults,       // a default template's defaults: no entry applies
   kFallback,       // a default template's declared fallback: nothing before it fits the device
 };
-std::string to_string(ChoiceKind kind);  // "exact", "model", "safe path", "offline choice",
-                                         // "defaults", "fallback"
+std::string to_string(ChoiceKind kind);  // "exact", "measured", "model", "safe path", "offline
+                                         // choice", "defaults", "fallback"
 
 // One configuration that may run a problem, and why it was chosen.
 struct Choice {

@@ -85,6 +85,28 @@ void read_model(const DeviceProfile& profile, const nlohmann::json& j, ModelCons
   }
 }
 
+void read_measured(const DeviceProfile& profile, const nlohmann::json& j, MeasuredRule& rule) {
+  if (!j.is_object()) wrong(profile, "measured", "must be an object");
+  for (const auto& [name, value] : j.items()) {
+    const std::string field = "measured." + name;
+    if (name == "max_distance") {
+      if (!value.is_number() || value.get<double>() < 0) {
+        wrong(profile, field, "must be a number of at least 0");
+      }
+      rule.max_distance = value.get<double>();
+      continue;
+    }
+    int64_t* whole = name == "neighbours"    ? &rule.neighbours
+                     : name == "min_configs" ? &rule.min_configs
+                                             : nullptr;
+    if (!whole) wrong(profile, field, "is unknown (neighbours, min_configs, max_distance)");
+    if (!value.is_number_integer() || value.get<int64_t>() < 0) {
+      wrong(profile, field, "must be a whole number");
+    }
+    *whole = value.get<int64_t>();
+  }
+}
+
 }  // namespace
 
 std::string to_string(Relaxation r) {
@@ -124,6 +146,8 @@ SelectionPolicy SelectionPolicy::of(const DeviceProfile* profile) {
       p.safe_path_kernel = value.get<std::string>();
     } else if (field == "default_kernels") {
       p.default_kernels = strings(*profile, value, field);
+    } else if (field == "measured") {
+      read_measured(*profile, value, p.measured);
     } else if (field == "skinny_side") {
       if (!value.is_number_integer() || value.get<int64_t>() < 0) {
         wrong(*profile, field, "must be a whole number");
@@ -131,8 +155,8 @@ SelectionPolicy SelectionPolicy::of(const DeviceProfile* profile) {
       p.skinny_side = value.get<int64_t>();
     } else {
       wrong(*profile, field,
-            "is unknown (source, model, relaxations, safe_path_kernel, default_kernels, "
-            "skinny_side)");
+            "is unknown (source, model, measured, relaxations, safe_path_kernel, "
+            "default_kernels, skinny_side)");
     }
   }
   return p;

@@ -34,8 +34,21 @@ enum class Relaxation {
 };
 std::string to_string(Relaxation r);  // "storage order", "epilogue", "batch count"
 
+// The chooser's step between an entry of the problem's shape and the model: where many
+// configurations were measured at the same shapes (a database's cross-measurements,
+// MeasuredConfiguration), the configuration that ran fastest, relative to the fastest there, on
+// average over the measured shapes nearest the problem. Held out one shape at a time of a
+// 215-shape grid measured on an H200 (results/h200/cross-grid/), it kept 0.975 of the best
+// against the model's 0.931.
+struct MeasuredRule {
+  int64_t neighbours = 8;     // measured shapes averaged over (0: the step is off)
+  int64_t min_configs = 8;    // configurations a shape needs measured to count
+  double max_distance = 1.5;  // log distance of the nearest such shape; beyond it, the model
+};
+
 struct SelectionPolicy {
   ModelConstants model;
+  MeasuredRule measured;
   // The relaxations the chooser tries, in this order, when no entry has the problem's own key:
   // each widens every lookup before it (with storage order, then epilogue: the problem's key, the
   // other order, no epilogue, no epilogue in the other order).

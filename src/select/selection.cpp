@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <optional>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -79,6 +82,19 @@ void CandidatePool::add_database(const Database& db, const std::string& origin) 
     m.baseline = e.baseline;
     add(e.key.kernel, e.parameters, std::move(m));
   }
+  for (const auto& mc : db.measurements()) {
+    for (const auto& [shape, gflops] : mc.gflops) {
+      EntryKey at = mc.family;
+      at.shape = shape;
+      Measurement m;
+      m.problem = at.problem();
+      m.gflops = gflops;
+      m.source = MeasurementSource::kDatabase;
+      m.origin = origin;
+      m.entry = "measured at " + shape.to_string();
+      add(mc.family.kernel, mc.parameters, std::move(m));
+    }
+  }
 }
 
 std::string to_string(MeasurementSource source) {
@@ -91,6 +107,8 @@ std::string to_string(Selection::Kind kind) {
       return "none";
     case Selection::Kind::kExact:
       return "exact";
+    case Selection::Kind::kMeasured:
+      return "measured";
     case Selection::Kind::kModel:
       return "model";
     case Selection::Kind::kSafePath:
@@ -98,6 +116,80 @@ std::string to_string(Selection::Kind kind) {
   }
   return "none";
 }
+
+namespace {
+
+using ShapeKey = std::tuple<int64_t, int64_t, int64_t>;
+
+// MeasuredRule: among the usable candidates (`ranked`), the one that ran fastest relative to the
+// fastest there, on average over the nearest shapes at which at least rule.min_configs of them
+// were measured; nullopt where there are none within rule.max_distance.
+std::optional<RankedCandidate> pick_by_measurements(
+    const std::vector<SelectionCandidate>& candidates, const std::vector<RankedCandidate>& ranked,
+    const EntryKey& family, const Problem& target, const MeasuredRule& rule) {
+  if (rule.neighbours <= 0) return std::nullopt;
+  std::map<std::string, size_t> usable;  // by label, into `ranked`
+  for (size_t i = 0; i < ranked.size(); ++i) {
+    usable.emplace(label(ranked[i].kernel, ranked[i].parameters), i);
+  }
+  std::map<ShapeKey, std::map<size_t, double>> at;  // shape -> usable candidate -> GFLOPS
+  std::map<ShapeKey, Problem> problems;
+  for (const auto& c : candidates) {
+    const auto u = usable.find(label(c.kernel, c.parameters));
+    if (u == usable.end()) continue;
+    for (const auto& m : c.measurements) {
+      if (!in_family(m.problem, family)) continue;
+      const ShapeKey key{m.problem.shape.m, m.problem.shape.n, m.problem.shape.k};
+      double& g = at[key][u->second];
+      g = std::max(g, m.gflops);
+      problems.emplace(key, m.problem);
+    }
+  }
+  std::vector<std::pair<double, ShapeKey>> near;
+  for (const auto& [key, per] : at) {
+    if (int64_t(per.size()) >= rule.min_configs) {
+      near.emplace_back(log_distance(problems.at(key), target), key);
+    }
+  }
+  std::sort(near.begin(), near.end());
+  if (near.empty() || near.front().first > rule.max_distance) return std::nullopt;
+  if (int64_t(near.size()) > rule.neighbours) near.resize(size_t(rule.neighbours));
+  std::map<ShapeKey, double> fastest;
+  for (const auto& [d, key] : near) {
+    for (const auto& [i, g] : at[key]) fastest[key] = std::max(fastest[key], g);
+  }
+  std::optional<size_t> best;
+  double best_score = 0;
+  for (const auto& [i, g] : at[near.front().second]) {
+    double sum = 0;
+    bool everywhere = true;
+    for (const auto& [d, key] : near) {
+      const auto& per = at[key];
+      const auto f = per.find(i);
+      if (f == per.end()) {
+        everywhere = false;
+        break;
+      }
+      sum += std::log(f->second / fastest[key]);
+    }
+    const double score = sum / double(near.size());
+    if (everywhere && (!best || score > best_score)) {
+      best = i;
+      best_score = score;
+    }
+  }
+  if (!best) return std::nullopt;
+  RankedCandidate r = ranked[*best];
+  const auto& [nm, nn, nk] = near.front().second;
+  r.reason = fmt::format(
+      "ran at {:.0f}% of the fastest measured, on average over the {} measured shapes nearest "
+      "(the nearest {} at log distance {:.2f}); the model predicts {:.0f} GFLOPS here",
+      100 * std::exp(best_score), near.size(), Shape{nm, nn, nk}.to_string(), near.front().first,
+      r.estimate.gflops);
+  return r;
+}
+
+}  // namespace
 
 Selection select_configuration(const std::vector<SelectionCandidate>& candidates,
                                const EntryKey& family, const Problem& target,
@@ -190,6 +282,10 @@ Selection select_configuration(const std::vector<SelectionCandidate>& candidates
   if (exact) {
     out.kind = Selection::Kind::kExact;
     out.chosen = exact;
+  } else if (auto measured =
+                 pick_by_measurements(candidates, out.ranked, family, target, options.measured)) {
+    out.kind = Selection::Kind::kMeasured;
+    out.chosen = measured;
   } else {
     out.kind = Selection::Kind::kModel;
     out.chosen = out.ranked.front();

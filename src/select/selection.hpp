@@ -49,7 +49,8 @@ struct SelectionCandidate {
 // Candidates gathered from databases and journals; one per (kernel, parameters).
 class CandidatePool {
  public:
-  // Every entry of `db` with status ok, named `origin`.
+  // Every entry of `db` with status ok, named `origin`, and its configurations measured at many
+  // shapes (Database::measurements).
   void add_database(const Database& db, const std::string& origin);
   // The `per_problem` fastest successful results of each problem of a journal (read_journal;
   // throws Error(kInvalidFile) for a file that is not one).
@@ -92,6 +93,7 @@ struct Note {
 
 struct SelectOptions {
   ModelConstants constants = SelectionPolicy::defaults().model;
+  MeasuredRule measured = SelectionPolicy::defaults().measured;
   int64_t skinny_side = SelectionPolicy::defaults().skinny_side;  // SelectionPolicy::skinny_side
   SpecLookup specs;  // declarations for the tile geometry (null: parameters by name)
   // Why a candidate cannot run the target here (its kind, and the reason as its text); nullopt
@@ -105,7 +107,8 @@ struct SelectOptions {
 };
 
 struct Selection {
-  enum class Kind { kNone, kExact, kModel, kSafePath };
+  // kMeasured: by what the candidates ran at the measured shapes nearest (MeasuredRule).
+  enum class Kind { kNone, kExact, kMeasured, kModel, kSafePath };
   Kind kind = Kind::kNone;
   std::optional<RankedCandidate> chosen;  // for kSafePath: the safe path, its estimate the baseline
   std::vector<RankedCandidate> ranked;    // usable candidates, best score first
@@ -115,7 +118,7 @@ struct Selection {
   std::vector<std::string> rejected;      // the best alternatives and why not, one line each
   std::vector<Note> notes;                // candidates passed over and why
 };
-std::string to_string(Selection::Kind kind);  // "none", "exact", "model", "safe path"
+std::string to_string(Selection::Kind kind);  // "none", "exact", "measured", "model", "safe path"
 
 // `family` names the measurements that count (its kernel and shape aside: precision, order,
 // layout, batch, batch layout, epilogue); `target` is the problem to serve.

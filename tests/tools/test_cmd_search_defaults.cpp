@@ -9,8 +9,10 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "src/core/json_util.hpp"
+#include "src/db/database.hpp"
 #include "src/db/journal.hpp"
 #include "tests/test_support.hpp"
 #include "tests/tools/cli_helpers.hpp"
@@ -268,28 +270,33 @@ TEST_CASE("search --workload spreads one budget by weight and warm-starts each s
   CHECK_THAT(r.err, Catch::Contains("not with -s"));
 }
 
-TEST_CASE("search --space-from measures a database's configurations at other shapes",
-          "[search][cli][workload]") {
+TEST_CASE("a database's configurations measured at a grid serve the shapes between",
+          "[search][cli][workload][database]") {
   if (!test::cli_has_device()) return test::unavailable("no OpenCL device");
   const std::string dir = test::temp_dir("space-from");
-  // A database of two searched shapes: one or two distinct configurations.
-  for (const char* shape : {"64x64x64", "96x32x48"}) {
-    const auto r = run_gemmtune_in(dir, "",
-                                   std::string("search --kernel xgemm --space ci --strategy random "
-                                               "--max-evals 3 --seed 4 --db base.json --out s-") +
-                                       shape + " -s " + shape);
-    INFO(r.err);
-    REQUIRE(r.exit_code == 0);
-  }
+  // A database of eight configurations of the ci space (their shapes and figures made up: only
+  // the configurations matter to --space-from).
+  auto r = run_gemmtune_in(dir, "", "space --kernel xgemm --space ci --list");
+  REQUIRE(r.exit_code == 0);
+  Database base;
+  base.device.name = "a device the configurations came from";
+  std::istringstream listed(r.out);
   std::set<std::string> configs;
-  const auto base = read_json_file(dir + "/base.json");
-  for (const auto& e : base["entries"]) {
-    configs.insert(e["parameters"].dump());
+  for (std::string line; configs.size() < 8 && std::getline(listed, line);) {
+    DatabaseEntry e;
+    e.key.kernel = "xgemm";
+    e.key.shape = {int64_t(32 + configs.size()), 32, 32};
+    e.parameters = parse_configuration(line);
+    e.gflops = 1;
+    base.put(e, true);
+    configs.insert(nlohmann::json(configuration_to_json(e.parameters)).dump());
   }
-  { std::ofstream(dir + "/grid.txt") << "32x32x32 1\n80x48x16 1\n"; }
-  auto r = run_gemmtune_in(dir, "",
-                           "search --kernel xgemm --workload grid.txt --space-from base.json "
-                           "--strategy exhaustive --max-evals 50 --db cross.json --out x");
+  REQUIRE(configs.size() == 8);
+  base.save(dir + "/base.json");
+  { std::ofstream(dir + "/grid.txt") << "32x32x32 1\n64x48x16 1\n"; }
+  r = run_gemmtune_in(dir, "",
+                      "search --kernel xgemm --workload grid.txt --space-from base.json "
+                      "--strategy exhaustive --max-evals 40 --db cross.json --out x");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   // Every shape measured exactly the database's configurations, and its best became an entry.
@@ -300,7 +307,7 @@ TEST_CASE("search --space-from measures a database's configurations at other sha
   REQUIRE(measured.size() == 2);
   for (const auto& [shape, seen] : measured) {
     INFO(shape);
-    CHECK(seen.size() == configs.size());
+    CHECK(seen == configs);
   }
   const auto cross = read_json_file(dir + "/cross.json")["entries"];
   REQUIRE(cross.size() == 2);
@@ -308,6 +315,31 @@ TEST_CASE("search --space-from measures a database's configurations at other sha
     CHECK(configs.count(e["parameters"].dump()) == 1);
     CHECK(e["found"]["space"] == "configurations of base.json");
   }
+  // The journal's figures go into the database; a shape between the grid's is then served by
+  // what ran fastest at the measured shapes nearest it.
+  r = run_gemmtune_in(dir, "", "db add-measurements cross.json x/search-xgemm.journal.jsonl");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("figures of 8 configurations at 2 shapes"));
+  CHECK(read_json_file(dir + "/cross.json")["measurements"].size() == 8);
+  r = run_gemmtune_in(dir, "", "db lookup cross.json -m 40 -n 40 -k 24 --kernel xgemm --json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto pick = nlohmann::json::parse(r.out);
+  CHECK(pick["match"] == "measured");
+  CHECK(configs.count(pick["parameters"].dump()) == 1);
+  CHECK_THAT(pick["reason"].get<std::string>(), Catch::Contains("2 measured shapes nearest"));
+  // The library chooses alike (bench-suite's library column, through the public API).
+  r = run_gemmtune_in(dir, "",
+                      "bench-suite --db cross.json --shapes 40x40x24 --kernels xgemm --reps 1 "
+                      "--warmup 0 -o suite.md --save-json suite.json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto row = read_json_file(dir + "/suite.json")["rows"][0];
+  CHECK(row["chosen"]["origin"] == "measured");
+  CHECK(row["library_choice"]["parameters"] ==
+        to_string(configuration_from_json(pick["parameters"])));
+
   // A database without entries of the kernel, a missing one, or with a replay: one line.
   r = run_gemmtune_in(dir, "",
                       "-q search --kernel xgemm_direct --workload grid.txt --space-from base.json "
@@ -319,6 +351,11 @@ TEST_CASE("search --space-from measures a database's configurations at other sha
       dir, "", "-q search --kernel xgemm -s 32x32x32 --space-from none.json --no-db --out y2");
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("none.json"));
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  // Journals of another device than the database's: one line.
+  r = run_gemmtune_in(dir, "", "db add-measurements base.json x/search-xgemm.journal.jsonl");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("the journals were measured on"));
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
 }
 

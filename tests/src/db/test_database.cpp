@@ -117,6 +117,47 @@ TEST_CASE("database round trip through a file keeps every value", "[database]") 
   CHECK(back.metadata.created == "2026-01-10T10:00:00Z");
 }
 
+TEST_CASE("configurations measured at many shapes survive a file, and bad figures are refused",
+          "[database]") {
+  const auto dir = temp_dir("db-measurements");
+  auto db = Database::load(source_path(kFixture));
+  // Without any, the file has no such section (files stay as they were).
+  CHECK_FALSE(db.to_json().contains("measurements"));
+  const EntryKey family = make_entry("xgemm_fast", 1, 1).key;
+  const Configuration a = {{"MWG", 64}, {"NWG", 64}}, b = {{"MWG", 128}, {"NWG", 64}};
+  db.add_measurement(family, a, {256, 512, 128}, 1000.04);
+  db.add_measurement(family, a, {90, 32, 724}, 800);
+  db.add_measurement(family, a, {256, 512, 128}, 900);  // the faster figure is kept
+  db.add_measurement(family, b, {90, 32, 724}, 850);
+  CHECK_THROWS_AS(db.add_measurement(family, b, {1, 1, 1}, std::nan("")), Error);
+  db.save(dir + "/db.json");
+  const auto back = Database::load(dir + "/db.json");
+  REQUIRE(back.measurements().size() == 2);
+  const auto& m =
+      back.measurements()[0].parameters == a ? back.measurements()[0] : back.measurements()[1];
+  REQUIRE(m.gflops.size() == 2);
+  CHECK(m.gflops[0].first == Shape{90, 32, 724});
+  CHECK(m.gflops[1].first == Shape{256, 512, 128});
+  CHECK(m.gflops[1].second == Approx(1000.0));  // a tenth of a GFLOPS is kept
+  CHECK(back.to_json()["measurements"] == db.to_json()["measurements"]);
+  // A merge keeps them, the faster figure of a configuration and shape.
+  Database other = Database::load(source_path(kFixture));
+  other.add_measurement(family, b, {90, 32, 724}, 870);
+  const Database merged = merge_databases({back, other}, {"a.json", "b.json"});
+  REQUIRE(merged.measurements().size() == 2);
+  for (const auto& mc : merged.measurements()) {
+    if (mc.parameters == b) CHECK(mc.gflops.front().second == Approx(870));
+  }
+  // A row that is not [M, N, K, GFLOPS] names where it is.
+  auto j = db.to_json();
+  j["measurements"][0]["gflops"][1] = {256, 512, 0, 10.0};
+  CHECK_THROWS_WITH(Database::from_json(j, "bad.json"),
+                    Catch::Contains("bad.json") && Catch::Contains("measurements[0].gflops[1]") &&
+                        Catch::Contains("at least 1"));
+  j["measurements"][0]["gflops"][1] = {256, 512, 128, -1.0};
+  CHECK_THROWS_WITH(Database::from_json(j, "bad.json"), Catch::Contains("positive"));
+}
+
 TEST_CASE("database put keeps the faster entry unless told to replace", "[database]") {
   Database db;
   CHECK(db.put(make_entry("xgemm", 64, 100), false) == PutOutcome::kAdded);

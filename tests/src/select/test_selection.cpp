@@ -117,6 +117,47 @@ TEST_CASE("selection: an untuned shape gets the configuration predicted fastest"
   }
 }
 
+TEST_CASE("selection: configurations measured at nearby shapes decide before the model",
+          "[select]") {
+  // Eight tiles measured at the eight corners of a box around 1000x1000x1000; the 64x64 one is
+  // the fastest at every corner, though a far entry of a 128x128 tile promises more.
+  Database db = database({entry("xgemm_fast", {8192, 8192, 8192}, 9000, tile(128, 128))});
+  const EntryKey family = EntryKey::of("xgemm_fast", target({1, 1, 1}));
+  const std::vector<int64_t> sides = {8, 16, 32, 64, 128, 256, 512, 1024};
+  for (int64_t m : {724, 1448}) {
+    for (int64_t n : {724, 1448}) {
+      for (int64_t k : {724, 1448}) {
+        for (int64_t side : sides) {
+          const double gflops = side == 64 ? 1000 : 500 + side / 8.0;
+          db.add_measurement(family, tile(side, side), {m, n, k}, gflops);
+        }
+      }
+    }
+  }
+  CandidatePool pool;
+  pool.add_database(db, "db.json");
+  const Selection s = select_for(pool, target({1000, 1000, 1000}));
+  REQUIRE(s.chosen);
+  CHECK(s.kind == Selection::Kind::kMeasured);
+  CHECK(s.chosen->parameters == tile(64, 64));
+  CHECK_THAT(s.reason, Catch::Contains("100% of the fastest measured") &&
+                           Catch::Contains("8 measured shapes nearest"));
+  // Far from every measured shape, or with the step off, the model decides.
+  const Selection far = select_for(pool, target({8000, 8000, 8000}));
+  CHECK(far.kind == Selection::Kind::kModel);
+  SelectOptions off = options();
+  off.measured.neighbours = 0;
+  CHECK(select_for(pool, target({1000, 1000, 1000}), off).kind == Selection::Kind::kModel);
+  // Fewer configurations than min_configs at a shape: not a cross-measurement.
+  SelectOptions strict = options();
+  strict.measured.min_configs = 9;
+  CHECK(select_for(pool, target({1000, 1000, 1000}), strict).kind == Selection::Kind::kModel);
+  // At a measured shape, its fastest configuration is taken as tuned there.
+  const Selection at = select_for(pool, target({724, 724, 724}));
+  CHECK(at.kind == Selection::Kind::kExact);
+  CHECK(at.chosen->parameters == tile(64, 64));
+}
+
 TEST_CASE("selection: only the problem's family counts, and unusable candidates are noted",
           "[select]") {
   DatabaseEntry nt = entry("xgemm_fast", {512, 512, 512}, 5000, tile(16, 16));

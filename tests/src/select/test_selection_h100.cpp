@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The selection model against what the H100 measured: the search journals of tests/data/h100/search*
-// hold the same configuration measured at several shapes, so a configuration's speed at a shape
-// can be predicted from its other shapes and compared with the measurement there.
+// The selection model against what the H100 measured: the search journals of
+// tests/data/h100/search* hold the same configuration measured at several shapes, so a
+// configuration's speed at a shape can be predicted from its other shapes and compared with the
+// measurement there.
 //
 // Held-out protocol, one fold per FP32 xgemm_fast shape T of the journals: the constants are
 // calibrated without any measurement at T; the candidates are the configurations measured at T
@@ -163,6 +164,7 @@ Fold run_fold(const Shape& target) {
 
   SelectOptions options;
   options.constants = f.constants;
+  options.measured.neighbours = 0;  // the model alone: these journals are cross-measurements too
   options.specs = [&d](const std::string& k) { return d.spec(k); };
   const Selection s = select_configuration(candidates, EntryKey::of("xgemm_fast", problem), problem,
                                            d.device, options);
