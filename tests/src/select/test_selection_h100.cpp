@@ -92,7 +92,8 @@ struct Fold {
   size_t candidates = 0;
   Shape nearest_shape;
   double nearest = 0, model = 0, oracle = 0;
-  double predicted = 0;              // the model's prediction for its pick
+  double predicted = 0;  // the model's prediction for its pick
+  double measured = 0;   // the pick of the chooser's measured step (0: it does not apply)
   double error = 0, unmodelled = 0;  // mean |log| error of transfers into the target
   size_t transfers = 0;
   ModelConstants constants;
@@ -171,6 +172,15 @@ Fold run_fold(const Shape& target) {
   REQUIRE(s.kind == Selection::Kind::kModel);
   f.model = at_target.at(to_string(s.chosen->parameters));
   f.predicted = s.chosen->estimate.gflops;
+  // The same candidates through the chooser's measured step (MeasuredRule): these journals measured
+  // many configurations at each of their shapes.
+  SelectOptions measured_step = options;
+  measured_step.measured = SelectionPolicy::defaults().measured;
+  const Selection sm = select_configuration(candidates, EntryKey::of("xgemm_fast", problem),
+                                            problem, d.device, measured_step);
+  if (sm.kind == Selection::Kind::kMeasured) {
+    f.measured = at_target.at(to_string(sm.chosen->parameters));
+  }
 
   // How well the transfers into the target are predicted.
   for (const auto& c : candidates) {
@@ -232,6 +242,8 @@ TEST_CASE("on held-out H100 shapes the model's pick is at least as fast as the n
   REQUIRE(folds.size() == targets.size() - 1);
   size_t not_slower = 0, faster = 0;
   double log_sum = 0, error = 0, unmodelled = 0;
+  size_t measured_folds = 0;
+  double measured_log_sum = 0, model_log_sum = 0;
   for (const auto& f : folds) {
     const double ratio = f.model / f.nearest;
     std::cout << fmt::format(
@@ -244,12 +256,31 @@ TEST_CASE("on held-out H100 shapes the model's pick is at least as fast as the n
     if (ratio >= 0.99) ++not_slower;
     if (ratio > 1.05) ++faster;
     log_sum += std::log(ratio);
+    if (f.measured > 0) {
+      ++measured_folds;
+      measured_log_sum += std::log(f.measured / f.oracle);
+      model_log_sum += std::log(f.model / f.oracle);
+    }
     error += f.error;
     unmodelled += f.unmodelled;
   }
   const double geomean = std::exp(log_sum / double(folds.size()));
   std::cout << fmt::format("model/nearest: not slower on {} of {}, faster on {}, geomean {:.3f}\n",
                            not_slower, folds.size(), faster, geomean);
+  const double measured_geomean =
+      std::exp(measured_log_sum / double(std::max<size_t>(1, measured_folds)));
+  const double model_geomean =
+      std::exp(model_log_sum / double(std::max<size_t>(1, measured_folds)));
+  std::cout << fmt::format(
+      "measured step on {} folds: pick/best geomean {:.3f}, the model's on the same folds "
+      "{:.3f}\n",
+      measured_folds, measured_geomean, model_geomean);
+  // Measured (the same journals): the measured step applies on 4 folds (the shapes whose
+  // neighbours are near enough) and keeps 0.994 of the best there, the model 0.982. Kept: it
+  // applies on 3 at least and is not worse than the model by more than the 1 % of repeated
+  // measurements.
+  CHECK(measured_folds >= 3);
+  CHECK(measured_geomean >= model_geomean - 0.01);
   // Measured (the 2026-11 journals): not slower on 6 of 7 folds, faster by 23 % and 25 % on
   // 128x4096x1024 and 8192x64x8192, 5 % slower on 1024^3 (1000^3's entry carries over better than
   // the model says), geomean 1.056. The thresholds keep one fold of margin on each: most shapes
