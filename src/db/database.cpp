@@ -347,6 +347,19 @@ MergeSummary merge_database_files(const std::string& out, const std::vector<std:
   return summary;
 }
 
+namespace {
+
+// Five significant digits: far finer than repeated measurements agree to, and never 0 for a
+// positive figure (a tiny shape on a slow device runs at hundredths of a GFLOPS).
+double round_figure(double gflops) {
+  constexpr int kSignificantDigits = 5;
+  const double scale =
+      std::pow(10.0, kSignificantDigits - 1 - std::floor(std::log10(std::abs(gflops))));
+  return std::round(gflops * scale) / scale;
+}
+
+}  // namespace
+
 nlohmann::json Database::to_json() const {
   nlohmann::json entries = nlohmann::json::array();
   for (const auto& e : entries_) entries.push_back(e);
@@ -364,8 +377,7 @@ nlohmann::json Database::to_json() const {
     key.erase("k");
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& [shape, gflops] : m.gflops) {
-      // A tenth of a GFLOPS is far below what repeated measurements agree to.
-      rows.push_back({shape.m, shape.n, shape.k, std::round(gflops * 10) / 10});
+      rows.push_back({shape.m, shape.n, shape.k, round_figure(gflops)});
     }
     measured.push_back({{"key", key}, {"parameters", m.parameters}, {"gflops", rows}});
   }
