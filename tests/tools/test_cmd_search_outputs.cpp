@@ -59,7 +59,8 @@ TEST_CASE("timing stops once the samples agree (--stable-cv), before --min-time-
 TEST_CASE("a search stops timing a configuration slower than --stop-above-best times its best",
           "[search][cli][run]") {
   if (!test::cli_has_device()) return test::unavailable("no OpenCL device");
-  // Every configuration would take 6 samples; one slower than the best so far stops after one.
+  // Every configuration would take 6 samples; one slower than the best so far stops as soon as
+  // its samples' median is (after one sample, or more where the first was near the best).
   const std::string base =
       "search --kernel xgemm_direct --space ci --shapes 32x32x32 --max-evals 12 --seed 5 --no-db "
       "--fresh --min-runs 6 --max-runs 6 --min-time-ms 1000000 --stable-cv 0 --stop-above-best ";
@@ -83,7 +84,7 @@ TEST_CASE("a search stops timing a configuration slower than --stop-above-best t
     INFO(t.dump());
     if (t.value("stopped_above", false)) {
       ++stopped;
-      CHECK(t["runs"] == 1);
+      CHECK(t["runs"] < 6);
       CHECK(t["median_ms"].get<double>() > best);  // slower than the best of its time, too
     } else {
       CHECK(t["runs"] == 6);
