@@ -15,6 +15,8 @@
 #include <sstream>
 #include <vector>
 
+#include "src/core/error.hpp"
+#include "src/core/json_util.hpp"
 #include "tests/temp_dirs.hpp"
 #include "tests/test_support.hpp"
 
@@ -67,6 +69,17 @@ size_t count_journal_results(const std::string& journal) {
 
 std::string temp_dir(const std::string& tag) {
   return fresh_temp_dir("gemmtune-test-" + tag);
+}
+
+std::string profile_load_error(const nlohmann::json& j) {
+  const std::string path = temp_dir("profile") + "/bad.json";
+  write_json_atomic(path, j);
+  try {
+    load_profile(path);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
 }
 
 const TestDevice& test_device() {

@@ -10,6 +10,8 @@
 
 #include <sys/types.h>
 
+#include <nlohmann/json.hpp>
+
 #include "src/device/device.hpp"
 #include "src/device/device_profile.hpp"
 #include "src/eval/evaluator_factory.hpp"
@@ -47,6 +49,10 @@ size_t count_journal_results(const std::string& journal);
 
 // A fresh empty folder under the system temp folder, removed when the test process exits.
 std::string temp_dir(const std::string& tag);
+
+// The error of loading device profile `j` from a file (the way profiles are read), or "" when it
+// loads.
+std::string profile_load_error(const nlohmann::json& j);
 
 // The device the OpenCL tests run on (the first GPU, else the first CPU device: PoCL in CI) with
 // the project's profiles, looked up once per test process; `device` is empty where OpenCL lists

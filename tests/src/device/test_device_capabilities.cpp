@@ -35,18 +35,6 @@ DeviceInfo device(const std::string& vendor, const std::string& name) {
   return d;
 }
 
-// The error of loading `j` from a file (the way profiles are read), or "" when it loads.
-std::string load_error(const nlohmann::json& j) {
-  const std::string path = test::temp_dir("capability-profile") + "/bad.json";
-  write_json_atomic(path, j);
-  try {
-    load_profile(path);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
 nlohmann::json sm90_json() {
   return read_json_file(test::source_path("devices/sm_90.json"));
 }
@@ -98,11 +86,11 @@ TEST_CASE("no other profile declares a capability", "[device_profile][capabiliti
 
 TEST_CASE("malformed or misplaced capabilities are refused naming the field",
           "[device_profile][capabilities]") {
-  CHECK(load_error(sm90_json()).empty());
+  CHECK(test::profile_load_error(sm90_json()).empty());
   auto refused = [](auto change, const std::string& expected) {
     nlohmann::json j = sm90_json();
     change(j);
-    const std::string why = load_error(j);
+    const std::string why = test::profile_load_error(j);
     INFO(why);
     CHECK_THAT(why, Catch::Contains(expected));
   };
@@ -122,7 +110,8 @@ TEST_CASE("malformed or misplaced capabilities are refused naming the field",
           "needs a profile matched to NVIDIA devices only");
   nlohmann::json amd = read_json_file(test::source_path("devices/gfx1012.json"));
   amd["capabilities"] = sm90_json()["capabilities"];
-  CHECK_THAT(load_error(amd), Catch::Contains("needs a profile matched to NVIDIA devices only"));
+  CHECK_THAT(test::profile_load_error(amd),
+             Catch::Contains("needs a profile matched to NVIDIA devices only"));
 }
 
 }  // namespace gemmtune_tests::src_device_test_device_capabilities

@@ -4,10 +4,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "src/device/device.hpp"
-#include "src/device/device_profile.hpp"
 #include "src/core/error.hpp"
 #include "src/core/json_util.hpp"
+#include "src/device/device.hpp"
+#include "src/device/device_profile.hpp"
 #include "tests/test_support.hpp"
 
 // The file's own namespace: the test files compile in unity batches.
@@ -19,18 +19,6 @@ namespace {
 
 nlohmann::json valid_profile() {
   return read_json_file(test::source_path("devices/gfx1012.json"));
-}
-
-std::string load_error(const nlohmann::json& j) {
-  const std::string dir = test::temp_dir("profile");
-  const std::string path = dir + "/bad.json";
-  write_json_atomic(path, j);
-  try {
-    load_profile(path);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 }  // namespace
@@ -63,24 +51,24 @@ TEST_CASE("profile figures hold the architecture values", "[profile]") {
 TEST_CASE("a malformed profile is an error naming the file and the field", "[profile]") {
   auto j = valid_profile();
   j["figures"].erase("lds_banks");
-  auto err = load_error(j);
+  auto err = test::profile_load_error(j);
   CHECK_THAT(err, Catch::Contains("bad.json") && Catch::Contains("figures.lds_banks"));
 
   j = valid_profile();
   j["figures"]["peak_fp32_gflops"]["value"] = "fast";
-  CHECK_THAT(load_error(j), Catch::Contains("figures.peak_fp32_gflops.value"));
+  CHECK_THAT(test::profile_load_error(j), Catch::Contains("figures.peak_fp32_gflops.value"));
 
   j = valid_profile();
   j["figures"]["cache_line_bytes"].erase("source");
-  CHECK_THAT(load_error(j), Catch::Contains("figures.cache_line_bytes.source"));
+  CHECK_THAT(test::profile_load_error(j), Catch::Contains("figures.cache_line_bytes.source"));
 
   j = valid_profile();
   j["match"]["type"] = "toaster";
-  CHECK_THAT(load_error(j), Catch::Contains("match.type"));
+  CHECK_THAT(test::profile_load_error(j), Catch::Contains("match.type"));
 
   j = valid_profile();
   j.erase("name");
-  CHECK_THAT(load_error(j), Catch::Contains("'name'"));
+  CHECK_THAT(test::profile_load_error(j), Catch::Contains("'name'"));
 
   const std::string dir = test::temp_dir("profile-syntax");
   std::ofstream(dir + "/broken.json") << "{\"name\": \"x\",\n  \"match\": }";
@@ -164,13 +152,14 @@ TEST_CASE("models of one architecture keep their own figures", "[profile]") {
 TEST_CASE("a malformed model is an error naming the file and the field", "[profile]") {
   auto j = read_json_file(test::source_path("devices/sm_90.json"));
   j["models"][0].erase("name_contains");
-  CHECK_THAT(load_error(j), Catch::Contains("name_contains"));
+  CHECK_THAT(test::profile_load_error(j), Catch::Contains("name_contains"));
   j = read_json_file(test::source_path("devices/sm_90.json"));
   j["models"][0]["figures"]["memory_bandwidth_gbs"]["value"] = "fast";
-  CHECK_THAT(load_error(j), Catch::Contains("models.H100 SXM.figures.memory_bandwidth_gbs.value"));
+  CHECK_THAT(test::profile_load_error(j),
+             Catch::Contains("models.H100 SXM.figures.memory_bandwidth_gbs.value"));
   j = read_json_file(test::source_path("devices/sm_90.json"));
   j["models"] = 3;
-  CHECK_THAT(load_error(j), Catch::Contains("models"));
+  CHECK_THAT(test::profile_load_error(j), Catch::Contains("models"));
 }
 
 }  // namespace gemmtune_tests::src_device_test_device_profile

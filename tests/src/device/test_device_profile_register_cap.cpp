@@ -33,18 +33,6 @@ nlohmann::json amd_profile() {
   return read_json_file(test::source_path("devices/gfx906.json"));
 }
 
-// The error of loading `j` from a file (the way profiles are read), or "" when it loads.
-std::string load_error(const nlohmann::json& j) {
-  const std::string path = test::temp_dir("regcap-profile") + "/bad.json";
-  write_json_atomic(path, j);
-  try {
-    load_profile(path);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
 KernelSpec xgemm_fast() {
   return KernelSpec::load(test::source_path("kernel_templates/xgemm_fast.json"));
 }
@@ -123,17 +111,17 @@ TEST_CASE("a malformed register_cap is refused naming the file and the field",
     INFO(c.what);
     auto j = amd_profile();
     j["register_cap"] = c.register_cap;
-    const std::string err = load_error(j);
+    const std::string err = test::profile_load_error(j);
     CHECK_THAT(err, Catch::Contains("bad.json") && Catch::Contains(c.field));
     CHECK(err.find('\n') == std::string::npos);
   }
   // The older field and the new one together: one of them must go.
   auto both = amd_profile();
   both["register_cap_option"] = "-cl-nv-maxrregcount=";
-  CHECK_THAT(load_error(both),
+  CHECK_THAT(test::profile_load_error(both),
              Catch::Contains("bad.json") && Catch::Contains("'register_cap_option'"));
   // The well-formed profile itself loads.
-  CHECK(load_error(amd_profile()).empty());
+  CHECK(test::profile_load_error(amd_profile()).empty());
 }
 
 TEST_CASE("the older register_cap_option reads as the build-option method", "[profile][regcap]") {
@@ -147,7 +135,8 @@ TEST_CASE("the older register_cap_option reads as the build-option method", "[pr
   CHECK(p.register_cap_option == "-cl-nv-maxrregcount=");
   CHECK(device_limits(DeviceInfo{}, &p).register_cap_option == "-cl-nv-maxrregcount=");
   j["register_cap_option"] = "maxrregcount=";
-  CHECK_THAT(load_error(j), Catch::Contains("bad.json") && Catch::Contains("register_cap_option"));
+  CHECK_THAT(test::profile_load_error(j),
+             Catch::Contains("bad.json") && Catch::Contains("register_cap_option"));
 }
 
 TEST_CASE("AMD profiles search register caps as attributes", "[profile][regcap]") {
