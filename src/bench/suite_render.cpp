@@ -60,14 +60,19 @@ std::string source_of(const SuiteRow& r) {
     s = "exact";
   } else if (c.origin == "nearest") {
     s = "nearest " + c.tuned_shape.to_string();
+  } else if (c.origin == "measured") {
+    s = fmt::format("measured: nearest {}, predicted {:.0f}", c.tuned_shape.to_string(),
+                    c.predicted_gflops);
   } else if (c.origin == "model") {
     s = fmt::format("model: {}, predicted {:.0f}", c.tuned_shape.to_string(), c.predicted_gflops);
   } else if (c.origin == "safe path") {
     s = fmt::format("safe path, predicted {:.0f}", c.predicted_gflops);
   } else if (c.origin == "offline choice") {
     s = fmt::format("offline choice (untuned), predicted {:.0f}", c.predicted_gflops);
-  } else {
+  } else if (c.origin == "defaults" || c.origin == "fallback") {
     s = "template defaults (untuned)";
+  } else {
+    s = c.origin;  // a choice kind this table does not know is shown as named, never as defaults
   }
   if (r.trials.size() > 1) s += fmt::format(", best of {} measured", r.trials.size());
   return s;

@@ -47,7 +47,9 @@ class SuiteRunner {
     row.memory = memory_bound(d.problem_for(epilogue), env_.profile(), env_.device().info);
     if (row.memory) {
       try {
-        copy = Side{copy_call(env_, row.memory->bytes), {}, {}};
+        auto call = copy_call(env_, row.memory->bytes);
+        copy.emplace();
+        copy->call = std::move(call);
       } catch (const std::exception& e) {
         spdlog::warn("{}: the copy it is measured against could not run: {}", row.label(),
                      e.what());

@@ -182,6 +182,11 @@ TEST_CASE("the report round-trips through JSON and renders a regular Markdown ta
   CHECK_THAT(table[3][col("Configuration from")],
              Catch::Contains("nearest 64x64x64") && Catch::Contains("best of 2"));
   CHECK_THAT(md, Catch::Contains("does not build \\| really"));
+  // A row served by the chooser's measured step says so (it once read "template defaults").
+  SuiteReport measured = r;
+  measured.rows[1].chosen->origin = "measured";
+  CHECK_THAT(markdown_table(suite_markdown(measured))[3][col("Configuration from")],
+             Catch::StartsWith("measured: nearest 64x64x64"));
   CHECK_THAT(suite_text(r), Catch::Contains("33x17x65") && Catch::Contains("n/a"));
 
   // A NaN output's infinite error survives as null in JSON.
