@@ -369,6 +369,7 @@ void set_add_measurements(CLI::App& db_cmd) {
     std::string db, out;
     std::vector<std::string> journals;
     size_t min_configs = kMinCrossConfigs;
+    bool replace = false;
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("DB", a->db, "Database of the device the journals were measured on")
@@ -382,6 +383,9 @@ void set_add_measurements(CLI::App& db_cmd) {
       ->capture_default_str()
       ->check(CLI::Range(size_t{2}, size_t{1000000}));
   cmd->add_option("-o,--output", a->out, "Database to write (default: DB, in place)");
+  cmd->add_flag("--replace", a->replace,
+                "The journals' figures replace the database's measurements (its entries stay); "
+                "default: they are added to them");
   cmd->callback([a]() {
     const std::string out = a->out.empty() ? a->db : a->out;
     Database db = Database::load(a->db);
@@ -390,6 +394,7 @@ void set_add_measurements(CLI::App& db_cmd) {
       throw invalid_argument(a->db + " holds results of '" + db.device.name +
                              "', the journals were measured on '" + measured_on.name + "'");
     }
+    if (a->replace) db.clear_measurements();
     CrossMeasurementCount total;
     for (const auto& path : a->journals) {
       const auto c = add_cross_measurements(db, read_journal(path), a->min_configs);

@@ -181,6 +181,7 @@ class Database {
   // and finite; the faster of two figures of one shape is kept).
   void add_measurement(const EntryKey& family, const Configuration& parameters, const Shape& shape,
                        double gflops);
+  void clear_measurements() { measurements_.clear(); }
 
   // The entry of the same family as `key` (EntryKey::same_family) whose shape is nearest
   // in log space (exact match first). Entries with a failed status are ignored.

@@ -89,17 +89,20 @@ void read_measured(const DeviceProfile& profile, const nlohmann::json& j, Measur
   if (!j.is_object()) wrong(profile, "measured", "must be an object");
   for (const auto& [name, value] : j.items()) {
     const std::string field = "measured." + name;
-    if (name == "max_distance") {
+    double* real = name == "max_distance" ? &rule.max_distance
+                   : name == "decay"      ? &rule.decay
+                                          : nullptr;
+    if (real) {
       if (!value.is_number() || value.get<double>() < 0) {
         wrong(profile, field, "must be a number of at least 0");
       }
-      rule.max_distance = value.get<double>();
+      *real = value.get<double>();
       continue;
     }
     int64_t* whole = name == "neighbours"    ? &rule.neighbours
                      : name == "min_configs" ? &rule.min_configs
                                              : nullptr;
-    if (!whole) wrong(profile, field, "is unknown (neighbours, min_configs, max_distance)");
+    if (!whole) wrong(profile, field, "is unknown (neighbours, min_configs, max_distance, decay)");
     if (!value.is_number_integer() || value.get<int64_t>() < 0) {
       wrong(profile, field, "must be a whole number");
     }

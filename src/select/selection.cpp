@@ -161,7 +161,7 @@ std::optional<RankedCandidate> pick_by_measurements(
   std::optional<size_t> best;
   double best_score = 0;
   for (const auto& [i, g] : at[near.front().second]) {
-    double sum = 0;
+    double sum = 0, weights = 0;
     bool everywhere = true;
     for (const auto& [d, key] : near) {
       const auto& per = at[key];
@@ -170,9 +170,11 @@ std::optional<RankedCandidate> pick_by_measurements(
         everywhere = false;
         break;
       }
-      sum += std::log(f->second / fastest[key]);
+      const double weight = std::exp(-rule.decay * d);
+      sum += weight * std::log(f->second / fastest[key]);
+      weights += weight;
     }
-    const double score = sum / double(near.size());
+    const double score = sum / weights;
     if (everywhere && (!best || score > best_score)) {
       best = i;
       best_score = score;
@@ -183,9 +185,9 @@ std::optional<RankedCandidate> pick_by_measurements(
   const auto& [nm, nn, nk] = near.front().second;
   r.reason = fmt::format(
       "ran at {:.0f}% of the fastest measured, on average over the {} measured shapes nearest "
-      "(the nearest {} at log distance {:.2f}); the model predicts {:.0f} GFLOPS here",
+      "(the nearest {} at log distance {:.2f}{}); the model predicts {:.0f} GFLOPS here",
       100 * std::exp(best_score), near.size(), Shape{nm, nn, nk}.to_string(), near.front().first,
-      r.estimate.gflops);
+      rule.decay > 0 ? ", the nearer weighing more" : "", r.estimate.gflops);
   return r;
 }
 

@@ -322,6 +322,19 @@ TEST_CASE("a database's configurations measured at a grid serve the shapes betwe
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("figures of 8 configurations at 2 shapes"));
   CHECK(read_json_file(dir + "/cross.json")["measurements"].size() == 8);
+  // Added again, the figures stay one per configuration; with --replace, a journal whose shapes
+  // measured too few configurations leaves none.
+  r = run_gemmtune_in(dir, "", "db add-measurements cross.json x/search-xgemm.journal.jsonl");
+  REQUIRE(r.exit_code == 0);
+  CHECK(read_json_file(dir + "/cross.json")["measurements"].size() == 8);
+  r = run_gemmtune_in(dir, "",
+                      "db add-measurements --replace --min-configs 9 cross.json "
+                      "x/search-xgemm.journal.jsonl -o replaced.json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto replaced = read_json_file(dir + "/replaced.json");
+  CHECK((!replaced.contains("measurements") || replaced["measurements"].empty()));
+  CHECK(replaced["entries"].size() == 2);
   r = run_gemmtune_in(dir, "", "db lookup cross.json -m 40 -n 40 -k 24 --kernel xgemm --json");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);

@@ -108,12 +108,16 @@ TEST_CASE("chooser: the fallback policy and the model's constants are profile da
   // A profile states what differs; the rest stays the defaults.
   const DeviceProfile own = profile_with({{"source", "a calibration of this class"},
                                           {"model", {{"launch_us", 9}}},
+                                          {"measured", {{"decay", 0.5}, {"neighbours", 4}}},
                                           {"relaxations", {"epilogue"}},
                                           {"default_kernels", {"xgemm_direct"}},
                                           {"safe_path_kernel", ""}});
   const SelectionPolicy p = SelectionPolicy::of(&own);
   CHECK(p.model.launch_us == 9);
   CHECK(p.model.rate_cap == d.model.rate_cap);
+  CHECK(p.measured.decay == 0.5);
+  CHECK(p.measured.neighbours == 4);
+  CHECK(p.measured.max_distance == d.measured.max_distance);
   CHECK(p.relaxations == std::vector<Relaxation>{Relaxation::kEpilogue});
   CHECK(p.default_kernels == std::vector<std::string>{"xgemm_direct"});
   CHECK(p.safe_path_kernel.empty());
@@ -132,6 +136,9 @@ TEST_CASE("chooser: the fallback policy and the model's constants are profile da
            {{{"source", "x"}, {"relaxations", {"shape"}}}, "selection.relaxations"},
            {{{"source", "x"}, {"relaxations", {"epilogue", "epilogue"}}}, "selection.relaxations"},
            {{{"source", "x"}, {"skinny_side", 1.5}}, "selection.skinny_side"},
+           {{{"source", "x"}, {"measured", {{"decay", -1}}}}, "selection.measured.decay"},
+           {{{"source", "x"}, {"measured", {{"decay", "steep"}}}}, "selection.measured.decay"},
+           {{{"source", "x"}, {"measured", {{"nearest", 4}}}}, "selection.measured.nearest"},
            {{{"source", "x"}, {"fallback", {}}}, "selection.fallback"}}) {
     INFO(bad.dump());
     const DeviceProfile wrong = profile_with(bad);

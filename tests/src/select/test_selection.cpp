@@ -158,6 +158,47 @@ TEST_CASE("selection: configurations measured at nearby shapes decide before the
   CHECK(at.chosen->parameters == tile(64, 64));
 }
 
+TEST_CASE("selection: the measured step weighs a near shape above far ones by its decay",
+          "[select]") {
+  // At 1024^3, next to the problem, the 32x32 tile is the fastest; at the seven corners of a box
+  // further out the 64x64 one is. Unweighted, the seven outvote the one; with a steep decay the
+  // nearest shape decides.
+  Database db = database({entry("xgemm_fast", {8192, 8192, 8192}, 9000, tile(128, 128))});
+  const EntryKey family = EntryKey::of("xgemm_fast", target({1, 1, 1}));
+  const std::vector<int64_t> fillers = {8, 16, 128, 256, 512, 1024};
+  auto measure = [&](const Shape& at, double small_tile, double mid_tile) {
+    db.add_measurement(family, tile(32, 32), at, small_tile);
+    db.add_measurement(family, tile(64, 64), at, mid_tile);
+    for (int64_t side : fillers) db.add_measurement(family, tile(side, side), at, 300);
+  };
+  measure({1024, 1024, 1024}, 1000, 700);
+  for (int64_t m : {724, 1448}) {
+    for (int64_t n : {724, 1448}) {
+      for (int64_t k : {724, 1448}) {
+        if (m == 1448 && n == 1448 && k == 1448) continue;
+        measure({m, n, k}, 600, 1000);
+      }
+    }
+  }
+  CandidatePool pool;
+  pool.add_database(db, "db.json");
+  auto pick = [&](double decay) {
+    SelectOptions o = options();
+    o.measured.decay = decay;
+    const Selection s = select_for(pool, target({1000, 1000, 1000}), o);
+    CHECK(s.kind == Selection::Kind::kMeasured);
+    return s;
+  };
+  const Selection flat = pick(0);
+  REQUIRE(flat.chosen);
+  CHECK(flat.chosen->parameters == tile(64, 64));
+  CHECK_THAT(flat.reason, !Catch::Contains("nearer weighing more"));
+  const Selection steep = pick(10);
+  REQUIRE(steep.chosen);
+  CHECK(steep.chosen->parameters == tile(32, 32));
+  CHECK_THAT(steep.reason, Catch::Contains("nearer weighing more"));
+}
+
 TEST_CASE("selection: only the problem's family counts, and unusable candidates are noted",
           "[select]") {
   DatabaseEntry nt = entry("xgemm_fast", {512, 512, 512}, 5000, tile(16, 16));
