@@ -30,6 +30,12 @@ using Clock = std::chrono::steady_clock;
 // What the gaps of a batched C hold; compared bytewise after the call.
 constexpr double kGapSentinel = -4321.0;
 
+}  // namespace
+
+// Named, not anonymous: OpenClEvaluator::Impl holds these, and a type of an anonymous namespace
+// inside a class of another translation unit's batch is a warning in a unity build.
+namespace opencl_evaluator_detail {
+
 // Per problem: inputs, reference and device buffers, made once and reused by every
 // configuration.
 struct ProblemState {
@@ -53,6 +59,12 @@ struct ProblemState {
     return g;
   }
 };
+
+}  // namespace opencl_evaluator_detail
+
+using opencl_evaluator_detail::ProblemState;
+
+namespace {
 
 // One call as the queued clock enqueues it: events only where it asks for them.
 void enqueue_for_clock(const GemmCall& call, cl::CommandQueue& queue, cl::Event* last) {
