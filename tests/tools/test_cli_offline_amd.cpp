@@ -232,6 +232,25 @@ TEST_CASE("split-K in one launch builds offline for every AMD target without a s
   }
 }
 
+TEST_CASE("tiles of three times a power of two build for every AMD target without a spill",
+          "[cli][offline][tiles]") {
+  // The skinny space's 48- and 96-wide tiles, with split-K in one launch, and a 192-wide one.
+  const std::vector<std::string> params = {
+      "MWG=96,NWG=48,MDIMC=16,NDIMC=8,VWM=2,VWN=2,KWG=16",
+      "MWG=48,NWG=96,MDIMC=8,NDIMC=16,VWM=2,VWN=2,KWG=16,SPLITK=4,KREDUCE=1",
+      "MWG=192,NWG=96,MDIMC=16,NDIMC=16,VWM=4,VWN=2,KWG=8"};
+  for (const auto& target : kTargets) {
+    for (const auto& p : params) {
+      const auto b =
+          build("--kernel xgemm_fast --params " + p + " --target " + target + " --require-fit");
+      INFO(target << " " << p);
+      CHECK(b.at("isa") == target);
+      CHECK_FALSE(b.at("spills").get<bool>());
+      CHECK(b.at("waves_per_simd").get<int>() >= 1);
+    }
+  }
+}
+
 TEST_CASE("db lookup names a profile's offline choice where the database has no entry",
           "[cli][offline][starts]") {
   const std::string db = gemmtune::test::source_path("tests/data/db_gfx1012.json");

@@ -23,6 +23,18 @@ size_t count_lines(const std::string& s) {
   for (char c : s) n += c == '\n';
   return n;
 }
+
+// One verified xgemm_fast call of `params` on `problem`, its JSON result.
+nlohmann::json verified_run(const std::string& params, const std::string& problem) {
+  const auto r = run_gemmtune("run --kernel xgemm_fast --params " + params + " " + problem +
+                              " --min-runs 1 --min-time-ms 0 --warmup 0 --cache-dir none --json");
+  INFO(params << " " << problem << ": " << r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["status"] == "ok");
+  CHECK(j["max_error"].get<double>() <= j["tolerance"].get<double>());
+  return j;
+}
 }  // namespace
 
 TEST_CASE("run measures a configuration and the second run hits the binary cache",
@@ -106,16 +118,7 @@ TEST_CASE("run adds split-K parts in the main kernel with KREDUCE=1: one launch 
           "[device][cli][run][splitk]") {
   if (!gemmtune::test::cli_has_device()) return gemmtune::test::unavailable("no OpenCL device");
   const std::string split = "MWG=16,NWG=16,KWG=8,MDIMC=8,NDIMC=8,VWM=2,VWN=2,SPLITK=3";
-  auto run = [&](const std::string& params, const std::string& problem) {
-    const auto r = run_gemmtune("run --kernel xgemm_fast --params " + params + " " + problem +
-                                " --min-runs 1 --min-time-ms 0 --warmup 0 --cache-dir none --json");
-    INFO(params << " " << problem << ": " << r.err);
-    REQUIRE(r.exit_code == 0);
-    const auto j = nlohmann::json::parse(r.out);
-    CHECK(j["status"] == "ok");
-    CHECK(j["max_error"].get<double>() <= j["tolerance"].get<double>());
-    return j;
-  };
+  const auto run = verified_run;
   // Odd shapes (partial tiles, a short last part of K), both orders, transposes, beta 0 (C full
   // of NaN, never read) and beta != 0, and a batch with a counter per tile and entry.
   for (const std::string problem :
@@ -132,6 +135,22 @@ TEST_CASE("run adds split-K parts in the main kernel with KREDUCE=1: one launch 
   const auto r = run_gemmtune("run --kernel xgemm_fast --params KREDUCE=1 -m 8 -n 8 -k 8");
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("without a split there are none"));
+}
+
+TEST_CASE("run verifies tiles of three times a power of two on partial tiles",
+          "[device][cli][run][tiles]") {
+  if (!gemmtune::test::cli_has_device()) return gemmtune::test::unavailable("no OpenCL device");
+  // 48- and 96-wide tiles (6 and 3 outputs a thread), each side of C cut mid-tile, both orders
+  // and transposes, and split-K in one launch.
+  for (const std::string params :
+       {"MWG=48,NWG=96,KWG=16,MDIMC=8,NDIMC=16,VWM=2,VWN=2",
+        "MWG=96,NWG=48,KWG=8,MDIMC=16,NDIMC=8,VWM=2,VWN=2,SPLITK=4,KREDUCE=1"}) {
+    for (const std::string problem : {"-m 189 -n 43 -k 300 --order row --layout NN --beta 0.5",
+                                      "-m 101 -n 150 -k 77 --order col --layout TN --alpha 2"}) {
+      const auto j = verified_run(params, problem);
+      CHECK(j["launches"] == 1);
+    }
+  }
 }
 
 TEST_CASE("run reports a build failure with the build log", "[device][cli][run]") {
