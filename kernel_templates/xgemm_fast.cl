@@ -49,7 +49,7 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
                const int lda, const __global mreal* restrict B, const int b_offset,
                const int ldb, __global mreal* C, const int c_offset, const int ldc,
                const __global mreal* restrict bias, __global real* restrict work,
-               __global int* restrict counters GT_BATCH_ARGS) {
+               __global int* restrict counters, const int groupm GT_BATCH_ARGS) {
 #if LDS
   // Aligned for the vector reads; half tiles (16acc32) are declared as ushort, see common.cl.
 #if SPLITK > 1 && KREDUCE
@@ -106,20 +106,19 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
 
   const int tx = get_local_id(0), ty = get_local_id(1);
 
-  // Tile coordinates, optionally rasterized in groups of GROUPM tile rows for cache reuse.
+  // Tile coordinates, optionally rasterized in groups of groupm tile rows for cache reuse (the
+  // same branch for the whole launch).
   int tile_m = get_group_id(0), tile_n = get_group_id(1);
-#if GROUPM > 1
-  {
+  if (groupm > 1) {
     const int tiles_m = get_num_groups(0), tiles_n = get_num_groups(1);
     const int linear = tile_n * tiles_m + tile_m;
-    const int per_group = GROUPM * tiles_n;
-    const int first_m = (linear / per_group) * GROUPM;
-    const int rows = min(tiles_m - first_m, GROUPM);
+    const int per_group = groupm * tiles_n;
+    const int first_m = (linear / per_group) * groupm;
+    const int rows = min(tiles_m - first_m, groupm);
     const int in_group = linear % per_group;
     tile_m = first_m + in_group % rows;
     tile_n = in_group / rows;
   }
-#endif
   const int m0 = tile_m * MWG, n0 = tile_n * NWG;
 
   // The K range of this work-group (all of K unless split).

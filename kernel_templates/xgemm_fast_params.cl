@@ -59,9 +59,8 @@
 #ifndef SWZ
 #define SWZ 0  // 1: XOR-swizzle the vector chunks of each local-memory row by the row index
 #endif
-#ifndef GROUPM
-#define GROUPM 1  // work-group rasterization: tiles visited in groups of GROUPM tile rows
-#endif
+// GROUPM, the work-groups' rasterization, is a runtime parameter: the kernel's argument groupm
+// (xgemm_fast.json), so that configurations differing only there share one build.
 #ifndef SPLITK
 #define SPLITK 1  // K split across work-groups; partial sums reduced as KREDUCE says
 #endif

@@ -94,6 +94,7 @@ void add_compile_pool(SearchJobOptions& a, const Device& device, size_t devices,
   o.argv.insert(o.argv.end(), {"compile-worker", "--device", device.info.selector()});
   if (!a.eval.cache_dir.empty()) o.argv.insert(o.argv.end(), {"--cache-dir", a.eval.cache_dir});
   o.kernel = a.kernel;
+  if (t.spec) o.runtime_parameters = t.spec->runtime_parameters();
   o.processes = a.compile_processes;
   // Long enough for any single build; a hung compiler must not hold the search for longer than
   // an evaluation may take.

@@ -31,11 +31,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Builds do not depend on the shape (the same binary serves every shape of a problem family), so
-// a configuration announced for two shapes is built once.
-std::string job_key(const std::string& kernel, const Problem& problem,
+// Builds do not depend on the shape (the same binary serves every shape of a problem family) nor
+// on the runtime parameters, so a configuration announced for two shapes, or two configurations
+// that differ only in runtime parameters, are built once.
+std::string job_key(const CompilePoolOptions& o, const Problem& problem,
                     const Configuration& config) {
-  return kernel + "|" + ProblemKey(problem, kWithoutShape).to_string() + " " + to_string(config);
+  Configuration built = config;
+  for (const auto& name : o.runtime_parameters) built.erase(name);
+  return o.kernel + "|" + ProblemKey(problem, kWithoutShape).to_string() + " " + to_string(built);
 }
 
 }  // namespace
@@ -72,7 +75,7 @@ class CompilePool::Impl {
       if (stats_.stopped) return false;
       const nlohmann::json pj = problem_json(problem, options_.kernel);
       for (const auto& c : configs) {
-        const std::string key = job_key(options_.kernel, problem, c);
+        const std::string key = job_key(options_, problem, c);
         if (!jobs_.emplace(key, JobState::kQueued).second) continue;
         queue_.emplace_back(
             key, nlohmann::json{{"problem", pj}, {"config", configuration_to_json(c)}}.dump());
@@ -94,7 +97,7 @@ class CompilePool::Impl {
   // for, so that the evaluator finds it in the cache. Returns how long a worker took to build it,
   // when one did.
   std::optional<double> before_evaluate(const Problem& problem, const Configuration& config) {
-    const std::string key = job_key(options_.kernel, problem, config);
+    const std::string key = job_key(options_, problem, config);
     std::unique_lock<std::mutex> lock(mutex_);
     auto it = jobs_.find(key);
     if (it == jobs_.end()) return std::nullopt;

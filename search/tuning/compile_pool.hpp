@@ -33,6 +33,9 @@ struct CompilePoolOptions {
   std::vector<std::string> argv;
   // The template the wrapped evaluator measures: requests name it inside their problem.
   std::string kernel = kDefaultKernel;
+  // The template's runtime parameters (kernel arguments, not defines): configurations that differ
+  // only there are one build.
+  std::vector<std::string> runtime_parameters;
   int processes = 1;
   // How long evaluate() waits for a configuration a worker is building before building it itself.
   double wait_s = 60;

@@ -78,7 +78,7 @@ namespace {
 std::optional<Result> check_kernel(const cl::Kernel& kernel, const KernelSpec& spec,
                                    const Device& device, const LaunchGeometry& g,
                                    const BuildOutcome& built, const Problem& problem,
-                                   cl_uint batch_args, Result& r) {
+                                   cl_uint extra_args, Result& r) {
   const auto& dev = device.device;
   // The driver's figures, and the registers and spills of the main kernel (not the split-K
   // reduce kernel) from ptxas's log or an AMDGPU program binary.
@@ -106,15 +106,15 @@ std::optional<Result> check_kernel(const cl::Kernel& kernel, const KernelSpec& s
                             *r.usage.local_mem_bytes, device.info.local_mem_bytes));
   }
   const cl_uint nargs = kernel.getInfo<CL_KERNEL_NUM_ARGS>();
-  const cl_uint contract = nargs - std::min(nargs, batch_args);
+  const cl_uint contract = nargs - std::min(nargs, extra_args);
   if (contract != kContractArgs && contract != kContractArgsExtended &&
       contract != kContractArgsCounters) {
     return fail(Status::kInvalid,
                 fmt::format("kernel {} takes {} arguments; the contract has {} (or {} with bias "
-                            "and workspace, {} with split-K counters too), plus {} for this batch "
-                            "layout",
+                            "and workspace, {} with split-K counters too), plus {} for the "
+                            "template's runtime parameters and this batch layout",
                             spec.entry_point(), nargs, kContractArgs, kContractArgsExtended,
-                            kContractArgsCounters, batch_args));
+                            kContractArgsCounters, extra_args));
   }
   if (g.split_k && g.split_k->in_kernel && contract != kContractArgsCounters) {
     return fail(Status::kInvalid,
@@ -201,12 +201,16 @@ GemmCall::Compiled GemmCall::compile(ProgramBuilder& builder, const KernelSpec& 
   call->batch_args_ = problem.batch == 1                              ? 0
                       : problem.batch_layout == BatchLayout::kOffsets ? kOffsetsBatchArgs
                                                                       : kStridedBatchArgs;
+  for (const auto& name : spec.runtime_parameters()) {
+    call->runtime_values_.push_back(static_cast<cl_int>(spec.value_of(name, config, ctx).value()));
+  }
+  const auto runtime_args = static_cast<cl_uint>(call->runtime_values_.size());
   if (auto f = check_kernel(call->main_, spec, builder.device(), g, built, problem,
-                            call->batch_args_, r)) {
+                            runtime_args + call->batch_args_, r)) {
     return failed(*f);
   }
   const cl_uint nargs = call->main_.getInfo<CL_KERNEL_NUM_ARGS>();
-  call->contract_args_ = nargs - call->batch_args_;
+  call->contract_args_ = nargs - runtime_args - call->batch_args_;
   if (g.split_k && g.split_k->reduce_launch()) {
     try {
       call->reduce_ = cl::Kernel(built.program, g.split_k->reduce_entry.c_str());

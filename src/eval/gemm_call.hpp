@@ -142,6 +142,8 @@ class GemmCall {
   cl::Program program_;
   cl::Kernel main_, reduce_;
   cl_uint contract_args_ = 0, batch_args_ = 0;
+  // The template's runtime parameters' values, the kernel's arguments after the contract's.
+  std::vector<cl_int> runtime_values_;
   std::vector<Step> steps_;
   std::vector<UserArg> user_args_;  // the caller's buffers among the steps' arguments
   GemmBuffers bound_;               // the placement of the last bind

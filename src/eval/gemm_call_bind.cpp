@@ -125,7 +125,9 @@ void GemmCall::add_kernels(const Operand& ka, const Operand& kb, const Operand& 
     set_buffer(main_, kWorkArg, work);
   }
   if (contract_args_ == kContractArgsCounters) set_buffer(main_, kCountersArg, counters);
-  set_batch(main_, contract_args_, ka, kb, kc);
+  cl_uint next = contract_args_;
+  for (cl_int value : runtime_values_) main_.setArg(next++, value);
+  set_batch(main_, next, ka, kb, kc);
   main_step_ = steps_.size();
   steps_.push_back(Step{main_, to_range(g.global), to_range(g.local)});
   if (g.split_k && g.split_k->reduce_launch()) {

@@ -168,7 +168,11 @@ std::string kernel_build_options(const KernelSpec& spec, const Problem& problem,
   if (const std::string cap = spec.register_cap_option(config, limits); !cap.empty()) {
     extra += " " + cap;
   }
-  return build_options(config, problem.precision, view.trans_a, view.trans_b, extra,
+  // Runtime parameters are kernel arguments: leaving them out of the defines makes every
+  // configuration that differs only there the same program (one build, one binary cache entry).
+  Configuration built_in = config;
+  for (const auto& name : spec.runtime_parameters()) built_in.erase(name);
+  return build_options(built_in, problem.precision, view.trans_a, view.trans_b, extra,
                        batch_layout_define(problem));
 }
 

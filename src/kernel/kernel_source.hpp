@@ -49,7 +49,8 @@ std::string build_options(const Configuration& config, Precision precision, bool
                           bool trans_b, const std::string& extra, int batch_layout = 0);
 
 // Every option `config` of `spec` is built with for `problem` on a device with `limits`: the
-// defines of build_options (in the kernel's view: transposes after the row-major swap), the
+// defines of build_options but those of the template's runtime parameters (which are kernel
+// arguments; in the kernel's view: transposes after the row-major swap), the
 // problem's epilogue defines, `profile_build_options` (the device profile's build_options and any
 // vendor flags the caller adds) and the register cap the way the device applies it. The one
 // composition of a kernel's options: the evaluators and the binary cache key use it, and so can

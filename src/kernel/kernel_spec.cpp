@@ -54,6 +54,11 @@ class Fields {
     if (!at(key).is_string()) throw error(key, "must be a string");
     return at(key).get<std::string>();
   }
+  bool boolean(const char* key) const {
+    if (!has(key)) return false;
+    if (!at(key).is_boolean()) throw error(key, "must be true or false");
+    return at(key).get<bool>();
+  }
   int64_t integer(const char* key) const {
     if (!has(key)) throw error(key, "is missing");
     if (!at(key).is_number_integer()) throw error(key, "must be an integer");
@@ -332,7 +337,7 @@ KernelSpec KernelSpec::from_json(const json& j, const std::string& origin) {
   const json& params = f.array("parameters", true);
   for (size_t i = 0; i < params.size(); ++i) {
     const std::string where = "parameters[" + std::to_string(i) + "]";
-    const Fields pf(params[i], where, origin, {"name", "values", "default", "help"});
+    const Fields pf(params[i], where, origin, {"name", "values", "default", "help", "runtime"});
     Parameter p;
     p.name = pf.string("name", true);
     p.values = int_list(pf.has("values") ? pf.at("values") : json(), where + ".values", origin);
@@ -342,6 +347,7 @@ KernelSpec KernelSpec::from_json(const json& j, const std::string& origin) {
                                      p.name + " is not among its values");
     }
     p.help = pf.string("help", false);
+    p.runtime = pf.boolean("runtime");
     if (!parameter_names.insert(p.name).second) {
       throw invalid_file(origin, "parameter " + p.name + " twice");
     }
@@ -440,6 +446,14 @@ KernelSpec KernelSpec::from_json(const json& j, const std::string& origin) {
     }
   }
   return s;
+}
+
+std::vector<std::string> KernelSpec::runtime_parameters() const {
+  std::vector<std::string> out;
+  for (const auto& p : parameters_) {
+    if (p.runtime) out.push_back(p.name);
+  }
+  return out;
 }
 
 const Parameter* KernelSpec::find_parameter(const std::string& name) const {

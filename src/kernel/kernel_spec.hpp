@@ -27,6 +27,9 @@ struct Parameter {
   std::vector<int64_t> values;  // every value the template accepts
   int64_t default_value = 0;
   std::string help;
+  // Passed to the kernel as an int argument, not built in as a define: configurations that differ
+  // only in runtime parameters share one build (kernel_templates/README.md, the contract).
+  bool runtime = false;
 };
 
 struct Constraint {
@@ -166,6 +169,9 @@ class KernelSpec {
   const Expression& registers_expression() const { return registers_expr_; }
   const nlohmann::json& raw() const { return raw_; }
   const Parameter* find_parameter(const std::string& name) const;
+  // The runtime parameters' names, in the order of the declaration: the order of their
+  // arguments after the contract's.
+  std::vector<std::string> runtime_parameters() const;
   // The parameter whose value (registers per work-item, 0 = the compiler's choice) is handed to
   // the compiler the way the device applies register caps; empty when the kernel has none.
   const std::string& register_cap_parameter() const { return register_cap_parameter_; }
@@ -282,16 +288,12 @@ class ParamSpace {
 
  private:
   struct Check {
+    enum class Kind { kConstraint, kLocalMem, kWorkGroup, kRegisters, kRegisterCap, kWorkItems };
+    Check(const Expression* e, std::string why, Kind k)
+        : expr(e), reason(std::move(why)), kind(k) {}
     const Expression* expr;
     std::string reason;
-    enum class Kind {
-      kConstraint,
-      kLocalMem,
-      kWorkGroup,
-      kRegisters,
-      kRegisterCap,
-      kWorkItems
-    } kind;
+    Kind kind;
     size_t dimension = 0;  // kWorkItems: the local size's dimension
     // The parameters it reads, directly or through derived values (indices into parameters_):
     // its outcome is a function of their values alone.

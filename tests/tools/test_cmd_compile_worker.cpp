@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "src/core/json_util.hpp"
@@ -159,6 +160,35 @@ TEST_CASE("a search with compile processes measures what one without them measur
   CHECK(r.err.find("compile pool: " + std::to_string(built) + " built") != std::string::npos);
   CHECK(pooled["metadata"]["evaluator"].get<std::string>().find("with 2 compile processes") !=
         std::string::npos);
+}
+
+TEST_CASE("a search builds configurations that differ only in a runtime parameter once",
+          "[compile-pool][cli][search][device][runtime]") {
+  if (!have_device()) return;
+  // The ci space in its order varies GROUPM (xgemm_fast's runtime parameter) within 32
+  // configurations: each pair that differs only there is one binary.
+  const std::string dir = test::temp_dir("compile-pool-runtime");
+  const auto r = run_gemmtune(
+      "search --kernel xgemm_fast --space ci --strategy exhaustive -s 32x32x32 --max-evals 32 "
+      "--no-db --compile-processes 2 --cache-dir " +
+      dir + "/cache -o " + dir + "/s.json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  std::set<std::string> builds;
+  size_t verified = 0;
+  for (const auto& e : read_journal(dir + "/s.journal.jsonl").entries) {
+    if (!e.result.ok()) continue;
+    ++verified;
+    Configuration c = e.result.config;
+    c.erase("GROUPM");
+    builds.insert(to_string(c));
+  }
+  CHECK(verified == 32);
+  CHECK(builds.size() < verified);
+  CHECK(cache_files(dir + "/cache") == builds.size());
+  const auto stats = read_json_file(dir + "/s.json")["metadata"]["compile_pool"];
+  INFO(stats.dump());
+  CHECK(stats["built"].get<size_t>() + stats["cached"].get<size_t>() <= builds.size());
 }
 
 TEST_CASE("bad compile-processes settings are refused with one line",

@@ -153,6 +153,32 @@ TEST_CASE("run verifies tiles of three times a power of two on partial tiles",
   }
 }
 
+TEST_CASE("configurations differing only in a runtime parameter share one build",
+          "[device][cli][run][runtime]") {
+  if (!gemmtune::test::cli_has_device()) return gemmtune::test::unavailable("no OpenCL device");
+  // GROUPM (the work-groups' rasterization) is a kernel argument of xgemm_fast: the second
+  // configuration takes the first one's binary, and each is verified, with 10 x 9 tiles that
+  // leave a partial last group of tile rows, in one launch with split-K and in a batch.
+  const std::string cache = gemmtune::test::temp_dir("run-runtime-parameter");
+  const std::string tiles = "MWG=16,NWG=16,KWG=8,MDIMC=8,NDIMC=8,VWM=2,VWN=2";
+  for (const std::string extra : {"", ",SPLITK=3,KREDUCE=1"}) {
+    for (const std::string groupm : {"1", "4"}) {
+      const auto r =
+          run_gemmtune("run --kernel xgemm_fast --params " + tiles + extra + ",GROUPM=" + groupm +
+                       " -m 150 -n 130 -k 70 --batch 2 --beta 0.5 --min-runs 1 "
+                       "--min-time-ms 0 --warmup 0 --json --cache-dir " +
+                       cache);
+      INFO(extra << " GROUPM=" << groupm << ": " << r.err);
+      REQUIRE(r.exit_code == 0);
+      const auto j = nlohmann::json::parse(r.out);
+      CHECK(j["status"] == "ok");
+      CHECK(j["max_error"].get<double>() <= j["tolerance"].get<double>());
+      CHECK(j["config"]["GROUPM"] == std::stoi(groupm));
+      CHECK(j["binary_cached"] == (groupm != "1"));
+    }
+  }
+}
+
 TEST_CASE("run reports a build failure with the build log", "[device][cli][run]") {
   if (!gemmtune::test::cli_has_device()) return gemmtune::test::unavailable("no OpenCL device");
   const std::string templates = gemmtune::test::temp_dir("run-broken");

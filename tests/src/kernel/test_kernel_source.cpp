@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -118,6 +119,34 @@ TEST_CASE("kernel build options carry the problem's view, batch and epilogue",
                              kProfileOptions + " -cl-nv-verbose") ==
         "-DREGCAP=128 -DWG=8 -DPRECISION=1632 -DTRANSA=0 -DTRANSB=1 -DBATCH_LAYOUT=2 "
         "-DBIAS=1 -DACTIVATION=1 -cl-mad-enable -cl-nv-verbose -cl-nv-maxrregcount=128");
+}
+
+TEST_CASE("a runtime parameter is no define: configurations differing there build alike",
+          "[kernel_spec]") {
+  const nlohmann::json j = {
+      {"kernel", "tiny"},
+      {"source", "tiny.cl"},
+      {"entry", "Tiny"},
+      {"parameters",
+       {{{"name", "WG"}, {"values", {8, 16}}, {"default", 8}},
+        {{"name", "ORDER"}, {"values", {1, 4}}, {"default", 1}, {"runtime", true}}}},
+      {"launch", {{"local", {"WG"}}, {"global", {"WG"}}}}};
+  const KernelSpec spec = KernelSpec::from_json(j, "tiny.json");
+  CHECK(spec.runtime_parameters() == std::vector<std::string>{"ORDER"});
+  Configuration one = spec.defaults(), four = one;
+  four["ORDER"] = 4;
+  const std::string options =
+      kernel_build_options(spec, col_major_tn(), one, DeviceLimits{}, kProfileOptions);
+  CHECK(options ==
+        kernel_build_options(spec, col_major_tn(), four, DeviceLimits{}, kProfileOptions));
+  CHECK(options.find("ORDER") == std::string::npos);
+  CHECK(options.find("-DWG=8") != std::string::npos);
+  // The flag is a boolean.
+  nlohmann::json wrong = j;
+  wrong["parameters"][1]["runtime"] = "yes";
+  CHECK_THROWS_WITH(KernelSpec::from_json(wrong, "tiny.json"),
+                    Catch::Contains("tiny.json") && Catch::Contains("parameters[1].runtime") &&
+                        Catch::Contains("true or false"));
 }
 
 }  // namespace gemmtune_tests::src_kernel_test_kernel_source
