@@ -39,7 +39,7 @@ step() {
   echo "$name rc=$rc $((SECONDS - start)) s" >>"$out/steps.txt"
   return $rc
 }
-kMostConfigs=2000 # more configurations than any database of one kernel holds
+most_configs=2000 # more configurations than any database of one kernel holds
 shapes() { grep -cv '^\s*\(#\|$\)' "$1"; }
 
 step search "$gemmtune" search "${extra[@]}" --kernel xgemm_fast --workload "$workload" \
@@ -52,10 +52,11 @@ for w in "$workload" "$@"; do
   [[ $i -gt 1 ]] && space="$out/new.json"
   # Exhaustive over the database's configurations ends each shape; the budget only has to exceed
   # them (it is the workload's, spread by weight).
-  evals=$((kMostConfigs * $(shapes "$w")))
+  evals=$((most_configs * $(shapes "$w")))
   step "cross-$i" timeout -s TERM "$cross_seconds" "$gemmtune" search "${extra[@]}" \
     --kernel xgemm_fast --workload "$w" --space-from "$space" --strategy exhaustive \
     --max-evals "$evals" --db "$out/cross-$i.json" --out "$out/cross-$i"
-  gzip -c "$out/cross-$i/search-xgemm_fast.journal.jsonl" >"$out/cross-$i.journal.jsonl.gz"
+  [[ -f $out/cross-$i/search-xgemm_fast.journal.jsonl ]] &&
+    gzip -c "$out/cross-$i/search-xgemm_fast.journal.jsonl" >"$out/cross-$i.journal.jsonl.gz"
 done
 gzip -c "$out/search/search-xgemm_fast.journal.jsonl" >"$out/search.journal.jsonl.gz"

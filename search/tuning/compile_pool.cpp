@@ -24,6 +24,7 @@
 #include "src/core/error.hpp"
 #include "src/core/problem_key.hpp"
 #include "src/core/timing_stats.hpp"
+#include "src/kernel/kernel_spec.hpp"
 
 namespace gemmtune {
 
@@ -36,9 +37,8 @@ using Clock = std::chrono::steady_clock;
 // that differ only in runtime parameters, are built once.
 std::string job_key(const CompilePoolOptions& o, const Problem& problem,
                     const Configuration& config) {
-  Configuration built = config;
-  for (const auto& name : o.runtime_parameters) built.erase(name);
-  return o.kernel + "|" + ProblemKey(problem, kWithoutShape).to_string() + " " + to_string(built);
+  return o.kernel + "|" + ProblemKey(problem, kWithoutShape).to_string() + " " +
+         to_string(KernelSpec::built_in(config, o.runtime_parameters));
 }
 
 }  // namespace

@@ -170,10 +170,8 @@ std::string kernel_build_options(const KernelSpec& spec, const Problem& problem,
   }
   // Runtime parameters are kernel arguments: leaving them out of the defines makes every
   // configuration that differs only there the same program (one build, one binary cache entry).
-  Configuration built_in = config;
-  for (const auto& name : spec.runtime_parameters()) built_in.erase(name);
-  return build_options(built_in, problem.precision, view.trans_a, view.trans_b, extra,
-                       batch_layout_define(problem));
+  return build_options(KernelSpec::built_in(config, spec.runtime_parameters()), problem.precision,
+                       view.trans_a, view.trans_b, extra, batch_layout_define(problem));
 }
 
 std::string trim_build_log(const std::string& log, size_t max_lines, size_t max_chars) {

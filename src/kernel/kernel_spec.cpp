@@ -456,6 +456,13 @@ std::vector<std::string> KernelSpec::runtime_parameters() const {
   return out;
 }
 
+Configuration KernelSpec::built_in(const Configuration& config,
+                                   const std::vector<std::string>& runtime_parameters) {
+  Configuration out = config;
+  for (const auto& name : runtime_parameters) out.erase(name);
+  return out;
+}
+
 const Parameter* KernelSpec::find_parameter(const std::string& name) const {
   for (const auto& p : parameters_) {
     if (p.name == name) return &p;

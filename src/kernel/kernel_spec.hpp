@@ -172,6 +172,9 @@ class KernelSpec {
   // The runtime parameters' names, in the order of the declaration: the order of their
   // arguments after the contract's.
   std::vector<std::string> runtime_parameters() const;
+  // `config` without its runtime parameters: what a build of it depends on.
+  static Configuration built_in(const Configuration& config,
+                                const std::vector<std::string>& runtime_parameters);
   // The parameter whose value (registers per work-item, 0 = the compiler's choice) is handed to
   // the compiler the way the device applies register caps; empty when the kernel has none.
   const std::string& register_cap_parameter() const { return register_cap_parameter_; }

@@ -158,21 +158,24 @@ std::optional<RankedCandidate> pick_by_measurements(
   for (const auto& [d, key] : near) {
     for (const auto& [i, g] : at[key]) fastest[key] = std::max(fastest[key], g);
   }
+  // Each shape's weight in the mean, and their sum: the same for every candidate.
+  std::vector<double> weight;
+  double weights = 0;
+  for (const auto& [d, key] : near) {
+    weight.push_back(std::exp(-rule.decay * d));
+    weights += weight.back();
+  }
   std::optional<size_t> best;
   double best_score = 0;
   for (const auto& [i, g] : at[near.front().second]) {
-    double sum = 0, weights = 0;
+    double sum = 0;
     bool everywhere = true;
-    for (const auto& [d, key] : near) {
+    for (size_t n = 0; n < near.size() && everywhere; ++n) {
+      const ShapeKey& key = near[n].second;
       const auto& per = at[key];
       const auto f = per.find(i);
-      if (f == per.end()) {
-        everywhere = false;
-        break;
-      }
-      const double weight = std::exp(-rule.decay * d);
-      sum += weight * std::log(f->second / fastest[key]);
-      weights += weight;
+      everywhere = f != per.end();
+      if (everywhere) sum += weight[n] * std::log(f->second / fastest[key]);
     }
     const double score = sum / weights;
     if (everywhere && (!best || score > best_score)) {
