@@ -10,8 +10,10 @@
 #
 # Usage: scripts/cover-shapes.sh OUTDIR DB WORKLOAD SEARCH_SECONDS [CROSS_WORKLOAD...]
 #   GEMMTUNE (default build/gemmtune), GEMMTUNE_ARGS (extra arguments of every call, e.g.
-#   --templates DIR --devices DIR), SEED (default 13), CROSS_SECONDS (a cross-measurement is sent
-#   SIGTERM after this many seconds, default 300: it stops as on Ctrl-C, keeping what it measured).
+#   --templates DIR --devices DIR), SEED (default 13), SPACE (the search's --space, default the
+#   device's: e.g. skinny for shapes with one small side), CROSS_SECONDS (a cross-measurement is
+#   sent SIGTERM after this many seconds, default 300: it stops as on Ctrl-C, keeping what it
+#   measured).
 # Writes OUTDIR/new.json (the search's entries), OUTDIR/all.json (DB and new.json merged), the
 # search's and each cross-measurement's folder, log and gzipped journal, and steps.txt.
 set -u
@@ -24,6 +26,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 gemmtune=${GEMMTUNE:-$root/build/gemmtune}
 read -r -a extra <<<"${GEMMTUNE_ARGS:-}"
 seed=${SEED:-13}
+space_args=()
+[[ -n ${SPACE:-} ]] && space_args=(--space "$SPACE")
 cross_seconds=${CROSS_SECONDS:-300}
 for f in "$db" "$workload" "$@"; do
   [[ -r $f ]] || { echo "cover-shapes: cannot read $f" >&2; exit 2; }
@@ -43,7 +47,8 @@ most_configs=2000 # more configurations than any database of one kernel holds
 shapes() { grep -cv '^\s*\(#\|$\)' "$1"; }
 
 step search "$gemmtune" search "${extra[@]}" --kernel xgemm_fast --workload "$workload" \
-  --time-budget "$seconds" --seed "$seed" --db "$out/new.json" --out "$out/search" || exit 1
+  "${space_args[@]}" --time-budget "$seconds" --seed "$seed" --db "$out/new.json" \
+  --out "$out/search" || exit 1
 step merge "$gemmtune" db merge "$out/all.json" "$db" "$out/new.json" || exit 1
 i=0
 space="$out/all.json"
