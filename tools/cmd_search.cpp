@@ -53,6 +53,12 @@ void print_written(const SearchWritten& w, bool json) {
       "{} configurations measured in {:.1f} s: {:.1f} per minute; {} verified: {:.1f} per "
       "minute\n",
       w.measured, w.elapsed_s, w.per_minute, w.verified, w.verified_per_minute);
+  if (w.siblings > 0) {
+    std::cout << fmt::format(
+        "Of them {} runtime siblings of measured configurations (no build of their own), measured "
+        "while a build was under way\n",
+        w.siblings);
+  }
   const double device = w.timing_s + w.other_evaluation_s + w.proposal_wait_s;
   if (device > 0) {
     std::cout << fmt::format(

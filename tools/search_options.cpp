@@ -46,7 +46,11 @@ void add_problem_and_strategy_options(CLI::App& cmd, SearchArgs& a, GivenOptions
   // A budget of 0 would read as "none given" (100 evaluations): each must be positive.
   g["max-evals"] = cmd.add_option("--max-evals", a.job.max_evals,
                                   "Evaluations per shape at most, journalled ones included "
-                                  "(default 100 unless another budget is given; exhaustive: all)")
+                                  "(default 100 unless another budget is given; exhaustive: all). "
+                                  "With compile processes, configurations that differ from a "
+                                  "measured one only in a runtime parameter (xgemm_fast's GROUPM: "
+                                  "no build of their own) are measured beside them while a build "
+                                  "is under way, and not counted")
                        ->check(whole_number(1));
   g["time-budget"] = cmd.add_option("--time-budget", a.job.time_budget_s,
                                     "Seconds per shape at most (checked between evaluations)")

@@ -83,6 +83,7 @@ nlohmann::json shape_results(const std::string& kernel, const std::vector<ShapeO
                        {"resumed", t.resumed},
                        {"cached", t.cached},
                        {"warm_started", t.warm_started},
+                       {"runtime_siblings", t.siblings},
                        {"failed", t.failed},
                        {"max_in_flight", t.max_in_flight},
                        {"elapsed_s", t.elapsed_s},
@@ -108,10 +109,11 @@ std::string shell_quote(const std::string& s) {
 void write_search_outputs(const SearchJobOptions& a, const SearchTarget& target,
                           const std::vector<ShapeOutcome>& outcomes, bool interrupted,
                           const SearchJobReports& reports) {
-  size_t measured = 0, verified = 0;
+  size_t measured = 0, verified = 0, siblings = 0;
   double elapsed = 0, timing = 0, evaluating = 0, waiting = 0;
   for (const auto& o : outcomes) {
     measured += o.outcome.measured;
+    siblings += o.outcome.siblings;
     verified += o.outcome.verified;
     elapsed += o.outcome.elapsed_s;
     timing += o.outcome.timing_s;
@@ -144,6 +146,7 @@ void write_search_outputs(const SearchJobOptions& a, const SearchTarget& target,
         {"compile_pool", target.pool ? nlohmann::json(target.pool->stats()) : nlohmann::json()},
         {"complete", !interrupted},
         {"evaluations_per_minute", per_minute},
+        {"runtime_siblings", siblings},
         {"verified_per_minute", verified_per_minute},
         {"device_time_s",
          {{"timing", timing}, {"other_evaluation", other}, {"proposal_wait", waiting}}},
@@ -168,7 +171,8 @@ void write_search_outputs(const SearchJobOptions& a, const SearchTarget& target,
   if (reports.written) {
     reports.written(SearchWritten{a.kernel, out, outcomes, a.output, a.journal,
                                   have_db ? db.path : "", report_path, measured, verified, elapsed,
-                                  per_minute, verified_per_minute, timing, other, waiting, bound});
+                                  per_minute, verified_per_minute, timing, other, waiting, bound,
+                                  siblings});
   }
   // An interrupted search ends with the resume hint as its error line (search_job.cpp).
 }

@@ -115,6 +115,9 @@ struct SearchWritten {
   // verification, transfers), and waiting for proposals; and which of them bounded the search.
   double timing_s = 0, other_evaluation_s = 0, proposal_wait_s = 0;
   std::string bound;
+  // Of `measured`: runtime siblings of measured configurations, measured while a build was under
+  // way (TuneOutcome::siblings).
+  size_t siblings = 0;
 };
 
 // --kernel auto: the fastest template of one shape, and what each template reached.

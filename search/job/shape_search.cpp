@@ -203,6 +203,11 @@ ShapeOutcome tune_shape(const SearchRun& run, const Problem& problem, const Shap
   // On a device with a compile pool the lane would otherwise wait for the strategy's thinking.
   settings.propose_while_measuring = !run.target.replay && a.compile_processes > 0;
   settings.stop_above_best = a.stop_above_best;
+  // Only where builds run in a pool of their own can a lane tell that its next proposal is not
+  // built yet (a replay or in-process builds measure what the strategy proposes, in its order).
+  if (run.target.pool && run.target.spec) {
+    settings.runtime_parameters = run.target.spec->runtime_parameters();
+  }
   settings.interrupt = stop_requested();
   settings.journal = &run.journal;
   settings.kernel = a.kernel;

@@ -127,6 +127,13 @@ class CompilePool::Impl {
     return ms;
   }
 
+  // Whether a measurement of `config` would start without waiting for a worker's build.
+  bool ready(const Problem& problem, const Configuration& config) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = jobs_.find(job_key(options_, problem, config));
+    return it == jobs_.end() || it->second == JobState::kDone;
+  }
+
   // The measurement made a program of a worker's build in `ms`.
   void loaded(double ms) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -377,9 +384,11 @@ namespace {
 class SharedPoolEvaluator : public Evaluator {
  public:
   using Before = std::function<std::optional<double>(const Problem&, const Configuration&)>;
-  SharedPoolEvaluator(Before before, std::function<void(double)> loaded,
+  using Ready = std::function<bool(const Problem&, const Configuration&)>;
+  SharedPoolEvaluator(Before before, Ready ready, std::function<void(double)> loaded,
                       std::unique_ptr<Evaluator> inner, std::string pool)
       : before_(std::move(before)),
+        ready_(std::move(ready)),
         loaded_(std::move(loaded)),
         inner_(std::move(inner)),
         pool_(std::move(pool)) {}
@@ -390,10 +399,14 @@ class SharedPoolEvaluator : public Evaluator {
                          const EvaluationHint& hint) override {
     return measure_built(*inner_, problem, config, hint, before_(problem, config), loaded_);
   }
+  bool ready(const Problem& problem, const Configuration& config) override {
+    return ready_(problem, config);
+  }
   std::string description() const override { return inner_->description() + " sharing " + pool_; }
 
  private:
   Before before_;
+  Ready ready_;
   std::function<void(double)> loaded_;
   std::unique_ptr<Evaluator> inner_;
   std::string pool_;
@@ -405,12 +418,17 @@ std::unique_ptr<Evaluator> CompilePool::share(std::unique_ptr<Evaluator> other) 
   Impl* impl = impl_.get();
   return std::make_unique<SharedPoolEvaluator>(
       [impl](const Problem& p, const Configuration& c) { return impl->before_evaluate(p, c); },
+      [impl](const Problem& p, const Configuration& c) { return impl->ready(p, c); },
       [impl](double ms) { impl->loaded(ms); }, std::move(other),
       fmt::format("the {} compile processes", processes_));
 }
 
 void CompilePool::prepare(const Problem& problem, const std::vector<Configuration>& upcoming) {
   if (!impl_->queue(problem, upcoming)) inner_->prepare(problem, upcoming);
+}
+
+bool CompilePool::ready(const Problem& problem, const Configuration& config) {
+  return impl_->ready(problem, config);
 }
 
 std::string CompilePool::description() const {

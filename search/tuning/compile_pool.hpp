@@ -73,6 +73,8 @@ class CompilePool : public Evaluator {
   // Queues the configurations for the workers (the wrapped evaluator is not asked to compile them
   // too; it is when the pool has stopped).
   void prepare(const Problem& problem, const std::vector<Configuration>& upcoming) override;
+  // False while a worker has the configuration's build queued or under way.
+  bool ready(const Problem& problem, const Configuration& config) override;
   std::string description() const override;
 
   Stats stats() const;

@@ -8,6 +8,7 @@
 #include <deque>
 #include <exception>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include <spdlog/spdlog.h>
@@ -137,9 +138,11 @@ class TuneLoop {
     const size_t per_search =
         std::max<size_t>(1, std::min(settings_.lookahead, searcher_.max_batch(pace())));
     const size_t target = per_search + lanes_.size() - 1;
-    const size_t started = out_.evaluations + measuring_ + queue_.size();
+    // Proposals only: a sibling being measured takes no proposal's place.
+    const size_t proposals_measuring = measuring_ - siblings_measuring_.size();
+    const size_t started = budgeted() + proposals_measuring + queue_.size();
     const size_t room = progress_.limit > started ? progress_.limit - started : 0;
-    const size_t in_flight = queue_.size() + measuring_;
+    const size_t in_flight = queue_.size() + proposals_measuring;
     return std::min(target > in_flight ? target - in_flight : 0, room);
   }
 
@@ -189,8 +192,15 @@ class TuneLoop {
       std::vector<size_t> fresh;
       try {
         lock.unlock();
-        for (const auto& [index, r] : tells) searcher_.tell(index, r, flops_);
+        std::vector<size_t> siblings;
+        for (const auto& [index, r] : tells) {
+          searcher_.tell(index, r, flops_);
+          if (!r.ok()) continue;
+          const auto more = claim_siblings(r.config);
+          siblings.insert(siblings.end(), more.begin(), more.end());
+        }
         lock.lock();
+        queue_siblings(siblings);
         want = stopped_ ? 0 : wanted();
         lock.unlock();
         if (want > 0) fresh = searcher_.ask(want);
@@ -206,7 +216,8 @@ class TuneLoop {
       }
       if (stopped_) break;
       queue_proposals(fresh);
-      if (fresh.empty() && want > 0 && queue_.empty() && measuring_ == 0 && pending_.empty()) {
+      if (fresh.empty() && want > 0 && queue_.empty() && siblings_.empty() && measuring_ == 0 &&
+          pending_.empty()) {
         stop("the strategy has nothing more to propose");
         break;
       }
@@ -215,20 +226,70 @@ class TuneLoop {
     }
   }
 
+  // The evaluations the budget counts: runtime siblings are measured in time a device would
+  // otherwise wait, beside the strategy's proposals, never instead of one.
+  size_t budgeted() const { return out_.evaluations - out_.siblings; }
+
+  // Configurations that differ from `config` only in a runtime parameter, in the space and not
+  // yet proposed, each claimed from the strategy (so that it never proposes them). Touches the
+  // searcher: the thread that owns it calls this.
+  std::vector<size_t> claim_siblings(const Configuration& config) {
+    std::vector<size_t> out;
+    for (const auto& name : settings_.runtime_parameters) {
+      const auto own = config.find(name);
+      if (own == config.end()) continue;
+      for (const auto& p : space_.parameters()) {
+        if (p.name != name) continue;
+        for (int64_t value : p.values) {
+          if (value == own->second) continue;
+          Configuration sibling = config;
+          sibling[name] = value;
+          const auto index = space_.index_of(sibling);
+          if (index && searcher_.claim(*index)) out.push_back(*index);
+        }
+      }
+    }
+    return out;
+  }
+
+  // Under the lock: siblings the lanes may measure while a build is under way.
+  void queue_siblings(const std::vector<size_t>& siblings) {
+    if (siblings.empty()) return;
+    siblings_.insert(siblings_.end(), siblings.begin(), siblings.end());
+    changed_.notify_all();
+  }
+
+  // Under the lock: a sibling for `lane` to measure instead of the next proposal, when the
+  // proposal would wait for its build (or none is there) and a sibling is.
+  std::optional<size_t> sibling_for(Evaluator& lane) {
+    if (siblings_.empty()) return std::nullopt;
+    if (!queue_.empty() && lane.ready(problem_, space_.config(queue_.front()))) {
+      return std::nullopt;
+    }
+    const size_t index = siblings_.front();
+    siblings_.pop_front();
+    siblings_measuring_.insert(index);
+    return index;
+  }
+
   // The next configuration for a lane to measure, or none when the search ends.
-  std::optional<size_t> next(std::unique_lock<std::mutex>& lock) {
+  std::optional<size_t> next(std::unique_lock<std::mutex>& lock, Evaluator& lane) {
     while (!stopped_) {
       if (settings_.interrupt && settings_.interrupt->load()) {
         out_.interrupted = true;
         stop("interrupted");
         break;
       }
-      if (auto why = settings_.stop.reached(out_.evaluations, elapsed(), space_.size())) {
+      if (auto why = settings_.stop.reached(budgeted(), elapsed(), space_.size())) {
         stop(*why);
         break;
       }
       // With a proposer thread the lanes never touch the strategy: they wait for its proposals.
       if (!settings_.propose_while_measuring) propose_more();
+      if (auto sibling = sibling_for(lane)) {
+        ++measuring_;
+        return sibling;
+      }
       if (!queue_.empty()) {
         out_.max_in_flight = std::max(out_.max_in_flight, queue_.size() + measuring_);
         const size_t index = queue_.front();
@@ -295,9 +356,12 @@ class TuneLoop {
     --measuring_;
     ++out_.evaluations;
     ++out_.measured;
+    out_.siblings += siblings_measuring_.erase(index);
     compile_ms_ += std::max(0.0, r.compile_ms);
     measuring_ms_ += r.measuring_ms();
     tell(index, r);
+    // The proposer thread alone touches the strategy when there is one: it claims them itself.
+    if (r.ok() && !settings_.propose_while_measuring) queue_siblings(claim_siblings(r.config));
     if (!r.ok()) ++out_.failed;
     if (r.ok()) ++out_.verified;
     const bool improved = better_result(r, out_.best, flops_);
@@ -308,13 +372,12 @@ class TuneLoop {
 
   void report_progress(const Result& r, bool improved) {
     if (!settings_.on_progress) return;
-    progress_.done = out_.evaluations;
+    progress_.done = budgeted();
     progress_.failed = out_.failed;
     progress_.measured = out_.measured;
     progress_.elapsed_s = elapsed();
     const double per_eval = progress_.elapsed_s / double(out_.measured);
-    double remaining =
-        per_eval * double(progress_.limit - std::min(progress_.limit, out_.evaluations));
+    double remaining = per_eval * double(progress_.limit - std::min(progress_.limit, budgeted()));
     if (settings_.stop.time_budget_s > 0) {
       remaining =
           std::min(remaining, std::max(0.0, settings_.stop.time_budget_s - progress_.elapsed_s));
@@ -340,7 +403,7 @@ class TuneLoop {
   void measure_on(Evaluator& evaluator) {
     std::unique_lock<std::mutex> lock(mutex_);
     auto waiting_since = Clock::now();
-    while (auto index = next(lock)) {
+    while (auto index = next(lock, evaluator)) {
       const auto taken = Clock::now();
       out_.proposal_wait_s += std::chrono::duration<double>(taken - waiting_since).count();
       const Configuration config = space_.config(*index);
@@ -380,7 +443,9 @@ class TuneLoop {
 
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::deque<size_t> queue_;  // proposed, not yet taken by a lane
+  std::deque<size_t> queue_;             // proposed, not yet taken by a lane
+  std::deque<size_t> siblings_;          // claimed runtime siblings of measured configurations
+  std::set<size_t> siblings_measuring_;  // those taken by a lane, result not yet recorded
   // Results the proposer thread has yet to tell the searcher, and a count of the changes it
   // waits for (a result, a proposal taken).
   std::deque<std::pair<size_t, Result>> pending_;

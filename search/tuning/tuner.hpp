@@ -59,6 +59,11 @@ struct TuneSettings {
   // every built kernel allowed is answered without a build (status device_limit, not counted
   // against the evaluation budget).
   std::function<int64_t(const Configuration&)> work_group_size;
+  // The template's runtime parameters (kernel arguments, KernelSpec::runtime_parameters): a
+  // configuration that differs from a built one only there needs no build of its own, so a lane
+  // whose next proposal is still being built (Evaluator::ready) measures such a sibling of a
+  // measured configuration meanwhile, the strategy learning it like its own proposals. Empty: none.
+  std::vector<std::string> runtime_parameters;
   // Called with each result measured now, after the journal has it.
   std::function<void(const Result&)> on_measured;
   std::function<void(const TuneProgress&)> on_progress;
@@ -74,7 +79,10 @@ struct TuneOutcome {
   size_t cached = 0;  // results taken from the evaluation cache (also counted in `evaluations`)
   size_t failed = 0;
   size_t over_kernel_limit = 0;  // proposals answered by the learned per-kernel limit
-  size_t not_in_space = 0;       // known results whose configuration is not in this space
+  // Runtime siblings of measured configurations measured while a proposal's build was under way
+  // (also counted in `measured`).
+  size_t siblings = 0;
+  size_t not_in_space = 0;  // known results whose configuration is not in this space
   // Most configurations proposed and not yet measured at once (the one being measured included):
   // how far ahead of the device the compiler could work.
   size_t max_in_flight = 0;

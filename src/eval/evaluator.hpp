@@ -34,6 +34,9 @@ class Evaluator {
   }
   // Hint that these configurations come next (e.g. compile them in the background).
   virtual void prepare(const Problem& problem, const std::vector<Configuration>& upcoming) {}
+  // False where evaluate() would first wait for a build that is under way elsewhere (a compile
+  // pool's worker has it queued or building): the search may measure something built meanwhile.
+  virtual bool ready(const Problem& problem, const Configuration& config) { return true; }
   virtual std::string description() const = 0;
 };
 

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <limits>
+#include <mutex>
 #include <set>
 #include <stdexcept>
 
@@ -268,6 +269,84 @@ TEST_CASE("bayes keeps as many proposals in flight as keep the device busy",
   CHECK(in_flight(5, 10, {}) == 3);
   // A fixed batch is kept whatever the pace.
   CHECK(in_flight(500, 10, {{"batch", "2"}}) == 2);
+}
+
+namespace {
+
+// A device whose builds run elsewhere: a configuration is ready once another with the same
+// built-in value A was measured (R is the runtime parameter), and each measurement is noted.
+class BuildingLane : public Evaluator {
+ public:
+  Result evaluate(const Problem& problem, const Configuration& config) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    order.push_back(config);
+    built_.insert(config.at("A"));
+    Result r;
+    r.config = config;
+    r.time.runs = 1;
+    r.time.calls = 1;
+    r.time.mean_ms = r.time.median_ms = 1.0 + double(config.at("A") % 5) + 0.1 * config.at("R");
+    r.gflops = problem.flops() / (r.time.median_ms * 1e6);
+    return r;
+  }
+  bool ready(const Problem&, const Configuration& config) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return built_.count(config.at("A")) > 0;
+  }
+  std::string description() const override { return "building lane"; }
+  std::vector<Configuration> order;
+
+ private:
+  std::mutex mutex_;
+  std::set<int64_t> built_;
+};
+
+}  // namespace
+
+TEST_CASE("a lane waiting for a build measures a runtime sibling of a measured configuration",
+          "[search][tuner][runtime]") {
+  std::vector<Configuration> configs;
+  for (int64_t a = 1; a <= 12; ++a) {
+    for (int64_t r : {1, 4, 8}) configs.push_back({{"A", a}, {"R", r}});
+  }
+  const SearchSpace space = SearchSpace::from_configurations(configs);
+  Problem problem;
+  problem.shape = {64, 64, 64};
+  for (bool proposer : {false, true}) {
+    for (const char* strategy : {"random", "bayes"}) {
+      INFO(strategy << (proposer ? " with a proposer thread" : ""));
+      BuildingLane lane;
+      auto searcher = make_searcher(strategy, space, 7, {});
+      TuneSettings settings;
+      settings.stop.max_evals = 8;
+      settings.propose_while_measuring = proposer;
+      settings.runtime_parameters = {"R"};
+      const auto out = run_search({&lane}, problem, space, *searcher, settings);
+      // The strategy's eight proposals all ran; the siblings came beside them, not instead.
+      CHECK(out.stop_reason == "reached 8 evaluations");
+      CHECK(out.siblings > 0);
+      CHECK(out.evaluations == 8 + out.siblings);
+      CHECK(lane.order.size() == out.evaluations);
+      // Each configuration once, and a sibling only after a configuration of its build.
+      std::set<Configuration> seen(lane.order.begin(), lane.order.end());
+      CHECK(seen.size() == lane.order.size());
+      std::set<int64_t> built;
+      size_t without_build = 0;
+      for (const auto& c : lane.order) without_build += !built.insert(c.at("A")).second;
+      CHECK(without_build >= out.siblings);
+      std::set<size_t> told;
+      for (const auto& o : searcher->history()) told.insert(o.index);
+      CHECK(told.size() == out.evaluations);  // the strategy learnt every result
+    }
+  }
+  // Without runtime parameters the loop measures the proposals alone.
+  BuildingLane lane;
+  auto searcher = make_searcher("random", space, 7, {});
+  TuneSettings settings;
+  settings.stop.max_evals = 8;
+  const auto out = run_search({&lane}, problem, space, *searcher, settings);
+  CHECK(out.siblings == 0);
+  CHECK(lane.order.size() == 8);
 }
 
 }  // namespace gemmtune_tests::search_tuning_test_tuner
