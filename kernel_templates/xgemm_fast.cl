@@ -106,19 +106,22 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
 
   const int tx = get_local_id(0), ty = get_local_id(1);
 
-  // Tile coordinates, optionally rasterized in groups of groupm tile rows for cache reuse (the
-  // same branch for the whole launch).
+  // Tile coordinates, optionally rasterized in groups of GROUPM_ROWS tile rows for cache reuse.
+  // GROUPM 1 is built in: no rasterization code at all (a branch on the argument made one H200
+  // configuration 28% slower).
   int tile_m = get_group_id(0), tile_n = get_group_id(1);
-  if (groupm > 1) {
+#if GROUPM_ROWS_ARGUED || GROUPM > 1
+  if (GROUPM_ROWS > 1) {
     const int tiles_m = get_num_groups(0), tiles_n = get_num_groups(1);
     const int linear = tile_n * tiles_m + tile_m;
-    const int per_group = groupm * tiles_n;
-    const int first_m = (linear / per_group) * groupm;
-    const int rows = min(tiles_m - first_m, groupm);
+    const int per_group = GROUPM_ROWS * tiles_n;
+    const int first_m = (linear / per_group) * GROUPM_ROWS;
+    const int rows = min(tiles_m - first_m, GROUPM_ROWS);
     const int in_group = linear % per_group;
     tile_m = first_m + in_group % rows;
     tile_n = in_group / rows;
   }
+#endif
   const int m0 = tile_m * MWG, n0 = tile_n * NWG;
 
   // The K range of this work-group (all of K unless split).

@@ -59,8 +59,16 @@
 #ifndef SWZ
 #define SWZ 0  // 1: XOR-swizzle the vector chunks of each local-memory row by the row index
 #endif
-// GROUPM, the work-groups' rasterization, is a runtime parameter: the kernel's argument groupm
-// (xgemm_fast.json), so that configurations differing only there share one build.
+// GROUPM, the work-groups' rasterization in tile rows, is a runtime parameter (xgemm_fast.json):
+// the kernel's argument groupm, so that configurations differing only there share one build,
+// except GROUPM 1, built in as a define (no rasterization code).
+#ifdef GROUPM
+#define GROUPM_ROWS_ARGUED 0
+#define GROUPM_ROWS GROUPM
+#else
+#define GROUPM_ROWS_ARGUED 1
+#define GROUPM_ROWS groupm
+#endif
 #ifndef SPLITK
 #define SPLITK 1  // K split across work-groups; partial sums reduced as KREDUCE says
 #endif

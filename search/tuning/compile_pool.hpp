@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "src/eval/evaluator.hpp"
+#include "src/kernel/kernel_spec.hpp"
 
 namespace gemmtune {
 
@@ -35,7 +36,7 @@ struct CompilePoolOptions {
   std::string kernel = kDefaultKernel;
   // The template's runtime parameters (kernel arguments, not defines): configurations that differ
   // only there are one build.
-  std::vector<std::string> runtime_parameters;
+  RuntimeParameters runtime_parameters;
   int processes = 1;
   // How long evaluate() waits for a configuration a worker is building before building it itself.
   double wait_s = 60;

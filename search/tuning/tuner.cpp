@@ -25,6 +25,17 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// A runtime sibling waiting to be measured: ranked by its measured relative's rate, fastest
+// first (then by index, for a fixed order).
+struct Sibling {
+  double relative_gflops = 0;
+  size_t index = 0;
+  bool operator<(const Sibling& o) const {
+    return relative_gflops != o.relative_gflops ? relative_gflops > o.relative_gflops
+                                                : index < o.index;
+  }
+};
+
 // One search's shared state. Each lane (a device) takes the next proposal, measures it outside
 // the lock and hands the result back; the searcher, the journal and the counts are touched only
 // under the lock, so the lanes measure at once and everything else happens one result at a time.
@@ -169,10 +180,14 @@ class TuneLoop {
   // while the next ones build, and a build lasts build/measuring times as long as a measurement,
   // so that many per device are building at any time; one more absorbs the spread. Before any
   // measurement it is the least, one building per device: a model-based strategy would otherwise
-  // fill the whole lookahead with guesses made before its first result.
+  // fill the whole lookahead with guesses made before its first result. A build is averaged over
+  // the proposals (a runtime sibling has none), a measurement over every evaluation.
   size_t pace() const {
-    if (measuring_ms_ <= 0) return lanes_.size() + 1;
-    const double builds = compile_ms_ / measuring_ms_ * double(lanes_.size());
+    const size_t measured = out_.measured, proposals = out_.measured - out_.siblings;
+    if (measuring_ms_ <= 0 || proposals == 0) return lanes_.size() + 1;
+    const double build_ms = compile_ms_ / double(proposals);
+    const double measure_ms = measuring_ms_ / double(measured);
+    const double builds = build_ms / measure_ms * double(lanes_.size());
     return size_t(std::ceil(builds)) + lanes_.size() + 1;
   }
 
@@ -192,11 +207,11 @@ class TuneLoop {
       std::vector<size_t> fresh;
       try {
         lock.unlock();
-        std::vector<size_t> siblings;
+        std::vector<Sibling> siblings;
         for (const auto& [index, r] : tells) {
           searcher_.tell(index, r, flops_);
           if (!r.ok()) continue;
-          const auto more = claim_siblings(r.config);
+          const auto more = claim_siblings(r);
           siblings.insert(siblings.end(), more.begin(), more.end());
         }
         lock.lock();
@@ -230,22 +245,24 @@ class TuneLoop {
   // otherwise wait, beside the strategy's proposals, never instead of one.
   size_t budgeted() const { return out_.evaluations - out_.siblings; }
 
-  // Configurations that differ from `config` only in a runtime parameter, in the space and not
-  // yet proposed, each claimed from the strategy (so that it never proposes them). Touches the
-  // searcher: the thread that owns it calls this.
-  std::vector<size_t> claim_siblings(const Configuration& config) {
-    std::vector<size_t> out;
-    for (const auto& name : settings_.runtime_parameters) {
-      const auto own = config.find(name);
-      if (own == config.end()) continue;
+  // Configurations that differ from `r`'s only in a runtime parameter, in the space and not
+  // yet proposed, each claimed from the strategy (so that it never proposes them) and ranked by
+  // `r`'s speed. Touches the searcher: the thread that owns it calls this.
+  std::vector<Sibling> claim_siblings(const Result& r) {
+    const Configuration& config = r.config;
+    std::vector<Sibling> out;
+    for (const auto& runtime : settings_.runtime_parameters) {
+      const auto own = config.find(runtime.name);
+      // A value built in is a build of its own: it has no siblings.
+      if (own == config.end() || !runtime.argued(own->second)) continue;
       for (const auto& p : space_.parameters()) {
-        if (p.name != name) continue;
+        if (p.name != runtime.name) continue;
         for (int64_t value : p.values) {
-          if (value == own->second) continue;
+          if (value == own->second || !runtime.argued(value)) continue;
           Configuration sibling = config;
-          sibling[name] = value;
+          sibling[runtime.name] = value;
           const auto index = space_.index_of(sibling);
-          if (index && searcher_.claim(*index)) out.push_back(*index);
+          if (index && searcher_.claim(*index)) out.push_back({r.gflops, *index});
         }
       }
     }
@@ -253,21 +270,28 @@ class TuneLoop {
   }
 
   // Under the lock: siblings the lanes may measure while a build is under way.
-  void queue_siblings(const std::vector<size_t>& siblings) {
+  void queue_siblings(const std::vector<Sibling>& siblings) {
     if (siblings.empty()) return;
-    siblings_.insert(siblings_.end(), siblings.begin(), siblings.end());
+    siblings_.insert(siblings.begin(), siblings.end());
     changed_.notify_all();
   }
 
-  // Under the lock: a sibling for `lane` to measure instead of the next proposal, when the
-  // proposal would wait for its build (or none is there) and a sibling is.
-  std::optional<size_t> sibling_for(Evaluator& lane) {
-    if (siblings_.empty()) return std::nullopt;
-    if (!queue_.empty() && lane.ready(problem_, space_.config(queue_.front()))) {
-      return std::nullopt;
+  // Under the lock: where in the queue the first proposal `lane` can measure without waiting for
+  // its build is. Builds finish out of order: one that is done never waits behind one that is not.
+  std::optional<size_t> first_ready(Evaluator& lane) const {
+    for (size_t i = 0; i < queue_.size(); ++i) {
+      if (lane.ready(problem_, space_.config(queue_[i]))) return i;
     }
-    const size_t index = siblings_.front();
-    siblings_.pop_front();
+    return std::nullopt;
+  }
+
+  // Under the lock: a sibling for `lane` to measure when no proposal is ready (or none is there)
+  // and a sibling is.
+  std::optional<size_t> take_sibling() {
+    if (siblings_.empty()) return std::nullopt;
+    // The fastest relative's first: the waits a build leaves may not reach the slow ones.
+    const size_t index = siblings_.begin()->index;
+    siblings_.erase(siblings_.begin());
     siblings_measuring_.insert(index);
     return index;
   }
@@ -286,14 +310,18 @@ class TuneLoop {
       }
       // With a proposer thread the lanes never touch the strategy: they wait for its proposals.
       if (!settings_.propose_while_measuring) propose_more();
-      if (auto sibling = sibling_for(lane)) {
-        ++measuring_;
-        return sibling;
+      const auto ready = first_ready(lane);
+      if (!ready) {
+        if (auto sibling = take_sibling()) {
+          ++measuring_;
+          return sibling;
+        }
       }
       if (!queue_.empty()) {
         out_.max_in_flight = std::max(out_.max_in_flight, queue_.size() + measuring_);
-        const size_t index = queue_.front();
-        queue_.pop_front();
+        const auto taken = queue_.begin() + std::ptrdiff_t(ready.value_or(0));
+        const size_t index = *taken;
+        queue_.erase(taken);
         if (answer_over_limit(index)) continue;
         ++measuring_;
         if (settings_.propose_while_measuring) {
@@ -356,12 +384,13 @@ class TuneLoop {
     --measuring_;
     ++out_.evaluations;
     ++out_.measured;
-    out_.siblings += siblings_measuring_.erase(index);
-    compile_ms_ += std::max(0.0, r.compile_ms);
+    const bool sibling = siblings_measuring_.erase(index) > 0;
+    out_.siblings += sibling ? 1 : 0;
+    if (!sibling) compile_ms_ += std::max(0.0, r.compile_ms);
     measuring_ms_ += r.measuring_ms();
     tell(index, r);
     // The proposer thread alone touches the strategy when there is one: it claims them itself.
-    if (r.ok() && !settings_.propose_while_measuring) queue_siblings(claim_siblings(r.config));
+    if (r.ok() && !settings_.propose_while_measuring) queue_siblings(claim_siblings(r));
     if (!r.ok()) ++out_.failed;
     if (r.ok()) ++out_.verified;
     const bool improved = better_result(r, out_.best, flops_);
@@ -444,7 +473,7 @@ class TuneLoop {
   std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<size_t> queue_;             // proposed, not yet taken by a lane
-  std::deque<size_t> siblings_;          // claimed runtime siblings of measured configurations
+  std::set<Sibling> siblings_;           // claimed runtime siblings of measured configurations
   std::set<size_t> siblings_measuring_;  // those taken by a lane, result not yet recorded
   // Results the proposer thread has yet to tell the searcher, and a count of the changes it
   // waits for (a result, a proposal taken).

@@ -13,6 +13,7 @@
 #include "search/strategies/searcher.hpp"
 #include "src/db/journal.hpp"
 #include "src/eval/evaluator.hpp"
+#include "src/kernel/kernel_spec.hpp"
 
 namespace gemmtune {
 
@@ -63,7 +64,7 @@ struct TuneSettings {
   // configuration that differs from a built one only there needs no build of its own, so a lane
   // whose next proposal is still being built (Evaluator::ready) measures such a sibling of a
   // measured configuration meanwhile, the strategy learning it like its own proposals. Empty: none.
-  std::vector<std::string> runtime_parameters;
+  RuntimeParameters runtime_parameters;
   // Called with each result measured now, after the journal has it.
   std::function<void(const Result&)> on_measured;
   std::function<void(const TuneProgress&)> on_progress;

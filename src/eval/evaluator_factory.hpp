@@ -27,11 +27,10 @@ struct MeasureSettings {
   // kQueued (device events over queued calls, checked against the host clock), kHostQueued
   // or kWholeCall (src/eval/queued_clock.hpp).
   TimingClock clock = TimingClock::kQueued;
-  int queued_calls = 0;
+  int queued_calls = 0;  // calls per sample; 0 = enough for a batch of kMinBatchMs (20+ on a GPU)
   // Above 0: once min_runs samples are in, stop as soon as their coefficient of variation is
   // below this, before min_time_ms (a search measures what the statistics need, no more).
-  double stable_cv =
-      0;  // calls per sample; 0 = enough for a batch of kMinBatchMs (at least 20 on a GPU)
+  double stable_cv = 0;
 };
 
 // The timing settings as text, for keys of cached results measured under them.

@@ -201,8 +201,9 @@ GemmCall::Compiled GemmCall::compile(ProgramBuilder& builder, const KernelSpec& 
   call->batch_args_ = problem.batch == 1                              ? 0
                       : problem.batch_layout == BatchLayout::kOffsets ? kOffsetsBatchArgs
                                                                       : kStridedBatchArgs;
-  for (const auto& name : spec.runtime_parameters()) {
-    call->runtime_values_.push_back(static_cast<cl_int>(spec.value_of(name, config, ctx).value()));
+  for (const auto& p : spec.runtime_parameters()) {
+    call->runtime_values_.push_back(
+        static_cast<cl_int>(spec.value_of(p.name, config, ctx).value()));
   }
   const auto runtime_args = static_cast<cl_uint>(call->runtime_values_.size());
   if (auto f = check_kernel(call->main_, spec, builder.device(), g, built, problem,

@@ -31,18 +31,25 @@ std::string to_string(Backend backend) {
   return backend == Backend::kClblast ? "clblast" : "opencl";
 }
 
-std::vector<std::string> KernelSpec::runtime_parameters() const {
-  std::vector<std::string> out;
+bool RuntimeParameter::argued(int64_t value) const {
+  return std::find(compiled_values.begin(), compiled_values.end(), value) == compiled_values.end();
+}
+
+RuntimeParameters KernelSpec::runtime_parameters() const {
+  RuntimeParameters out;
   for (const auto& p : parameters_) {
-    if (p.runtime) out.push_back(p.name);
+    if (p.runtime) out.push_back({p.name, p.compiled_values});
   }
   return out;
 }
 
 Configuration KernelSpec::built_in(const Configuration& config,
-                                   const std::vector<std::string>& runtime_parameters) {
+                                   const RuntimeParameters& runtime_parameters) {
   Configuration out = config;
-  for (const auto& name : runtime_parameters) out.erase(name);
+  for (const auto& p : runtime_parameters) {
+    const auto it = out.find(p.name);
+    if (it != out.end() && p.argued(it->second)) out.erase(it);
+  }
   return out;
 }
 

@@ -30,7 +30,18 @@ struct Parameter {
   // Passed to the kernel as an int argument, not built in as a define: configurations that differ
   // only in runtime parameters share one build (kernel_templates/README.md, the contract).
   bool runtime = false;
+  // Of a runtime parameter: values built in as a define all the same (the kernel's own path, free
+  // of the argument), each its own build.
+  std::vector<int64_t> compiled_values;
 };
+
+// A runtime parameter as builds see it: which of its values are a kernel argument.
+struct RuntimeParameter {
+  std::string name;
+  std::vector<int64_t> compiled_values;  // built in as a define instead
+  bool argued(int64_t value) const;
+};
+using RuntimeParameters = std::vector<RuntimeParameter>;
 
 struct Constraint {
   Expression expr;  // must evaluate to non-zero
@@ -169,12 +180,13 @@ class KernelSpec {
   const Expression& registers_expression() const { return registers_expr_; }
   const nlohmann::json& raw() const { return raw_; }
   const Parameter* find_parameter(const std::string& name) const;
-  // The runtime parameters' names, in the order of the declaration: the order of their
-  // arguments after the contract's.
-  std::vector<std::string> runtime_parameters() const;
-  // `config` without its runtime parameters: what a build of it depends on.
+  // The runtime parameters, in the order of the declaration: the order of their arguments after
+  // the contract's.
+  RuntimeParameters runtime_parameters() const;
+  // `config` without the runtime parameters whose values are arguments: what a build of it
+  // depends on (its defines).
   static Configuration built_in(const Configuration& config,
-                                const std::vector<std::string>& runtime_parameters);
+                                const RuntimeParameters& runtime_parameters);
   // The parameter whose value (registers per work-item, 0 = the compiler's choice) is handed to
   // the compiler the way the device applies register caps; empty when the kernel has none.
   const std::string& register_cap_parameter() const { return register_cap_parameter_; }

@@ -317,7 +317,8 @@ KernelSpec KernelSpec::from_json(const json& j, const std::string& origin) {
   const json& params = f.array("parameters", true);
   for (size_t i = 0; i < params.size(); ++i) {
     const std::string where = "parameters[" + std::to_string(i) + "]";
-    const Fields pf(params[i], where, origin, {"name", "values", "default", "help", "runtime"});
+    const Fields pf(params[i], where, origin,
+                    {"name", "values", "default", "help", "runtime", "compiled_values"});
     Parameter p;
     p.name = pf.string("name", true);
     p.values = int_list(pf.has("values") ? pf.at("values") : json(), where + ".values", origin);
@@ -328,6 +329,16 @@ KernelSpec KernelSpec::from_json(const json& j, const std::string& origin) {
     }
     p.help = pf.string("help", false);
     p.runtime = pf.boolean("runtime");
+    if (pf.has("compiled_values")) {
+      if (!p.runtime) throw pf.error("compiled_values", "needs \"runtime\": true");
+      p.compiled_values = int_list(pf.at("compiled_values"), where + ".compiled_values", origin);
+      for (int64_t v : p.compiled_values) {
+        if (std::find(p.values.begin(), p.values.end(), v) == p.values.end()) {
+          throw invalid_file(origin, where + ".compiled_values: " + std::to_string(v) + " of " +
+                                         p.name + " is not among its values");
+        }
+      }
+    }
     if (!parameter_names.insert(p.name).second) {
       throw invalid_file(origin, "parameter " + p.name + " twice");
     }

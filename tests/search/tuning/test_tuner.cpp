@@ -303,6 +303,51 @@ class BuildingLane : public Evaluator {
 
 }  // namespace
 
+namespace {
+
+// A device whose builds finish out of order: configurations with an even A are built, the others
+// still building.
+class OutOfOrderLane : public Evaluator {
+ public:
+  Result evaluate(const Problem& problem, const Configuration& config) override {
+    order.push_back(config.at("A"));
+    Result r;
+    r.config = config;
+    r.time.runs = r.time.calls = 1;
+    r.time.mean_ms = r.time.median_ms = 1.0;
+    r.gflops = problem.flops() / 1e6;
+    return r;
+  }
+  bool ready(const Problem&, const Configuration& config) override {
+    return config.at("A") % 2 == 0;
+  }
+  std::string description() const override { return "out-of-order lane"; }
+  std::vector<int64_t> order;
+};
+
+}  // namespace
+
+TEST_CASE("a proposal whose build is done is measured before one still building",
+          "[search][tuner][runtime]") {
+  std::vector<Configuration> configs;
+  for (int64_t a = 1; a <= 12; ++a) configs.push_back({{"A", a}});
+  const SearchSpace space = SearchSpace::from_configurations(configs);
+  Problem problem;
+  problem.shape = {64, 64, 64};
+  OutOfOrderLane lane;
+  auto searcher = make_searcher("exhaustive", space, 7, {});
+  TuneSettings settings;
+  settings.stop.max_evals = 8;
+  settings.lookahead = 4;
+  const auto out = run_search(lane, problem, space, *searcher, settings);
+  CHECK(out.evaluations == 8);
+  // The queue holds A = 1..4 in the strategy's order: 2 and 4 go first, 1 waits for its build.
+  REQUIRE(lane.order.size() == 8);
+  CHECK(lane.order[0] == 2);
+  CHECK(lane.order[1] == 4);
+  CHECK(std::set<int64_t>(lane.order.begin(), lane.order.end()).size() == 8);
+}
+
 TEST_CASE("a lane waiting for a build measures a runtime sibling of a measured configuration",
           "[search][tuner][runtime]") {
   std::vector<Configuration> configs;
@@ -320,7 +365,7 @@ TEST_CASE("a lane waiting for a build measures a runtime sibling of a measured c
       TuneSettings settings;
       settings.stop.max_evals = 8;
       settings.propose_while_measuring = proposer;
-      settings.runtime_parameters = {"R"};
+      settings.runtime_parameters = {{"R", {}}};
       const auto out = run_search({&lane}, problem, space, *searcher, settings);
       // The strategy's eight proposals all ran; the siblings came beside them, not instead.
       CHECK(out.stop_reason == "reached 8 evaluations");
@@ -339,14 +384,18 @@ TEST_CASE("a lane waiting for a build measures a runtime sibling of a measured c
       CHECK(told.size() == out.evaluations);  // the strategy learnt every result
     }
   }
-  // Without runtime parameters the loop measures the proposals alone.
-  BuildingLane lane;
-  auto searcher = make_searcher("random", space, 7, {});
-  TuneSettings settings;
-  settings.stop.max_evals = 8;
-  const auto out = run_search({&lane}, problem, space, *searcher, settings);
-  CHECK(out.siblings == 0);
-  CHECK(lane.order.size() == 8);
+  // Without runtime parameters the loop measures the proposals alone; so it does where R's
+  // values are built in but one (each a build of its own).
+  for (const RuntimeParameters& runtime : {RuntimeParameters{}, RuntimeParameters{{"R", {1, 4}}}}) {
+    BuildingLane lane;
+    auto searcher = make_searcher("random", space, 7, {});
+    TuneSettings settings;
+    settings.stop.max_evals = 8;
+    settings.runtime_parameters = runtime;
+    const auto out = run_search({&lane}, problem, space, *searcher, settings);
+    CHECK(out.siblings == 0);
+    CHECK(lane.order.size() == 8);
+  }
 }
 
 }  // namespace gemmtune_tests::search_tuning_test_tuner

@@ -132,7 +132,8 @@ TEST_CASE("a runtime parameter is no define: configurations differing there buil
         {{"name", "ORDER"}, {"values", {1, 4}}, {"default", 1}, {"runtime", true}}}},
       {"launch", {{"local", {"WG"}}, {"global", {"WG"}}}}};
   const KernelSpec spec = KernelSpec::from_json(j, "tiny.json");
-  CHECK(spec.runtime_parameters() == std::vector<std::string>{"ORDER"});
+  REQUIRE(spec.runtime_parameters().size() == 1);
+  CHECK(spec.runtime_parameters()[0].name == "ORDER");
   Configuration one = spec.defaults(), four = one;
   four["ORDER"] = 4;
   const std::string options =
@@ -147,6 +148,41 @@ TEST_CASE("a runtime parameter is no define: configurations differing there buil
   CHECK_THROWS_WITH(KernelSpec::from_json(wrong, "tiny.json"),
                     Catch::Contains("tiny.json") && Catch::Contains("parameters[1].runtime") &&
                         Catch::Contains("true or false"));
+}
+
+TEST_CASE("a runtime parameter's compiled values are defines, each its own build",
+          "[kernel_spec]") {
+  const nlohmann::json j = {{"kernel", "tiny"},
+                            {"source", "tiny.cl"},
+                            {"entry", "Tiny"},
+                            {"parameters",
+                             {{{"name", "WG"}, {"values", {8, 16}}, {"default", 8}},
+                              {{"name", "ORDER"},
+                               {"values", {1, 4, 8}},
+                               {"default", 1},
+                               {"runtime", true},
+                               {"compiled_values", {1}}}}},
+                            {"launch", {{"local", {"WG"}}, {"global", {"WG"}}}}};
+  const KernelSpec spec = KernelSpec::from_json(j, "tiny.json");
+  auto options = [&](int64_t order) {
+    Configuration c = spec.defaults();
+    c["ORDER"] = order;
+    return kernel_build_options(spec, col_major_tn(), c, DeviceLimits{}, kProfileOptions);
+  };
+  CHECK(options(1).find("-DORDER=1") != std::string::npos);
+  CHECK(options(4).find("ORDER") == std::string::npos);
+  CHECK(options(4) == options(8));
+  CHECK(options(1) != options(4));
+  // Only a runtime parameter has them, and only among its values.
+  nlohmann::json not_runtime = j;
+  not_runtime["parameters"][1].erase("runtime");
+  CHECK_THROWS_WITH(KernelSpec::from_json(not_runtime, "tiny.json"),
+                    Catch::Contains("parameters[1].compiled_values") &&
+                        Catch::Contains("needs \"runtime\": true"));
+  nlohmann::json stray = j;
+  stray["parameters"][1]["compiled_values"] = {2};
+  CHECK_THROWS_WITH(KernelSpec::from_json(stray, "tiny.json"),
+                    Catch::Contains("compiled_values: 2 of ORDER is not among its values"));
 }
 
 }  // namespace gemmtune_tests::src_kernel_test_kernel_source
