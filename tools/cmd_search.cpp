@@ -59,13 +59,16 @@ void print_written(const SearchWritten& w, bool json) {
         "while a build was under way\n",
         w.siblings);
   }
-  const double device = w.timing_s + w.other_evaluation_s + w.proposal_wait_s;
+  const SearchTimeSplit& t = w.time;
+  const double device = t.timing_s + t.other_evaluation_s + t.proposal_wait_s;
   if (device > 0) {
     std::cout << fmt::format(
-        "Device time: {:.0f}% timing, {:.0f}% builds, verification and transfers, {:.0f}% "
-        "waiting for proposals; bounded by {}\n",
-        100 * w.timing_s / device, 100 * w.other_evaluation_s / device,
-        100 * w.proposal_wait_s / device, w.bound);
+        "Device time: {:.0f}% timing, {:.0f}% waiting for builds, {:.0f}% program loads, "
+        "verification and "
+        "transfers, {:.0f}% waiting for proposals; the strategy busy {:.1f} s of {:.1f}; bounded "
+        "by {}\n",
+        100 * t.timing_s / device, 100 * t.build_wait_s / device, 100 * t.checking_s / device,
+        100 * t.proposal_wait_s / device, t.strategy_s, w.elapsed_s, t.bound);
   }
   std::cout << "Results written to " << w.output << " (journal " << w.journal << ")\n";
   if (!w.database.empty()) {

@@ -89,7 +89,8 @@ void add_run_options(CLI::App& cmd, SearchArgs& a, GivenOptions& g) {
   add_measure_options(cmd, a.job.eval, kTiming | kCacheDir | kCompileThreads);
   cmd.add_option("--compile-processes", a.job.compile_processes,
                  "Compile worker processes building ahead of the measurement into the binary "
-                 "cache (default on GPUs: every core but one per measuring device, at least "
+                 "cache (default on GPUs: every core but one per measuring device and one for the "
+                 "strategy, at least "
                  "min(16, cores) and at most 64; 0 = off on a CPU device; 0 compiles in threads)")
       ->check(whole_number(0, 1024));
   cmd.add_option("--lookahead", a.job.lookahead,

@@ -93,7 +93,41 @@ nlohmann::json shape_results(const std::string& kernel, const std::vector<ShapeO
   return results;
 }
 
+// The strategy busy this share of the search or more sets the pace where the devices waited.
+constexpr double kStrategyBoundShare = 0.9;
+
 }  // namespace
+
+SearchTimeSplit split_search_time(double elapsed_s, double timing_s, double evaluating_s,
+                                  double proposal_wait_s, double build_wait_s, double strategy_s) {
+  SearchTimeSplit t;
+  t.timing_s = timing_s;
+  t.other_evaluation_s = std::max(0.0, evaluating_s - timing_s);
+  t.build_wait_s = std::min(build_wait_s, t.other_evaluation_s);
+  t.checking_s = t.other_evaluation_s - t.build_wait_s;
+  t.proposal_wait_s = proposal_wait_s;
+  t.strategy_s = strategy_s;
+  const std::pair<double, const char*> parts[] = {
+      {t.timing_s, "timing"},
+      {t.build_wait_s, "builds"},
+      {t.checking_s, "program loads, verification and transfers"},
+      {t.proposal_wait_s, "proposals"}};
+  const auto* most = &parts[0];
+  for (const auto& p : parts) {
+    if (p.first > most->first) most = &p;
+  }
+  t.bound = most->second;
+  // Waiting devices and a strategy that never rested: its proposals came too slowly to be built
+  // in time.
+  const bool waited = most == &parts[1] || most == &parts[3];
+  if (waited && elapsed_s > 0 && strategy_s >= kStrategyBoundShare * elapsed_s) {
+    t.bound = fmt::format(
+        "the strategy ({:.0f}% of the search busy proposing; the devices "
+        "waited for {})",
+        100 * strategy_s / elapsed_s, most->second);
+  }
+  return t;
+}
 
 std::string shell_quote(const std::string& s) {
   if (s.find_first_not_of(
@@ -110,8 +144,9 @@ void write_search_outputs(const SearchJobOptions& a, const SearchTarget& target,
                           const std::vector<ShapeOutcome>& outcomes, bool interrupted,
                           const SearchJobReports& reports) {
   size_t measured = 0, verified = 0, siblings = 0;
-  double elapsed = 0, timing = 0, evaluating = 0, waiting = 0;
+  double elapsed = 0, timing = 0, evaluating = 0, waiting = 0, strategy = 0;
   for (const auto& o : outcomes) {
+    strategy += o.outcome.strategy_s;
     measured += o.outcome.measured;
     siblings += o.outcome.siblings;
     verified += o.outcome.verified;
@@ -120,10 +155,9 @@ void write_search_outputs(const SearchJobOptions& a, const SearchTarget& target,
     evaluating += o.outcome.evaluating_s;
     waiting += o.outcome.proposal_wait_s;
   }
-  const double other = std::max(0.0, evaluating - timing);
-  const std::string bound = timing >= other && timing >= waiting ? "timing"
-                            : other >= waiting ? "builds, verification and transfers"
-                                               : "proposals";
+  const SearchTimeSplit split =
+      split_search_time(elapsed, timing, evaluating, waiting,
+                        target.pool ? target.pool->stats().wait_s : 0.0, strategy);
   const double per_minute = elapsed > 0 ? 60.0 * double(measured) / elapsed : 0;
   const double verified_per_minute = elapsed > 0 ? 60.0 * double(verified) / elapsed : 0;
   const auto& device_json = target.device_json;
@@ -149,8 +183,13 @@ void write_search_outputs(const SearchJobOptions& a, const SearchTarget& target,
         {"runtime_siblings", siblings},
         {"verified_per_minute", verified_per_minute},
         {"device_time_s",
-         {{"timing", timing}, {"other_evaluation", other}, {"proposal_wait", waiting}}},
-        {"bounded_by", bound}}},
+         {{"timing", split.timing_s},
+          {"other_evaluation", split.other_evaluation_s},
+          {"build_wait", split.build_wait_s},
+          {"loads_verification_transfers", split.checking_s},
+          {"proposal_wait", split.proposal_wait_s}}},
+        {"strategy_s", split.strategy_s},
+        {"bounded_by", split.bound}}},
       {"results", shape_results(a.kernel, outcomes)}};
   if (target.pool) {
     const auto s = target.pool->stats();
@@ -171,8 +210,7 @@ void write_search_outputs(const SearchJobOptions& a, const SearchTarget& target,
   if (reports.written) {
     reports.written(SearchWritten{a.kernel, out, outcomes, a.output, a.journal,
                                   have_db ? db.path : "", report_path, measured, verified, elapsed,
-                                  per_minute, verified_per_minute, timing, other, waiting, bound,
-                                  siblings});
+                                  per_minute, verified_per_minute, split, siblings});
   }
   // An interrupted search ends with the resume hint as its error line (search_job.cpp).
 }

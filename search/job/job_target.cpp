@@ -71,10 +71,11 @@ std::unique_ptr<Evaluator> make_worker_evaluator(const SearchJobOptions& a, cons
 int default_compile_processes(const DeviceInfo& info, size_t devices) {
   if (info.type == "cpu") return 0;
   const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
-  // Every core but one per measuring device builds: a search that measures a configuration in
-  // a few tens of ms on a GPU needs a build (about 0.75 s on NVIDIA) every few tens of ms per
-  // device, more than 16 processes deliver to one H200 (results/h200/two-gpu-*).
-  const int spare = std::max(1, cores - int(devices));
+  // Every core but one per measuring device and one for the strategy builds: a search that
+  // measures a configuration in a few tens of ms on a GPU needs a build (about 0.75 s on NVIDIA)
+  // every few tens of ms per device, more than 16 processes deliver to one H200; the strategy
+  // proposes in its own thread, some 10 ms a proposal (results/h200/two-gpu-*).
+  const int spare = std::max(1, cores - int(devices) - 1);
   return std::min(kMaxCompileProcesses, std::max(std::min(kMinCompileProcesses, cores), spare));
 }
 

@@ -26,7 +26,8 @@ namespace {
 // A new folder for this search's files: results/searches/<device>-<UTC time>[-2 ...], so that
 // searches started in one folder never collide.
 std::string new_output_folder(const std::string& device_id) {
-  const std::string base = std::string(kUserOutputFolder) + "/searches/" + device_id + "-" + utc_now("%Y%m%d-%H%M%S");
+  const std::string base =
+      std::string(kUserOutputFolder) + "/searches/" + device_id + "-" + utc_now("%Y%m%d-%H%M%S");
   std::string dir = base;
   for (int n = 2; std::filesystem::exists(dir); ++n) dir = base + "-" + std::to_string(n);
   return dir;

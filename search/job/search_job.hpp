@@ -97,6 +97,18 @@ struct ShapeOutcome {
   std::optional<RefineResult> refined;
 };
 
+// Where the devices' time went, summed over them: timing samples, the rest of the evaluations
+// (of it, waiting for a build of the compile pool, and the rest: loading the built program,
+// verification, transfers), and
+// waiting for a proposal; the strategy's own time; and what bounded the search.
+struct SearchTimeSplit {
+  double timing_s = 0, other_evaluation_s = 0, build_wait_s = 0, checking_s = 0,
+         proposal_wait_s = 0, strategy_s = 0;
+  std::string bound;
+};
+SearchTimeSplit split_search_time(double elapsed_s, double timing_s, double evaluating_s,
+                                  double proposal_wait_s, double build_wait_s, double strategy_s);
+
 // What one template's search wrote, once its files are written.
 struct SearchWritten {
   std::string kernel;
@@ -111,10 +123,7 @@ struct SearchWritten {
   double elapsed_s = 0;
   double per_minute = 0;           // measured per minute
   double verified_per_minute = 0;  // verified per minute
-  // The devices' time: timing samples, the rest of the evaluations (builds waited for,
-  // verification, transfers), and waiting for proposals; and which of them bounded the search.
-  double timing_s = 0, other_evaluation_s = 0, proposal_wait_s = 0;
-  std::string bound;
+  SearchTimeSplit time;
   // Of `measured`: runtime siblings of measured configurations, measured while a build was under
   // way (TuneOutcome::siblings).
   size_t siblings = 0;

@@ -25,6 +25,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+double seconds_from(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
 // A runtime sibling waiting to be measured: ranked by its measured relative's rate, fastest
 // first (then by index, for a fixed order).
 struct Sibling {
@@ -140,7 +144,10 @@ class TuneLoop {
   void propose_more() {
     const size_t want = wanted();
     if (want == 0) return;
-    queue_proposals(searcher_.ask(want));
+    const auto t0 = Clock::now();
+    auto fresh = searcher_.ask(want);
+    out_.strategy_s += seconds_from(t0);
+    queue_proposals(fresh);
   }
 
   // Proposals the lanes, the strategy's pace and the budget have room for now. Touches the
@@ -172,7 +179,9 @@ class TuneLoop {
       pending_.emplace_back(index, r);
       ++changes_;
     } else {
+      const auto t0 = Clock::now();
       searcher_.tell(index, r, flops_);
+      out_.strategy_s += seconds_from(t0);
     }
   }
 
@@ -207,6 +216,7 @@ class TuneLoop {
       std::vector<size_t> fresh;
       try {
         lock.unlock();
+        const auto thinking = Clock::now();
         std::vector<Sibling> siblings;
         for (const auto& [index, r] : tells) {
           searcher_.tell(index, r, flops_);
@@ -214,12 +224,16 @@ class TuneLoop {
           const auto more = claim_siblings(r);
           siblings.insert(siblings.end(), more.begin(), more.end());
         }
+        double thought = seconds_from(thinking);
         lock.lock();
         queue_siblings(siblings);
         want = stopped_ ? 0 : wanted();
         lock.unlock();
+        const auto asking = Clock::now();
         if (want > 0) fresh = searcher_.ask(want);
+        thought += seconds_from(asking);
         lock.lock();
+        out_.strategy_s += thought;
       } catch (...) {
         if (!lock.owns_lock()) lock.lock();
         failed = std::current_exception();

@@ -91,6 +91,9 @@ struct TuneOutcome {
   // Where the devices' time went, summed over the lanes: timing (the timed samples), the rest of
   // an evaluation (waiting for its build, verifying, transfers), and waiting for a proposal.
   double timing_s = 0, evaluating_s = 0, proposal_wait_s = 0;
+  // The strategy's own time (taking in results, proposing), on whichever thread ran it: near
+  // elapsed_s, the strategy's pace bounds the search.
+  double strategy_s = 0;
   std::string stop_reason;
   bool interrupted = false;
   double evaluations_per_minute() const {
