@@ -25,6 +25,14 @@ namespace gemmtune {
 
 namespace {
 
+// The acquisition functions (larger is better): expected improvement, probability of
+// improvement, lower confidence bound.
+enum class Acquisition { kEi, kPi, kLcb };
+
+Acquisition acquisition_named(const std::string& name) {
+  return name == "pi" ? Acquisition::kPi : name == "lcb" ? Acquisition::kLcb : Acquisition::kEi;
+}
+
 // Proposals in flight at least: one measured while the next builds.
 constexpr size_t kMinBatch = 2;
 // Told results the model takes in after a rebuild before the next (SurrogateModel::kTrainCap).
@@ -189,13 +197,13 @@ class BayesSearcher : public Searcher {
     }
 
     if (acquisition_ != "multi") {
-      return model_.pool_rows()[size_t(maximize(cand, acquisition_, y_best))];
+      return model_.pool_rows()[size_t(maximize(cand, acquisition_named(acquisition_), y_best))];
     }
 
     // GP-Hedge (Hoffman et al. 2011): each function nominates a point; a function's gain grows
     // with how good the current model believes its earlier nominees are, and the next nominee is
     // taken from a function drawn with odds exp(eta * gain).
-    static const char* kKinds[] = {"ei", "pi", "lcb"};
+    static const Acquisition kKinds[] = {Acquisition::kEi, Acquisition::kPi, Acquisition::kLcb};
     if (!nominees_.empty()) {
       for (int a = 0; a < 3; ++a) {
         gains_[a] -= model_.mean(model_.pool_index(nominees_[size_t(a)]));
@@ -242,7 +250,7 @@ class BayesSearcher : public Searcher {
   // The pool candidate with the largest acquisition of kind `kind`; in a large space the best
   // candidates are refined by hill climbing on the acquisition through neighbouring
   // configurations, since a sampled candidate set misses narrow optima.
-  int maximize(const std::vector<int>& cand, const std::string& kind, double y_best) {
+  int maximize(const std::vector<int>& cand, Acquisition kind, double y_best) {
     std::vector<double> scores(cand.size());
     for (size_t i = 0; i < cand.size(); ++i) scores[i] = acquisition(cand[i], kind, y_best);
     std::vector<size_t> order(cand.size());
@@ -282,12 +290,12 @@ class BayesSearcher : public Searcher {
   }
 
   // The acquisition of kind `kind` (larger is better) of pool point j under the current model.
-  double acquisition(int j, const std::string& kind, double y_best) {
+  double acquisition(int j, Acquisition kind, double y_best) {
     const double mu = model_.mean(j);
     const double s = model_.sd(j);
     const double valid = model_.valid_chance(j);
-    if (kind == "lcb") return -(mu - kappa_ * s) + std::log(valid);
-    if (kind == "pi") return valid * normal_cdf((y_best - mu - xi_) / s);
+    if (kind == Acquisition::kLcb) return -(mu - kappa_ * s) + std::log(valid);
+    if (kind == Acquisition::kPi) return valid * normal_cdf((y_best - mu - xi_) / s);
     const double improvement = y_best - mu - xi_;
     const double z = improvement / s;
     return valid * (improvement * normal_cdf(z) + s * normal_pdf(z));

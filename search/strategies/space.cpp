@@ -21,6 +21,7 @@ SearchSpace::SearchSpace(std::vector<Parameter> parameters,
   index_.reserve(configs.size());
   std::vector<int> row(parameters_.size());
   for (const auto& c : configs) add(c, row);
+  finish_index();
 }
 
 SearchSpace::SearchSpace(std::vector<Parameter> parameters) : parameters_(std::move(parameters)) {
@@ -82,6 +83,7 @@ SearchSpace SearchSpace::from_param_space(const ParamSpace& space) {
     out.add(c, row);
     return true;
   });
+  out.finish_index();
   return out;
 }
 
@@ -107,8 +109,48 @@ uint64_t SearchSpace::key_of(const std::vector<int>& levels) const {
   return key;
 }
 
+namespace {
+
+// Combinations a rank index covers at most: 2^28 bits, 32 MiB and 16 MiB of counts (a GPU space
+// of xgemm_fast has some 4e7).
+constexpr uint64_t kMaxRankIndexCombinations = uint64_t(1) << 28;
+constexpr unsigned kWordBits = 64;
+
+}  // namespace
+
+void SearchSpace::finish_index() {
+  uint64_t combinations = 1;
+  for (const auto& p : parameters_) combinations *= p.values.size();
+  if (combinations > kMaxRankIndexCombinations || size_ == 0) return;
+  const size_t words = size_t((combinations + kWordBits - 1) / kWordBits);
+  present_.assign(words, 0);
+  for (const auto& [key, row] : index_)
+    present_[key / kWordBits] |= uint64_t(1) << (key % kWordBits);
+  before_word_.assign(words, 0);
+  uint32_t count = 0;
+  for (size_t w = 0; w < words; ++w) {
+    before_word_[w] = count;
+    count += uint32_t(__builtin_popcountll(present_[w]));
+  }
+  row_of_rank_.assign(size_, 0);
+  for (const auto& [key, row] : index_) {
+    const uint64_t word = present_[key / kWordBits];
+    const uint64_t below = word & ((uint64_t(1) << (key % kWordBits)) - 1);
+    row_of_rank_[before_word_[key / kWordBits] + uint32_t(__builtin_popcountll(below))] = row;
+  }
+  std::unordered_map<uint64_t, uint32_t>().swap(index_);
+}
+
 std::optional<size_t> SearchSpace::find_levels(const std::vector<int>& levels) const {
-  auto it = index_.find(key_of(levels));
+  const uint64_t key = key_of(levels);
+  if (!present_.empty()) {
+    const uint64_t word = present_[key / kWordBits];
+    const uint64_t bit = uint64_t(1) << (key % kWordBits);
+    if (!(word & bit)) return std::nullopt;
+    return row_of_rank_[before_word_[key / kWordBits] +
+                        uint32_t(__builtin_popcountll(word & (bit - 1)))];
+  }
+  auto it = index_.find(key);
   if (it == index_.end()) return std::nullopt;
   return it->second;
 }

@@ -64,13 +64,21 @@ class SearchSpace {
   void add(const Configuration& c, std::vector<int>& row);
   std::optional<size_t> find_levels(const std::vector<int>& levels) const;
   uint64_t key_of(const std::vector<int>& levels) const;
+  // Once every configuration is in: where the product of the value counts is small enough, a
+  // bit per combination with running counts replaces the hash map (a strategy looks up thousands
+  // of neighbours a proposal; a hash lookup into millions of entries is a cache miss each).
+  void finish_index();
 
   std::vector<Parameter> parameters_;
   std::vector<size_t> dims_;
   std::vector<std::vector<double>> scaled_;  // per parameter, per level
   std::vector<uint8_t> levels_;              // size_ rows of parameters_.size()
   std::vector<uint64_t> radix_;
-  std::unordered_map<uint64_t, uint32_t> index_;
+  std::unordered_map<uint64_t, uint32_t> index_;  // key -> row, until finish_index()
+  // The rank index: combination bits, the rows before each word of them, the row of each rank.
+  std::vector<uint64_t> present_;
+  std::vector<uint32_t> before_word_;
+  std::vector<uint32_t> row_of_rank_;
   size_t size_ = 0;
   std::vector<std::string> feature_names_;
   std::vector<float> features_;  // size_ rows of feature_names_.size(), scaled to [0,1]

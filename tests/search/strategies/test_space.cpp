@@ -85,3 +85,49 @@ TEST_CASE("search space from recorded configurations", "[search][space]") {
 }
 
 }  // namespace gemmtune_tests::search_strategies_test_space
+
+namespace gemmtune_tests::search_strategies_test_space {
+
+// Rows in an order unlike their keys' (descending A), with a duplicate: the index of each row is
+// the order it came in, whichever index the space builds.
+void check_round_trip(const std::vector<Parameter>& params) {
+  std::vector<Configuration> configs;
+  for (int64_t a = 6; a-- > 0;) {
+    for (int64_t b = 0; b < 6; ++b) {
+      if ((a + b) % 3 == 0) continue;
+      Configuration c;
+      for (const auto& p : params) c[p.name] = p.values.front();
+      c["A"] = a;
+      c["B"] = b;
+      configs.push_back(c);
+    }
+  }
+  configs.push_back(configs.front());  // a duplicate is one row
+  const SearchSpace s(params, configs);
+  REQUIRE(s.size() == configs.size() - 1);
+  for (size_t i = 0; i < s.size(); ++i) {
+    CHECK(s.config(i) == configs[i]);
+    CHECK(s.index_of(configs[i]) == std::optional<size_t>(i));
+  }
+  Configuration absent = configs.front();
+  absent["A"] = 0;
+  absent["B"] = 0;  // (0 + 0) % 3 == 0: left out
+  CHECK_FALSE(s.index_of(absent).has_value());
+  // Neighbours are rows of the space, found through the same index.
+  for (size_t i = 0; i < s.size(); ++i) {
+    for (size_t n : s.neighbours(i)) CHECK(n < s.size());
+  }
+}
+
+TEST_CASE("search space finds rows by their values in small and huge spaces", "[search][space]") {
+  std::vector<int64_t> six{0, 1, 2, 3, 4, 5};
+  // 36 combinations: a bit per combination.
+  check_round_trip({param("A", six), param("B", six)});
+  // 6^2 x 200^4 = 5.8e10 combinations: too many to index by bits, found by hashing.
+  std::vector<int64_t> wide(200);
+  for (int64_t v = 0; v < 200; ++v) wide[size_t(v)] = v;
+  check_round_trip({param("A", six), param("B", six), param("C", wide), param("D", wide),
+                    param("E", wide), param("F", wide)});
+}
+
+}  // namespace gemmtune_tests::search_strategies_test_space
