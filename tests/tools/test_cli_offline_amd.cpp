@@ -232,6 +232,32 @@ TEST_CASE("split-K in one launch builds offline for every AMD target without a s
   }
 }
 
+TEST_CASE("GROUPM as a kernel argument builds for every AMD target at the same occupancy",
+          "[cli][offline][runtime]") {
+  // GROUPM 1 is built in (no rasterization code); 4, 8 and 16 are one build taking the argument.
+  // Each profile's starting configurations both ways: no spill, no wave per SIMD lost.
+  for (const auto& target : kTargets) {
+    const auto profile = nlohmann::json::parse(
+        gemmtune::read_text_file(gemmtune::test::source_path("devices/" + target + ".json")));
+    for (const auto& e : profile.at("starting_configurations").at("entries")) {
+      std::string params;
+      for (const auto& [name, value] : e.at("parameters").items()) {
+        if (name == "GROUPM") continue;
+        params += (params.empty() ? "" : ",") + name + "=" + std::to_string(value.get<int>());
+      }
+      const std::string args = "--kernel xgemm_fast --precision " +
+                               e.at("precision").get<std::string>() + " --params " + params;
+      const auto built_in = build(args + ",GROUPM=1 --target " + target + " --require-fit");
+      const auto argued = build(args + ",GROUPM=8 --target " + target + " --require-fit");
+      INFO(target << " " << params << ": " << built_in.at("vgprs") << " VGPRs with GROUPM 1, "
+                  << argued.at("vgprs") << " with GROUPM an argument");
+      CHECK(argued.at("config").at("GROUPM") == 8);
+      CHECK_FALSE(argued.at("spills").get<bool>());
+      CHECK(argued.at("waves_per_simd") == built_in.at("waves_per_simd"));
+    }
+  }
+}
+
 TEST_CASE("tiles of three times a power of two build for every AMD target without a spill",
           "[cli][offline][tiles]") {
   // The skinny space's 48- and 96-wide tiles, with split-K in one launch, and a 192-wide one.
