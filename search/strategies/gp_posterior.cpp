@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <thread>
+#include <vector>
 
 namespace gemmtune {
 
@@ -16,6 +18,34 @@ constexpr double kRelativeJitterFloor = 1e-10;
 
 int grown(int needed, int have) {
   return needed <= have ? have : std::max(needed, int(have * kGrowth) + 8);
+}
+
+// A pool this large is updated by several threads, each a block of its columns (every column on
+// its own: the same arithmetic whichever thread does it). An append reads all of V, n x m values:
+// tens of megabytes with tens of thousands of candidates, most of a proposal's time.
+constexpr int kParallelColumns = 8192;
+constexpr unsigned kMaxThreads = 4;
+constexpr int kColumnAlignment = 64;
+
+// Calls f(first, end) over [0, m) in blocks, on up to kMaxThreads threads where m is large.
+template <typename F>
+void for_column_blocks(int m, const F& f) {
+  const unsigned threads =
+      m < kParallelColumns
+          ? 1
+          : std::min(kMaxThreads, std::max(1u, std::thread::hardware_concurrency()));
+  if (threads <= 1) {
+    f(0, m);
+    return;
+  }
+  const int per = (m / int(threads) + kColumnAlignment - 1) / kColumnAlignment * kColumnAlignment;
+  std::vector<std::thread> helpers;
+  for (unsigned t = 1; t < threads; ++t) {
+    const int first = int(t) * per, end = std::min(m, first + per);
+    if (first < end) helpers.emplace_back([&f, first, end] { f(first, end); });
+  }
+  f(0, std::min(m, per));
+  for (auto& h : helpers) h.join();
 }
 
 }  // namespace
@@ -83,17 +113,21 @@ void GpPosterior::append(const Eigen::RowVectorXd& x, double y) {
   const double diag = std::sqrt(std::max(signal_ + noise_ - l.squaredNorm(), jitter_floor_));
   l_.row(n_).head(n_) = l.transpose();
   l_(n_, n_) = diag;
-  // The new row of V: (k(x, pool) - lᵀ·V) / diag.
-  if (m_ > 0) {
-    const Eigen::RowVectorXd kp = matern_covariance(h_, x, pool_.topRows(m_)).row(0);
-    const Eigen::RowVectorXd row = (kp - l.transpose() * v_.topLeftCorner(n_, m_)) / diag;
-    v_.row(n_).head(m_) = row;
-    v_sq_.head(m_) += row.transpose().cwiseAbs2();
-  }
   x_.row(n_) = x;
   y_[n_] = y;
   beta_[n_] = (y - l.dot(beta_.head(n_))) / diag;
-  if (!means_stale_ && m_ > 0) means_.head(m_) += beta_[n_] * v_.row(n_).head(m_).transpose();
+  // The new row of V: (k(x, pool) - lᵀ·V) / diag, and what it adds to the norms and means.
+  const double beta = beta_[n_];
+  const bool means = !means_stale_;
+  if (m_ > 0)
+    for_column_blocks(m_, [&](int first, int end) {
+      const int cols = end - first;
+      const Eigen::RowVectorXd kp = matern_covariance(h_, x, pool_.middleRows(first, cols)).row(0);
+      const Eigen::RowVectorXd row = (kp - l.transpose() * v_.block(0, first, n_, cols)) / diag;
+      v_.row(n_).segment(first, cols) = row;
+      v_sq_.segment(first, cols) += row.transpose().cwiseAbs2();
+      if (means) means_.segment(first, cols) += beta * row.transpose();
+    });
   ++n_;
 }
 

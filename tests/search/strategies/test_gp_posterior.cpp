@@ -84,6 +84,22 @@ TEST_CASE("the incremental GP posterior equals the posterior computed from scrat
   check_against_scratch(post, x, y, pool);
 }
 
+TEST_CASE("a pool of thousands of candidates, updated in blocks, stays exact", "[gp][bayes]") {
+  // Past 8,192 candidates an append updates blocks of the pool on several threads.
+  constexpr int kLargePool = 10000;
+  Rng rng(12);
+  Eigen::MatrixXd x = random_points(rng, 10);
+  Eigen::VectorXd y(10);
+  for (int i = 0; i < 10; ++i) y[i] = target(x.row(i));
+  const Eigen::MatrixXd pool = random_points(rng, kLargePool);
+  GpPosterior post;
+  REQUIRE(post.reset(hyperparameters(), x.topRows(6), y.head(6)));
+  post.add_to_pool(pool);
+  CHECK(post.mean(kLargePool - 1) == post.mean(kLargePool - 1));  // the means kept from here on
+  for (int i = 6; i < 10; ++i) post.append(x.row(i), y[i]);
+  check_against_scratch(post, x, y, pool);
+}
+
 TEST_CASE("an incremental GP posterior without training points is the prior", "[gp][bayes]") {
   Rng rng(5);
   GpPosterior post;
