@@ -24,16 +24,19 @@ int grown(int needed, int have) {
 // its own: the same arithmetic whichever thread does it). An append reads all of V, n x m values:
 // tens of megabytes with tens of thousands of candidates, most of a proposal's time.
 constexpr int kParallelColumns = 8192;
+// Candidates added at once from which their columns of V (a triangular solve each, O(n^2)) are
+// computed in blocks on several threads: a hill climb's step adds hundreds.
+constexpr int kParallelNewColumns = 256;
 constexpr unsigned kMaxThreads = 4;
 constexpr int kColumnAlignment = 64;
 
-// Calls f(first, end) over [0, m) in blocks, on up to kMaxThreads threads where m is large.
+// Calls f(first, end) over [0, m) in blocks, on up to kMaxThreads threads where m is at least
+// `parallel_from`.
 template <typename F>
-void for_column_blocks(int m, const F& f) {
+void for_column_blocks(int m, int parallel_from, const F& f) {
   const unsigned threads =
-      m < kParallelColumns
-          ? 1
-          : std::min(kMaxThreads, std::max(1u, std::thread::hardware_concurrency()));
+      m < parallel_from ? 1
+                        : std::min(kMaxThreads, std::max(1u, std::thread::hardware_concurrency()));
   if (threads <= 1) {
     f(0, m);
     return;
@@ -120,7 +123,7 @@ void GpPosterior::append(const Eigen::RowVectorXd& x, double y) {
   const double beta = beta_[n_];
   const bool means = !means_stale_;
   if (m_ > 0)
-    for_column_blocks(m_, [&](int first, int end) {
+    for_column_blocks(m_, kParallelColumns, [&](int first, int end) {
       const int cols = end - first;
       const Eigen::RowVectorXd kp = matern_covariance(h_, x, pool_.middleRows(first, cols)).row(0);
       const Eigen::RowVectorXd row = (kp - l.transpose() * v_.block(0, first, n_, cols)) / diag;
@@ -158,11 +161,14 @@ void GpPosterior::add_to_pool(const Eigen::MatrixXd& xs) {
   reserve(n_, m_ + add);
   pool_.middleRows(m_, add) = xs;
   if (n_ > 0) {
-    Eigen::MatrixXd cols = matern_covariance(h_, x_.topRows(n_), xs);  // n × add
-    l_.topLeftCorner(n_, n_).triangularView<Eigen::Lower>().solveInPlace(cols);
-    v_.block(0, m_, n_, add) = cols;
-    v_sq_.segment(m_, add) = cols.colwise().squaredNorm().transpose();
-    means_.segment(m_, add) = cols.transpose() * beta_.head(n_);
+    for_column_blocks(add, kParallelNewColumns, [&](int first, int end) {
+      const int count = end - first, at = m_ + first;
+      Eigen::MatrixXd cols = matern_covariance(h_, x_.topRows(n_), xs.middleRows(first, count));
+      l_.topLeftCorner(n_, n_).triangularView<Eigen::Lower>().solveInPlace(cols);  // n × count
+      v_.block(0, at, n_, count) = cols;
+      v_sq_.segment(at, count) = cols.colwise().squaredNorm().transpose();
+      means_.segment(at, count) = cols.transpose() * beta_.head(n_);
+    });
   } else {
     v_sq_.segment(m_, add).setZero();
     means_.segment(m_, add).setZero();
@@ -173,7 +179,10 @@ void GpPosterior::add_to_pool(const Eigen::MatrixXd& xs) {
 double GpPosterior::mean(int j) {
   if (means_stale_) {
     if (n_ > 0) {
-      means_.head(m_) = v_.topLeftCorner(n_, m_).transpose() * beta_.head(n_);
+      for_column_blocks(m_, kParallelColumns, [&](int first, int end) {
+        means_.segment(first, end - first) =
+            v_.block(0, first, n_, end - first).transpose() * beta_.head(n_);
+      });
     } else {
       means_.head(m_).setZero();
     }

@@ -85,7 +85,8 @@ TEST_CASE("the incremental GP posterior equals the posterior computed from scrat
 }
 
 TEST_CASE("a pool of thousands of candidates, updated in blocks, stays exact", "[gp][bayes]") {
-  // Past 8,192 candidates an append updates blocks of the pool on several threads.
+  // Past 8,192 candidates an append updates blocks of the pool on several threads, and candidates
+  // added by the hundred get their columns so too.
   constexpr int kLargePool = 10000;
   Rng rng(12);
   Eigen::MatrixXd x = random_points(rng, 10);
@@ -97,6 +98,10 @@ TEST_CASE("a pool of thousands of candidates, updated in blocks, stays exact", "
   post.add_to_pool(pool);
   CHECK(post.mean(kLargePool - 1) == post.mean(kLargePool - 1));  // the means kept from here on
   for (int i = 6; i < 10; ++i) post.append(x.row(i), y[i]);
+  check_against_scratch(post, x, y, pool);
+  // Every target changed: the means are computed again over the whole pool, in blocks.
+  y *= 0.5;
+  post.set_targets(y);
   check_against_scratch(post, x, y, pool);
 }
 
