@@ -327,6 +327,53 @@ class OutOfOrderLane : public Evaluator {
 
 }  // namespace
 
+namespace {
+
+// A device on which only configurations with A at most 2 are built by the time they are asked
+// for, and A = 2 runs twice as fast as the rest (R is the runtime parameter).
+class TwoBuiltLane : public Evaluator {
+ public:
+  Result evaluate(const Problem& problem, const Configuration& config) override {
+    order.push_back(config);
+    Result r;
+    r.config = config;
+    r.time.runs = r.time.calls = 1;
+    r.time.mean_ms = r.time.median_ms = config.at("A") == 2 ? 0.5 : 1.0;
+    r.gflops = problem.flops() / (r.time.median_ms * 1e6);
+    return r;
+  }
+  bool ready(const Problem&, const Configuration& config) override { return config.at("A") <= 2; }
+  std::string description() const override { return "two-built lane"; }
+  std::vector<Configuration> order;
+};
+
+}  // namespace
+
+TEST_CASE("the siblings of the fastest measured configuration are measured first",
+          "[search][tuner][runtime]") {
+  std::vector<Configuration> configs;
+  for (int64_t a = 1; a <= 4; ++a) {
+    for (int64_t r : {1, 4, 8}) configs.push_back({{"A", a}, {"R", r}});
+  }
+  const SearchSpace space = SearchSpace::from_configurations(configs);
+  Problem problem;
+  problem.shape = {64, 64, 64};
+  TwoBuiltLane lane;
+  auto searcher = make_searcher("exhaustive", space, 7, {});
+  TuneSettings settings;
+  settings.stop.max_evals = 3;
+  settings.lookahead = 1;
+  settings.runtime_parameters = {{"R", {}}};
+  const auto out = run_search(lane, problem, space, *searcher, settings);
+  CHECK(out.siblings == 4);
+  // A 1 and A 2 (built, measured in turn), then while A 3 builds the siblings of A 2 (the faster)
+  // before those of A 1, then A 3.
+  const std::vector<Configuration> expected = {
+      {{"A", 1}, {"R", 1}}, {{"A", 2}, {"R", 1}}, {{"A", 2}, {"R", 4}}, {{"A", 2}, {"R", 8}},
+      {{"A", 1}, {"R", 4}}, {{"A", 1}, {"R", 8}}, {{"A", 3}, {"R", 1}}};
+  CHECK(lane.order == expected);
+}
+
 TEST_CASE("a proposal whose build is done is measured before one still building",
           "[search][tuner][runtime]") {
   std::vector<Configuration> configs;
