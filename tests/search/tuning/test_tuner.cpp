@@ -3,6 +3,8 @@
 // lane is free; budgets hold; an error of one lane ends the search and reaches the caller.
 #include <catch2/catch.hpp>
 
+#include <functional>
+
 #include <atomic>
 #include <limits>
 #include <mutex>
@@ -305,66 +307,62 @@ class BuildingLane : public Evaluator {
 
 namespace {
 
-// A device whose builds finish out of order: configurations with an even A are built, the others
-// still building.
-class OutOfOrderLane : public Evaluator {
+// A device whose builds run elsewhere, scripted: `built` says which configurations are built when
+// asked for, `ms` how long each runs; each measurement is noted.
+class ScriptedLane : public Evaluator {
  public:
-  Result evaluate(const Problem& problem, const Configuration& config) override {
-    order.push_back(config.at("A"));
-    Result r;
-    r.config = config;
-    r.time.runs = r.time.calls = 1;
-    r.time.mean_ms = r.time.median_ms = 1.0;
-    r.gflops = problem.flops() / 1e6;
-    return r;
-  }
-  bool ready(const Problem&, const Configuration& config) override {
-    return config.at("A") % 2 == 0;
-  }
-  std::string description() const override { return "out-of-order lane"; }
-  std::vector<int64_t> order;
-};
-
-}  // namespace
-
-namespace {
-
-// A device on which only configurations with A at most 2 are built by the time they are asked
-// for, and A = 2 runs twice as fast as the rest (R is the runtime parameter).
-class TwoBuiltLane : public Evaluator {
- public:
+  ScriptedLane(std::function<bool(const Configuration&)> built,
+               std::function<double(const Configuration&)> ms)
+      : built_(std::move(built)), ms_(std::move(ms)) {}
   Result evaluate(const Problem& problem, const Configuration& config) override {
     order.push_back(config);
     Result r;
     r.config = config;
     r.time.runs = r.time.calls = 1;
-    r.time.mean_ms = r.time.median_ms = config.at("A") == 2 ? 0.5 : 1.0;
+    r.time.mean_ms = r.time.median_ms = ms_(config);
     r.gflops = problem.flops() / (r.time.median_ms * 1e6);
     return r;
   }
-  bool ready(const Problem&, const Configuration& config) override { return config.at("A") <= 2; }
-  std::string description() const override { return "two-built lane"; }
+  bool ready(const Problem&, const Configuration& config) override { return built_(config); }
+  std::string description() const override { return "scripted lane"; }
   std::vector<Configuration> order;
+
+ private:
+  std::function<bool(const Configuration&)> built_;
+  std::function<double(const Configuration&)> ms_;
 };
+
+// Configurations A = 1..as, each with every value of the runtime parameter R in `rs` (none:
+// no R).
+SearchSpace a_r_space(int64_t as, const std::vector<int64_t>& rs) {
+  std::vector<Configuration> configs;
+  for (int64_t a = 1; a <= as; ++a) {
+    if (rs.empty()) configs.push_back({{"A", a}});
+    for (int64_t r : rs) configs.push_back({{"A", a}, {"R", r}});
+  }
+  return SearchSpace::from_configurations(configs);
+}
+
+Problem small_problem() {
+  Problem problem;
+  problem.shape = {64, 64, 64};
+  return problem;
+}
 
 }  // namespace
 
 TEST_CASE("the siblings of the fastest measured configuration are measured first",
           "[search][tuner][runtime]") {
-  std::vector<Configuration> configs;
-  for (int64_t a = 1; a <= 4; ++a) {
-    for (int64_t r : {1, 4, 8}) configs.push_back({{"A", a}, {"R", r}});
-  }
-  const SearchSpace space = SearchSpace::from_configurations(configs);
-  Problem problem;
-  problem.shape = {64, 64, 64};
-  TwoBuiltLane lane;
+  // A 1 and A 2 are built when asked for, the rest still building; A 2 runs twice as fast.
+  const SearchSpace space = a_r_space(4, {1, 4, 8});
+  ScriptedLane lane([](const Configuration& c) { return c.at("A") <= 2; },
+                    [](const Configuration& c) { return c.at("A") == 2 ? 0.5 : 1.0; });
   auto searcher = make_searcher("exhaustive", space, 7, {});
   TuneSettings settings;
   settings.stop.max_evals = 3;
   settings.lookahead = 1;
   settings.runtime_parameters = {{"R", {}}};
-  const auto out = run_search(lane, problem, space, *searcher, settings);
+  const auto out = run_search(lane, small_problem(), space, *searcher, settings);
   CHECK(out.siblings == 4);
   // A 1 and A 2 (built, measured in turn), then while A 3 builds the siblings of A 2 (the faster)
   // before those of A 1, then A 3.
@@ -376,23 +374,21 @@ TEST_CASE("the siblings of the fastest measured configuration are measured first
 
 TEST_CASE("a proposal whose build is done is measured before one still building",
           "[search][tuner][runtime]") {
-  std::vector<Configuration> configs;
-  for (int64_t a = 1; a <= 12; ++a) configs.push_back({{"A", a}});
-  const SearchSpace space = SearchSpace::from_configurations(configs);
-  Problem problem;
-  problem.shape = {64, 64, 64};
-  OutOfOrderLane lane;
+  // Builds finish out of order: configurations with an even A are built, the others building.
+  const SearchSpace space = a_r_space(12, {});
+  ScriptedLane lane([](const Configuration& c) { return c.at("A") % 2 == 0; },
+                    [](const Configuration&) { return 1.0; });
   auto searcher = make_searcher("exhaustive", space, 7, {});
   TuneSettings settings;
   settings.stop.max_evals = 8;
   settings.lookahead = 4;
-  const auto out = run_search(lane, problem, space, *searcher, settings);
+  const auto out = run_search(lane, small_problem(), space, *searcher, settings);
   CHECK(out.evaluations == 8);
   // The queue holds A = 1..4 in the strategy's order: 2 and 4 go first, 1 waits for its build.
   REQUIRE(lane.order.size() == 8);
-  CHECK(lane.order[0] == 2);
-  CHECK(lane.order[1] == 4);
-  CHECK(std::set<int64_t>(lane.order.begin(), lane.order.end()).size() == 8);
+  CHECK(lane.order[0].at("A") == 2);
+  CHECK(lane.order[1].at("A") == 4);
+  CHECK(std::set<Configuration>(lane.order.begin(), lane.order.end()).size() == 8);
 }
 
 TEST_CASE("a lane waiting for a build measures a runtime sibling of a measured configuration",
