@@ -3,9 +3,8 @@
 // lane is free; budgets hold; an error of one lane ends the search and reaches the caller.
 #include <catch2/catch.hpp>
 
-#include <functional>
-
 #include <atomic>
+#include <functional>
 #include <limits>
 #include <mutex>
 #include <set>
