@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -45,7 +46,12 @@ void for_column_blocks(int m, int parallel_from, const F& f) {
   std::vector<std::thread> helpers;
   for (unsigned t = 1; t < threads; ++t) {
     const int first = int(t) * per, end = std::min(m, first + per);
-    if (first < end) helpers.emplace_back([&f, first, end] { f(first, end); });
+    if (first >= end) continue;
+    try {
+      helpers.emplace_back([&f, first, end] { f(first, end); });
+    } catch (const std::system_error&) {
+      f(first, end);  // no thread to be had: this block on the caller's
+    }
   }
   f(0, std::min(m, per));
   for (auto& h : helpers) h.join();
