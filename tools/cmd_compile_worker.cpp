@@ -6,7 +6,11 @@
 // up), and answers one line on stdout. One build at a time: the pool's parallelism is processes,
 // because some drivers serialize compilation inside a process. Not meant to be run by hand, though
 // it can be, with a pipe.
+#include <sys/resource.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 
 #include <chrono>
 #include <map>
@@ -29,6 +33,23 @@ struct CompileWorkerArgs {
   std::string device;
   std::string cache_dir;
 };
+
+// How much lower than the search's own a worker's scheduling priority is (nice steps). A search
+// runs as many workers as the host has cores to spare, and each build is throughput: when they
+// fill every core, the threads whose delays idle the devices (the strategy proposing, the lanes
+// measuring) must still get theirs at once.
+constexpr int kWorkerNiceSteps = 10;
+constexpr int kLowestPriority = 19;  // the largest nice value
+
+// Lowers this process's priority by kWorkerNiceSteps; returns the nice value it runs at.
+int lower_priority() {
+  errno = 0;
+  const int now = ::getpriority(PRIO_PROCESS, 0);
+  if (errno == 0) ::setpriority(PRIO_PROCESS, 0, std::min(kLowestPriority, now + kWorkerNiceSteps));
+  errno = 0;
+  const int after = ::getpriority(PRIO_PROCESS, 0);
+  return errno == 0 ? after : now;
+}
 
 std::string outcome_of(const DeviceEvaluator::CompileSummary& s) {
   if (s.built) return "built";
@@ -58,7 +79,8 @@ void run_compile_worker(const GlobalOptions& options, const CompileWorkerArgs& a
     say({{"fatal", e.what()}});
     throw;
   }
-  if (!say({{"ready", true}})) return;
+  // The ready line says the priority the builds run at (checked by the tests).
+  if (!say({{"ready", true}, {"nice", lower_priority()}})) return;
 
   EvaluatorOptions eo;
   eo.templates_dir = templates_dir(options);

@@ -116,28 +116,45 @@ void GpPosterior::update_beta() {
 }
 
 void GpPosterior::append(const Eigen::RowVectorXd& x, double y) {
-  reserve(n_ + 1, m_);
-  const Eigen::VectorXd k = matern_covariance(h_, x_.topRows(n_), x).col(0);
-  const Eigen::VectorXd l = l_.topLeftCorner(n_, n_).triangularView<Eigen::Lower>().solve(k);
-  const double diag = std::sqrt(std::max(signal_ + noise_ - l.squaredNorm(), jitter_floor_));
-  l_.row(n_).head(n_) = l.transpose();
-  l_(n_, n_) = diag;
-  x_.row(n_) = x;
-  y_[n_] = y;
-  beta_[n_] = (y - l.dot(beta_.head(n_))) / diag;
-  // The new row of V: (k(x, pool) - lᵀ·V) / diag, and what it adds to the norms and means.
-  const double beta = beta_[n_];
+  append(Eigen::MatrixXd(x), Eigen::VectorXd::Constant(1, y));
+}
+
+void GpPosterior::append(const Eigen::MatrixXd& xs, const Eigen::VectorXd& ys) {
+  const int k = int(xs.rows()), first = n_;
+  if (k == 0) return;
+  reserve(n_ + k, m_);
+  // The new rows of L, x, y and β, one point after another (each row of L solves against the
+  // rows before it, the new ones included).
+  for (int j = 0; j < k; ++j) {
+    const Eigen::RowVectorXd x = xs.row(j);
+    const Eigen::VectorXd kv = matern_covariance(h_, x_.topRows(n_), x).col(0);
+    const Eigen::VectorXd l = l_.topLeftCorner(n_, n_).triangularView<Eigen::Lower>().solve(kv);
+    const double diag = std::sqrt(std::max(signal_ + noise_ - l.squaredNorm(), jitter_floor_));
+    const double mean = l.dot(beta_.head(n_));
+    const double y = std::isnan(ys[j]) ? mean : ys[j];
+    l_.row(n_).head(n_) = l.transpose();
+    l_(n_, n_) = diag;
+    x_.row(n_) = x;
+    y_[n_] = y;
+    beta_[n_] = (y - mean) / diag;
+    ++n_;
+  }
+  if (m_ == 0) return;
+  // The new rows of V: solving [L11 0; L21 L22]·[V1; V2] = [K1; K2] for V2 gives
+  // V2 = L22⁻¹·(K(xs, pool) - L21·V1), one product over V1 and a small triangular solve.
   const bool means = !means_stale_;
-  if (m_ > 0)
-    for_column_blocks(m_, kParallelColumns, [&](int first, int end) {
-      const int cols = end - first;
-      const Eigen::RowVectorXd kp = matern_covariance(h_, x, pool_.middleRows(first, cols)).row(0);
-      const Eigen::RowVectorXd row = (kp - l.transpose() * v_.block(0, first, n_, cols)) / diag;
-      v_.row(n_).segment(first, cols) = row;
-      v_sq_.segment(first, cols) += row.transpose().cwiseAbs2();
-      if (means) means_.segment(first, cols) += beta * row.transpose();
-    });
-  ++n_;
+  const Eigen::MatrixXd l21 = l_.block(first, 0, k, first);
+  const Eigen::MatrixXd l22 = l_.block(first, first, k, k);
+  const Eigen::VectorXd beta = beta_.segment(first, k);
+  for_column_blocks(m_, kParallelColumns, [&](int begin, int end) {
+    const int cols = end - begin;
+    Eigen::MatrixXd rows = matern_covariance(h_, xs, pool_.middleRows(begin, cols));
+    if (first > 0) rows.noalias() -= l21 * v_.block(0, begin, first, cols);
+    l22.triangularView<Eigen::Lower>().solveInPlace(rows);
+    v_.block(first, begin, k, cols) = rows;
+    v_sq_.segment(begin, cols) += rows.colwise().squaredNorm().transpose();
+    if (means) means_.segment(begin, cols).noalias() += rows.transpose() * beta;
+  });
 }
 
 void GpPosterior::set_target(int i, double y) {

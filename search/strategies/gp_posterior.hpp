@@ -8,7 +8,8 @@
 //   a result replacing the guess at training point i:            O((n-i)² + (n-i)·m)
 //   changing every target:                                        O(n²), the means O(n·m) later
 //   adding a candidate to the pool adds a column to V:            O(n²)
-// so only a change of hyperparameters or of the training subset pays the full price.
+// so only a change of hyperparameters or of the training subset pays the full price. Points
+// appended together read V once: O(k·n² + k·n·m) for k of them.
 #pragma once
 
 #include <Eigen/Dense>
@@ -25,6 +26,13 @@ class GpPosterior {
 
   // Adds one training point (a row of d inputs) with target `y`.
   void append(const Eigen::RowVectorXd& x, double y);
+  // Adds the rows of `xs` as training points, in order, with targets `ys`; a NaN target is the
+  // posterior mean of the latent function at that point given every point before it (the kriging
+  // believer's guess, which leaves the means where they were). The same posterior as appending
+  // them one at a time, but V's new rows come from one pass over V instead of one pass each.
+  void append(const Eigen::MatrixXd& xs, const Eigen::VectorXd& ys);
+  // The target training point i was given (a guess resolved by append included).
+  double target(int i) const { return y_[i]; }
   // Replaces the target of training point `i` (O((n-i)² + (n-i)·m): cheap for recent points), or
   // of every training point.
   void set_target(int i, double y);

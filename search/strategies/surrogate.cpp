@@ -104,6 +104,11 @@ void SurrogateModel::fit_hyperparameters(const Eigen::MatrixXd& x, const Eigen::
 
 void SurrogateModel::sync(const std::vector<Observation>& history,
                           const std::vector<size_t>& pending, const TimeScale& now) {
+  // New training points are appended together (the posterior reads V once for all of them):
+  // results first, then the guesses for the proposals in flight, each guessed after every point
+  // before it.
+  std::vector<size_t> rows;
+  std::vector<double> targets;
   for (; synced_history_ < history.size(); ++synced_history_) {
     const Observation& o = history[synced_history_];
     if (classify_) append_failure_label(o);
@@ -111,25 +116,37 @@ void SurrogateModel::sync(const std::vector<Observation>& history,
     const double y = epoch_.of(o.ok ? std::log(o.time_ms) : now.worst);
     const auto it = train_pos_.find(o.index);
     if (it == train_pos_.end()) {
-      append_training(o.index, y);
+      if (std::find(rows.begin(), rows.end(), o.index) == rows.end()) {
+        rows.push_back(o.index);
+        targets.push_back(y);
+      }
     } else {
       post_.set_target(it->second, y);
     }
     ++told_in_model_;
   }
   for (size_t r : pending) {
-    if (train_pos_.count(r) != 0) continue;
+    if (train_pos_.count(r) != 0 || std::find(rows.begin(), rows.end(), r) != rows.end()) {
+      continue;
+    }
+    rows.push_back(r);
     // The believer guesses the model's mean at the row; the others a value fixed per rebuild.
-    append_training(r, options_.liar == "believer" ? post_.mean(pool_index(r)) : liar_value_);
+    targets.push_back(options_.liar == "believer" ? std::numeric_limits<double>::quiet_NaN()
+                                                  : liar_value_);
   }
+  append_training(rows, targets);
 }
 
-void SurrogateModel::append_training(size_t row, double y) {
-  Eigen::MatrixXd x(1, options_.dims);
-  encode_row(row, x, 0);
-  train_pos_[row] = int(train_rows_.size());
-  train_rows_.push_back(row);
-  post_.append(x.row(0), y);
+void SurrogateModel::append_training(const std::vector<size_t>& rows,
+                                     const std::vector<double>& targets) {
+  if (rows.empty()) return;
+  Eigen::MatrixXd x(Eigen::Index(rows.size()), options_.dims);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    encode_row(rows[i], x, Eigen::Index(i));
+    train_pos_[rows[i]] = int(train_rows_.size());
+    train_rows_.push_back(rows[i]);
+  }
+  post_.append(x, Eigen::Map<const Eigen::VectorXd>(targets.data(), Eigen::Index(targets.size())));
 }
 
 int SurrogateModel::pool_index(size_t row) {

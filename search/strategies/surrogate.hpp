@@ -78,7 +78,8 @@ class SurrogateModel {
   void fit_hyperparameters(const Eigen::MatrixXd& x, const Eigen::VectorXd& y, Rng& rng);
   void fit_classifier(const std::vector<Observation>& history, bool refit, Rng& rng);
   void append_failure_label(const Observation& o);
-  void append_training(size_t row, double y);
+  // Appends `rows` to the training points with `targets` (NaN: the believer's guess), together.
+  void append_training(const std::vector<size_t>& rows, const std::vector<double>& targets);
   // Row `r` of `m` (column-major, so rows are strided) gets the encoding of space row `row`.
   void encode_row(size_t row, Eigen::MatrixXd& m, Eigen::Index r);
 

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 
 #include "search/strategies/gp.hpp"
 #include "search/strategies/gp_posterior.hpp"
@@ -28,6 +29,12 @@ Eigen::MatrixXd random_points(Rng& rng, int n) {
 
 double target(const Eigen::RowVectorXd& x) {
   return std::sin(4 * x[0]) + x[1] * x[2];
+}
+
+Eigen::VectorXd targets_of(const Eigen::MatrixXd& x) {
+  Eigen::VectorXd y(x.rows());
+  for (Eigen::Index i = 0; i < x.rows(); ++i) y[i] = target(x.row(i));
+  return y;
 }
 
 GpHyperparameters hyperparameters() {
@@ -59,8 +66,7 @@ TEST_CASE("the incremental GP posterior equals the posterior computed from scrat
           "[gp][bayes]") {
   Rng rng(11);
   Eigen::MatrixXd x = random_points(rng, 12);
-  Eigen::VectorXd y(12);
-  for (int i = 0; i < 12; ++i) y[i] = target(x.row(i));
+  Eigen::VectorXd y = targets_of(x);
   Eigen::MatrixXd pool = random_points(rng, 40);
 
   GpPosterior post;
@@ -89,19 +95,39 @@ TEST_CASE("a pool of thousands of candidates, updated in blocks, stays exact", "
   // added by the hundred get their columns so too.
   constexpr int kLargePool = 10000;
   Rng rng(12);
-  Eigen::MatrixXd x = random_points(rng, 10);
-  Eigen::VectorXd y(10);
-  for (int i = 0; i < 10; ++i) y[i] = target(x.row(i));
+  Eigen::MatrixXd x = random_points(rng, 18);
+  Eigen::VectorXd y = targets_of(x);
   const Eigen::MatrixXd pool = random_points(rng, kLargePool);
   GpPosterior post;
   REQUIRE(post.reset(hyperparameters(), x.topRows(6), y.head(6)));
   post.add_to_pool(pool);
   CHECK(post.mean(kLargePool - 1) == post.mean(kLargePool - 1));  // the means kept from here on
   for (int i = 6; i < 10; ++i) post.append(x.row(i), y[i]);
-  check_against_scratch(post, x, y, pool);
+  check_against_scratch(post, x.topRows(10), y.head(10), pool);
   // Every target changed: the means are computed again over the whole pool, in blocks.
   y *= 0.5;
-  post.set_targets(y);
+  post.set_targets(y.head(10));
+  check_against_scratch(post, x.topRows(10), y.head(10), pool);
+
+  // Results and guesses for proposals in flight appended together (V's new rows in one pass):
+  // four results, then three guesses (NaN), each the mean at its point given every point before
+  // it, the four results of the same block included.
+  GaussianProcess gp;
+  gp.set_data(x.topRows(15), y.head(15));
+  REQUIRE(gp.set_hyperparameters(hyperparameters()));
+  Eigen::VectorXd guess, var;
+  gp.predict(x.middleRows(15, 1), &guess, &var);
+  Eigen::VectorXd ys = y.segment(11, 7);
+  ys.tail(3).setConstant(std::numeric_limits<double>::quiet_NaN());
+  post.append(x.row(10), y[10]);
+  post.append(x.middleRows(11, 7), ys);
+  REQUIRE(post.size() == 18);
+  CHECK(post.target(15) == Approx(guess[0]).margin(kTolerance));
+  Eigen::VectorXd guessed = y;
+  for (int i = 15; i < 18; ++i) guessed[i] = post.target(i);
+  check_against_scratch(post, x, guessed, pool);
+  // The results replace the guesses.
+  for (int i = 15; i < 18; ++i) post.set_target(i, y[i]);
   check_against_scratch(post, x, y, pool);
 }
 
