@@ -10,6 +10,7 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <utility>
 
 #include <spdlog/spdlog.h>
 
@@ -53,7 +54,8 @@ class TuneLoop {
         searcher_(searcher),
         settings_(settings),
         flops_(problem.flops()),
-        start_(Clock::now()) {
+        start_(Clock::now()),
+        issued_(space.size(), false) {
     progress_.limit = settings.stop.eval_limit(space.size());
   }
 
@@ -91,6 +93,7 @@ class TuneLoop {
   bool tell_known(const Result& r) {
     const auto index = space_.index_of(r.config);
     if (!index || searcher_.seen(*index)) return false;  // not in this space, or recorded twice
+    issued_[*index] = true;
     searcher_.tell(*index, r, flops_);
     ++out_.evaluations;
     if (!r.ok()) ++out_.failed;
@@ -124,6 +127,7 @@ class TuneLoop {
     for (const auto& c : settings_.warm_start) {
       const auto index = space_.index_of(c);
       if (!index || !searcher_.claim(*index)) continue;
+      issued_[*index] = true;
       queue_.push_back(*index);
       warm.push_back(c);
     }
@@ -142,6 +146,7 @@ class TuneLoop {
   // takes now: it may take more as it learns), never more than the budget has room for. The
   // first lane's evaluator is told what comes, to build it ahead.
   void propose_more() {
+    claim(std::exchange(unclaimed_, {}));
     const size_t want = wanted();
     if (want == 0) return;
     const auto t0 = Clock::now();
@@ -164,12 +169,17 @@ class TuneLoop {
     return std::min(target > in_flight ? target - in_flight : 0, room);
   }
 
+  // Under the lock. A proposal that a lane has meanwhile queued as a runtime sibling is left to
+  // that sibling's measurement (whose result the searcher is told for it).
   void queue_proposals(const std::vector<size_t>& fresh) {
-    if (fresh.empty()) return;
     std::vector<Configuration> configs;
-    for (size_t i : fresh) configs.push_back(space_.config(i));
-    lanes_.front()->prepare(problem_, configs);
-    queue_.insert(queue_.end(), fresh.begin(), fresh.end());
+    for (size_t i : fresh) {
+      if (issued_[i]) continue;
+      issued_[i] = true;
+      queue_.push_back(i);
+      configs.push_back(space_.config(i));
+    }
+    if (!configs.empty()) lanes_.front()->prepare(problem_, configs);
   }
 
   // A result for the searcher: told now, or with a proposer thread handed to it, which alone
@@ -211,22 +221,17 @@ class TuneLoop {
       std::vector<std::pair<size_t, Result>> tells(std::make_move_iterator(pending_.begin()),
                                                    std::make_move_iterator(pending_.end()));
       pending_.clear();
+      const std::vector<size_t> siblings = std::exchange(unclaimed_, {});
       std::exception_ptr failed;
       size_t want = 0;
       std::vector<size_t> fresh;
       try {
         lock.unlock();
         const auto thinking = Clock::now();
-        std::vector<Sibling> siblings;
-        for (const auto& [index, r] : tells) {
-          searcher_.tell(index, r, flops_);
-          if (!r.ok()) continue;
-          const auto more = claim_siblings(r);
-          siblings.insert(siblings.end(), more.begin(), more.end());
-        }
+        claim(siblings);
+        for (const auto& [index, r] : tells) searcher_.tell(index, r, flops_);
         double thought = seconds_from(thinking);
         lock.lock();
-        queue_siblings(siblings);
         want = stopped_ ? 0 : wanted();
         lock.unlock();
         const auto asking = Clock::now();
@@ -259,12 +264,13 @@ class TuneLoop {
   // otherwise wait, beside the strategy's proposals, never instead of one.
   size_t budgeted() const { return out_.evaluations - out_.siblings; }
 
-  // Configurations that differ from `r`'s only in a runtime parameter, in the space and not
-  // yet proposed, each claimed from the strategy (so that it never proposes them) and ranked by
-  // `r`'s speed. Touches the searcher: the thread that owns it calls this.
-  std::vector<Sibling> claim_siblings(const Result& r) {
+  // Under the lock: the configurations that differ from `r`'s only in a runtime parameter, in the
+  // space and never issued, queued for the lanes at once (ranked by `r`'s speed) and marked for
+  // the searcher to be claimed from it: waiting for the strategy's thread, busy thinking, would
+  // leave the devices idle while their builds are under way.
+  void queue_siblings(const Result& r) {
     const Configuration& config = r.config;
-    std::vector<Sibling> out;
+    bool queued = false;
     for (const auto& runtime : settings_.runtime_parameters) {
       const auto own = config.find(runtime.name);
       // A value built in is a build of its own: it has no siblings.
@@ -276,18 +282,22 @@ class TuneLoop {
           Configuration sibling = config;
           sibling[runtime.name] = value;
           const auto index = space_.index_of(sibling);
-          if (index && searcher_.claim(*index)) out.push_back({r.gflops, *index});
+          if (!index || issued_[*index]) continue;
+          issued_[*index] = true;
+          siblings_.insert({r.gflops, *index});
+          unclaimed_.push_back(*index);
+          queued = true;
         }
       }
     }
-    return out;
+    if (queued) changed_.notify_all();
   }
 
-  // Under the lock: siblings the lanes may measure while a build is under way.
-  void queue_siblings(const std::vector<Sibling>& siblings) {
-    if (siblings.empty()) return;
-    siblings_.insert(siblings.begin(), siblings.end());
-    changed_.notify_all();
+  // Claims queued siblings from the searcher, so that it never proposes them. One it proposed
+  // meanwhile stays its proposal, answered by the sibling's result. Touches the searcher: the
+  // thread that owns it calls this.
+  void claim(const std::vector<size_t>& siblings) {
+    for (size_t i : siblings) searcher_.claim(i);
   }
 
   // Under the lock: where in the queue the first proposal `lane` can measure without waiting for
@@ -403,8 +413,7 @@ class TuneLoop {
     if (!sibling) compile_ms_ += std::max(0.0, r.compile_ms);
     measuring_ms_ += r.measuring_ms();
     tell(index, r);
-    // The proposer thread alone touches the strategy when there is one: it claims them itself.
-    if (r.ok() && !settings_.propose_while_measuring) queue_siblings(claim_siblings(r));
+    if (r.ok()) queue_siblings(r);
     if (!r.ok()) ++out_.failed;
     if (r.ok()) ++out_.verified;
     const bool improved = better_result(r, out_.best, flops_);
@@ -487,8 +496,12 @@ class TuneLoop {
   std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<size_t> queue_;             // proposed, not yet taken by a lane
-  std::set<Sibling> siblings_;           // claimed runtime siblings of measured configurations
+  std::set<Sibling> siblings_;           // queued runtime siblings of measured configurations
   std::set<size_t> siblings_measuring_;  // those taken by a lane, result not yet recorded
+  std::vector<size_t> unclaimed_;        // siblings queued, not yet claimed from the searcher
+  // Every row put in flight or told (proposals, siblings, warm starts, earlier results): a row is
+  // measured once.
+  std::vector<bool> issued_;
   // Results the proposer thread has yet to tell the searcher, and a count of the changes it
   // waits for (a result, a proposal taken).
   std::deque<std::pair<size_t, Result>> pending_;

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <set>
 #include <stdexcept>
+#include <thread>
 
 #include "search/strategies/strategies.hpp"
 #include "search/tuning/tuner.hpp"
@@ -438,6 +439,72 @@ TEST_CASE("a lane waiting for a build measures a runtime sibling of a measured c
     CHECK(out.siblings == 0);
     CHECK(lane.order.size() == 8);
   }
+}
+
+namespace {
+
+// A strategy that proposes the rows with R = 4 in order and thinks long before each proposal
+// but the first: the results of the first come in while it thinks about the second.
+class SlowSearcher : public Searcher {
+ public:
+  static constexpr int kThinkMs = 300;
+  using Searcher::Searcher;
+  // One proposal at first, two in flight after it.
+  size_t max_batch(size_t) const override { return proposed_ == 0 ? 1 : 2; }
+
+ protected:
+  std::optional<size_t> propose() override {
+    if (proposed_++ > 0) std::this_thread::sleep_for(std::chrono::milliseconds(kThinkMs));
+    for (size_t i = 0; i < space_.size(); ++i) {
+      if (!seen(i) && space_.config(i).at("R") == 4) return i;
+    }
+    return std::nullopt;
+  }
+
+ private:
+  int proposed_ = 0;
+};
+
+// A device that takes kMeasureMs a measurement, every build done.
+class SleepingLane : public Evaluator {
+ public:
+  static constexpr int kMeasureMs = 40;
+  Result evaluate(const Problem& problem, const Configuration& config) override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(kMeasureMs));
+    order.push_back(config);
+    Result r;
+    r.config = config;
+    r.time.runs = r.time.calls = 1;
+    r.time.mean_ms = r.time.median_ms = 1.0;
+    r.gflops = problem.flops() / 1e6;
+    return r;
+  }
+  std::string description() const override { return "sleeping lane"; }
+  std::vector<Configuration> order;
+};
+
+}  // namespace
+
+TEST_CASE("runtime siblings reach the lanes while the strategy is still thinking",
+          "[search][tuner][runtime]") {
+  // The first proposal is measured while the strategy thinks about the second (300 ms); its
+  // siblings are measured in that time, not after the strategy's next answer.
+  const SearchSpace space = a_r_space(4, {1, 4, 8});
+  SleepingLane lane;
+  SlowSearcher searcher(space, 7);
+  TuneSettings settings;
+  settings.stop.max_evals = 2;
+  settings.lookahead = 2;
+  settings.propose_while_measuring = true;
+  settings.runtime_parameters = {{"R", {}}};
+  const auto out = run_search(lane, small_problem(), space, searcher, settings);
+  CHECK(out.stop_reason == "reached 2 evaluations");
+  const std::vector<Configuration> expected = {
+      {{"A", 1}, {"R", 4}}, {{"A", 1}, {"R", 1}}, {{"A", 1}, {"R", 8}}, {{"A", 2}, {"R", 4}}};
+  CHECK(lane.order == expected);
+  CHECK(out.siblings == 2);
+  // The strategy was told every result and never proposed a sibling.
+  CHECK(searcher.history().size() == 4);
 }
 
 }  // namespace gemmtune_tests::search_tuning_test_tuner
