@@ -44,7 +44,9 @@ void for_column_blocks(int m, int parallel_from, const F& f) {
     f(0, m);
     return;
   }
-  const int per = (m / int(threads) + kColumnAlignment - 1) / kColumnAlignment * kColumnAlignment;
+  // Each block rounded up: the blocks together must cover every column.
+  const int share = (m + int(threads) - 1) / int(threads);
+  const int per = (share + kColumnAlignment - 1) / kColumnAlignment * kColumnAlignment;
   std::vector<std::thread> helpers;
   for (unsigned t = 1; t < threads; ++t) {
     const int first = int(t) * per, end = std::min(m, first + per);

@@ -92,8 +92,9 @@ TEST_CASE("the incremental GP posterior equals the posterior computed from scrat
 
 TEST_CASE("a pool of thousands of candidates, updated in blocks, stays exact", "[gp][bayes]") {
   // Past 8,192 candidates an append updates blocks of the pool on several threads, and candidates
-  // added by the hundred get their columns so too.
-  constexpr int kLargePool = 10000;
+  // added by the hundred get their columns so too. 8,193 of them: a count that 2, 4 or 8 threads
+  // do not divide into whole blocks (the last column once went without a thread).
+  constexpr int kLargePool = 8193;
   Rng rng(12);
   Eigen::MatrixXd x = random_points(rng, 18);
   Eigen::VectorXd y = targets_of(x);
@@ -128,6 +129,25 @@ TEST_CASE("a pool of thousands of candidates, updated in blocks, stays exact", "
   check_against_scratch(post, x, guessed, pool);
   // The results replace the guesses.
   for (int i = 15; i < 18; ++i) post.set_target(i, y[i]);
+  check_against_scratch(post, x, y, pool);
+}
+
+TEST_CASE("candidates added a hundred or so at a time get every column", "[gp][bayes]") {
+  // A hill climb's step pools tens to hundreds of candidates, their columns computed in blocks on
+  // several threads from 128 on: counts one past a multiple of 64 for 2 to 8 threads each leave
+  // a remainder that the blocks must cover too.
+  Rng rng(14);
+  Eigen::MatrixXd x = random_points(rng, 40);
+  const Eigen::VectorXd y = targets_of(x);
+  GpPosterior post;
+  REQUIRE(post.reset(hyperparameters(), x, y));
+  Eigen::MatrixXd pool(0, kDims);
+  for (int threads = 2; threads <= 8; ++threads) {
+    const Eigen::MatrixXd more = random_points(rng, threads * 64 + 1);
+    post.add_to_pool(more);
+    pool.conservativeResize(pool.rows() + more.rows(), kDims);
+    pool.bottomRows(more.rows()) = more;
+  }
   check_against_scratch(post, x, y, pool);
 }
 
