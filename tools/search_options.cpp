@@ -90,8 +90,9 @@ void add_run_options(CLI::App& cmd, SearchArgs& a, GivenOptions& g) {
   cmd.add_option("--compile-processes", a.job.compile_processes,
                  "Compile worker processes building ahead of the measurement into the binary "
                  "cache (default on GPUs: every core but one per measuring device and one for the "
-                 "strategy, at least "
-                 "min(16, cores) and at most 64; 0 = off on a CPU device; 0 compiles in threads)")
+                 "strategy, at least min(16, cores) and at most 64; they build at a lower "
+                 "priority than the search's own threads; 0 = off on a CPU device; 0 compiles in "
+                 "threads)")
       ->check(whole_number(0, 1024));
   cmd.add_option("--lookahead", a.job.lookahead,
                  "Configurations in flight (default: compile threads + 1, capped by the strategy)")
