@@ -14,11 +14,20 @@
 
 namespace gemmtune {
 
+namespace {
+
+// Combinations a rank index covers at most: 2^28 bits, 32 MiB and 16 MiB of counts (a GPU space
+// of xgemm_fast has some 4e7).
+constexpr uint64_t kMaxRankIndexCombinations = uint64_t(1) << 28;
+constexpr unsigned kWordBits = 64;
+
+}  // namespace
+
 SearchSpace::SearchSpace(std::vector<Parameter> parameters,
                          const std::vector<Configuration>& configs)
     : SearchSpace(std::move(parameters)) {
   levels_.reserve(configs.size() * parameters_.size());
-  index_.reserve(configs.size());
+  if (present_.empty()) index_.reserve(configs.size());
   std::vector<int> row(parameters_.size());
   for (const auto& c : configs) add(c, row);
   finish_index();
@@ -52,24 +61,56 @@ SearchSpace::SearchSpace(std::vector<Parameter> parameters) : parameters_(std::m
   if (cartesian > 9.0e18) throw invalid_argument("search space too large to index");
   radix_.assign(np, 1);
   for (size_t p = np; p-- > 1;) radix_[p - 1] = radix_[p] * parameters_[p].values.size();
+  // Where the product of the value counts is small enough, a bit per combination marks the rows
+  // as they come (no hash map of millions of entries, a cache miss each, on the way).
+  if (cartesian <= double(kMaxRankIndexCombinations)) {
+    present_.assign(size_t((uint64_t(cartesian) + kWordBits - 1) / kWordBits), 0);
+  }
+  // The parameters in name order, the order a configuration (a map) lists them in.
+  by_name_.resize(np);
+  for (size_t p = 0; p < np; ++p) by_name_[p] = p;
+  std::sort(by_name_.begin(), by_name_.end(),
+            [&](size_t a, size_t b) { return parameters_[a].name < parameters_[b].name; });
+}
+
+bool SearchSpace::level_of(size_t p, int64_t v, std::vector<int>& row) const {
+  const auto& values = parameters_[p].values;
+  const auto pos = std::find(values.begin(), values.end(), v);
+  if (pos == values.end()) return false;
+  row[p] = int(pos - values.begin());
+  return true;
 }
 
 void SearchSpace::add(const Configuration& c, std::vector<int>& row) {
-  for (size_t p = 0; p < parameters_.size(); ++p) {
-    auto it = c.find(parameters_[p].name);
-    if (it == c.end()) {
-      throw invalid_argument("configuration " + to_string(c) + " has no value for " +
-                             parameters_[p].name);
-    }
-    const auto& values = parameters_[p].values;
-    auto pos = std::find(values.begin(), values.end(), it->second);
-    if (pos == values.end()) {
-      throw invalid_argument("configuration " + to_string(c) + ": " + parameters_[p].name + "=" +
-                             std::to_string(it->second) + " is not a value of the space");
-    }
-    row[p] = int(pos - values.begin());
+  // A configuration of this space lists exactly its parameters, in name order: one walk.
+  bool walked = c.size() == parameters_.size();
+  size_t k = 0;
+  for (auto it = c.begin(); walked && it != c.end(); ++it, ++k) {
+    const size_t p = by_name_[k];
+    walked = it->first == parameters_[p].name && level_of(p, it->second, row);
   }
-  if (!index_.emplace(key_of(row), uint32_t(size_)).second) return;  // a duplicate
+  if (!walked) {
+    for (size_t p = 0; p < parameters_.size(); ++p) {
+      auto it = c.find(parameters_[p].name);
+      if (it == c.end()) {
+        throw invalid_argument("configuration " + to_string(c) + " has no value for " +
+                               parameters_[p].name);
+      }
+      if (!level_of(p, it->second, row)) {
+        throw invalid_argument("configuration " + to_string(c) + ": " + parameters_[p].name + "=" +
+                               std::to_string(it->second) + " is not a value of the space");
+      }
+    }
+  }
+  const uint64_t key = key_of(row);
+  if (!present_.empty()) {
+    uint64_t& word = present_[key / kWordBits];
+    const uint64_t bit = uint64_t(1) << (key % kWordBits);
+    if (word & bit) return;  // a duplicate
+    word |= bit;
+  } else if (!index_.emplace(key, uint32_t(size_)).second) {
+    return;  // a duplicate
+  }
   for (int l : row) levels_.push_back(uint8_t(l));
   ++size_;
 }
@@ -109,23 +150,9 @@ uint64_t SearchSpace::key_of(const std::vector<int>& levels) const {
   return key;
 }
 
-namespace {
-
-// Combinations a rank index covers at most: 2^28 bits, 32 MiB and 16 MiB of counts (a GPU space
-// of xgemm_fast has some 4e7).
-constexpr uint64_t kMaxRankIndexCombinations = uint64_t(1) << 28;
-constexpr unsigned kWordBits = 64;
-
-}  // namespace
-
 void SearchSpace::finish_index() {
-  uint64_t combinations = 1;
-  for (const auto& p : parameters_) combinations *= p.values.size();
-  if (combinations > kMaxRankIndexCombinations || size_ == 0) return;
-  const size_t words = size_t((combinations + kWordBits - 1) / kWordBits);
-  present_.assign(words, 0);
-  for (const auto& [key, row] : index_)
-    present_[key / kWordBits] |= uint64_t(1) << (key % kWordBits);
+  if (present_.empty()) return;  // hashed: index_ is the index
+  const size_t words = present_.size();
   before_word_.assign(words, 0);
   uint32_t count = 0;
   for (size_t w = 0; w < words; ++w) {
@@ -133,12 +160,15 @@ void SearchSpace::finish_index() {
     count += uint32_t(__builtin_popcountll(present_[w]));
   }
   row_of_rank_.assign(size_, 0);
-  for (const auto& [key, row] : index_) {
+  const size_t np = parameters_.size();
+  for (size_t row = 0; row < size_; ++row) {
+    uint64_t key = 0;
+    for (size_t p = 0; p < np; ++p) key += uint64_t(levels_[row * np + p]) * radix_[p];
     const uint64_t word = present_[key / kWordBits];
     const uint64_t below = word & ((uint64_t(1) << (key % kWordBits)) - 1);
-    row_of_rank_[before_word_[key / kWordBits] + uint32_t(__builtin_popcountll(below))] = row;
+    row_of_rank_[before_word_[key / kWordBits] + uint32_t(__builtin_popcountll(below))] =
+        uint32_t(row);
   }
-  std::unordered_map<uint64_t, uint32_t>().swap(index_);
 }
 
 std::optional<size_t> SearchSpace::find_levels(const std::vector<int>& levels) const {

@@ -62,11 +62,14 @@ class SearchSpace {
   // Appends `c` (its levels go through `row`, scratch of one entry per parameter) unless it is
   // already in; invalid_argument for a missing parameter or a value outside the space.
   void add(const Configuration& c, std::vector<int>& row);
+  // Sets row[p] to the level of parameter p's value v; false when v is none of its values.
+  bool level_of(size_t p, int64_t v, std::vector<int>& row) const;
   std::optional<size_t> find_levels(const std::vector<int>& levels) const;
   uint64_t key_of(const std::vector<int>& levels) const;
-  // Once every configuration is in: where the product of the value counts is small enough, a
-  // bit per combination with running counts replaces the hash map (a strategy looks up thousands
-  // of neighbours a proposal; a hash lookup into millions of entries is a cache miss each).
+  // Once every configuration is in: where the product of the value counts is small enough, the
+  // bit per combination set by add() gets running counts and the row of each rank, in place of a
+  // hash map (a strategy looks up thousands of neighbours a proposal; a hash lookup into millions
+  // of entries is a cache miss each).
   void finish_index();
 
   std::vector<Parameter> parameters_;
@@ -74,7 +77,8 @@ class SearchSpace {
   std::vector<std::vector<double>> scaled_;  // per parameter, per level
   std::vector<uint8_t> levels_;              // size_ rows of parameters_.size()
   std::vector<uint64_t> radix_;
-  std::unordered_map<uint64_t, uint32_t> index_;  // key -> row, until finish_index()
+  std::vector<size_t> by_name_;                   // parameter indices in name order
+  std::unordered_map<uint64_t, uint32_t> index_;  // key -> row, where there is no rank index
   // The rank index: combination bits, the rows before each word of them, the row of each rank.
   std::vector<uint64_t> present_;
   std::vector<uint32_t> before_word_;
