@@ -211,24 +211,47 @@ void SearchSpace::encode(size_t index, double* out) const {
   for (size_t d = 0; d < dims_.size(); ++d) out[d] = scaled_[dims_[d]][level(index, dims_[d])];
 }
 
+namespace {
+
+// A feature's values scaled to [0,1] as floats: log2 between the extremes where all are positive,
+// else linearly; 0 where they are all equal.
+std::vector<float> scaled_feature(const std::vector<double>& raw) {
+  const auto [lo_it, hi_it] = std::minmax_element(raw.begin(), raw.end());
+  const double lo = raw.empty() ? 0 : *lo_it, hi = raw.empty() ? 0 : *hi_it;
+  const bool use_log = lo > 0;
+  const double a = use_log ? std::log2(lo) : lo, b = use_log ? std::log2(hi) : hi;
+  std::vector<float> out(raw.size());
+  for (size_t i = 0; i < raw.size(); ++i) {
+    const double v = use_log ? std::log2(raw[i]) : raw[i];
+    out[i] = b > a ? float((v - a) / (b - a)) : 0.0f;
+  }
+  return out;
+}
+
+// Combinations of a formula's inputs memoized in an array (beyond it, in a hash map).
+constexpr uint64_t kDenseMemo = uint64_t(1) << 20;
+
+}  // namespace
+
 void SearchSpace::add_feature(const std::string& name, const std::vector<double>& raw) {
   if (raw.size() != size_) {
     throw Error(ErrorCode::kInternal, "feature " + name + " has " + std::to_string(raw.size()) +
                                           " values for " + std::to_string(size_) + " rows");
   }
-  const auto [lo_it, hi_it] = std::minmax_element(raw.begin(), raw.end());
-  const double lo = raw.empty() ? 0 : *lo_it, hi = raw.empty() ? 0 : *hi_it;
-  const bool use_log = lo > 0;
-  const double a = use_log ? std::log2(lo) : lo, b = use_log ? std::log2(hi) : hi;
-  const size_t old_f = feature_names_.size(), new_f = old_f + 1;
+  append_features({name}, {scaled_feature(raw)});
+}
+
+void SearchSpace::append_features(const std::vector<std::string>& names,
+                                  const std::vector<std::vector<float>>& columns) {
+  if (names.empty()) return;
+  const size_t old_f = feature_names_.size(), new_f = old_f + names.size();
   std::vector<float> merged(size_ * new_f);
   for (size_t i = 0; i < size_; ++i) {
     for (size_t f = 0; f < old_f; ++f) merged[i * new_f + f] = features_[i * old_f + f];
-    const double v = use_log ? std::log2(raw[i]) : raw[i];
-    merged[i * new_f + old_f] = b > a ? float((v - a) / (b - a)) : 0.0f;
+    for (size_t c = 0; c < columns.size(); ++c) merged[i * new_f + old_f + c] = columns[c][i];
   }
   features_ = std::move(merged);
-  feature_names_.push_back(name);
+  feature_names_.insert(feature_names_.end(), names.begin(), names.end());
 }
 
 size_t SearchSpace::add_spec_features(const KernelSpec& spec, const Context& context) {
@@ -249,38 +272,55 @@ size_t SearchSpace::add_spec_features(const KernelSpec& spec, const Context& con
   // configurations has a few hundred at most per formula).
   std::map<std::string, size_t> parameter_index;
   for (size_t p = 0; p < parameters_.size(); ++p) parameter_index[parameters_[p].name] = p;
-  std::vector<std::vector<double>> raws(formulas.size(), std::vector<double>(size_));
-  std::vector<bool> usable(formulas.size(), size_ > 0);
-  for (size_t f = 0; f < formulas.size(); ++f) {
-    const Formula& formula = formulas[f];
+  // One formula at a time (a GPU space has millions of rows: all raw values at once would be
+  // gigabytes); the kept ones are added together.
+  std::vector<std::string> names;
+  std::vector<std::vector<float>> columns;
+  std::vector<double> raw(size_);
+  for (const Formula& formula : formulas) {
+    bool usable = size_ > 0;
     if (formula.expr->empty()) {
-      usable[f] = size_ > 0 && formula.if_empty.has_value();
-      if (usable[f]) std::fill(raws[f].begin(), raws[f].end(), double(*formula.if_empty));
-      continue;
-    }
-    std::vector<size_t> read;
-    for (const auto& input : spec.inputs(*formula.expr)) {
-      if (auto it = parameter_index.find(input); it != parameter_index.end()) {
-        read.push_back(it->second);
+      usable = usable && formula.if_empty.has_value();
+      if (usable) std::fill(raw.begin(), raw.end(), double(*formula.if_empty));
+    } else {
+      std::vector<size_t> read;
+      for (const auto& input : spec.inputs(*formula.expr)) {
+        if (auto it = parameter_index.find(input); it != parameter_index.end()) {
+          read.push_back(it->second);
+        }
+      }
+      // The combination of the read parameters' levels, numbered densely.
+      std::vector<uint64_t> radix(read.size());
+      uint64_t combinations = 1;
+      for (size_t r = read.size(); r-- > 0;) {
+        radix[r] = combinations;
+        combinations *= parameters_[read[r]].values.size();
+      }
+      std::vector<std::optional<int64_t>> dense(combinations <= kDenseMemo ? combinations : 0);
+      std::vector<bool> known(dense.size(), false);
+      std::unordered_map<uint64_t, std::optional<int64_t>> sparse;
+      for (size_t i = 0; i < size_ && usable; ++i) {
+        uint64_t key = 0;
+        for (size_t r = 0; r < read.size(); ++r) key += uint64_t(level(i, read[r])) * radix[r];
+        const std::optional<int64_t>* value = nullptr;
+        if (!dense.empty()) {
+          if (!known[key]) {
+            dense[key] = spec.evaluate(*formula.expr, config(i), context);
+            known[key] = true;
+          }
+          value = &dense[key];
+        } else {
+          auto it = sparse.find(key);
+          if (it == sparse.end()) {
+            it = sparse.emplace(key, spec.evaluate(*formula.expr, config(i), context)).first;
+          }
+          value = &it->second;
+        }
+        usable = value->has_value();
+        if (usable) raw[i] = double(**value);
       }
     }
-    std::unordered_map<uint64_t, std::optional<int64_t>> memo;
-    for (size_t i = 0; i < size_ && usable[f]; ++i) {
-      uint64_t key = 0;
-      for (size_t p : read) key += uint64_t(level(i, p)) * radix_[p];
-      auto it = memo.find(key);
-      if (it == memo.end()) {
-        it = memo.emplace(key, spec.evaluate(*formula.expr, config(i), context)).first;
-      }
-      usable[f] = it->second.has_value();
-      if (usable[f]) raws[f][i] = double(*it->second);
-    }
-  }
-  size_t added = 0;
-  for (size_t f = 0; f < formulas.size(); ++f) {
-    const std::string& name = formulas[f].name;
-    const std::vector<double>& raw = raws[f];
-    if (!usable[f]) continue;
+    if (!usable) continue;
     if (std::all_of(raw.begin(), raw.end(), [&](double v) { return v == raw[0]; })) continue;
     // A feature equal to a parameter adds nothing.
     bool duplicate = false;
@@ -292,10 +332,11 @@ size_t SearchSpace::add_spec_features(const KernelSpec& spec, const Context& con
       duplicate = same;
     }
     if (duplicate) continue;
-    add_feature(name, raw);
-    ++added;
+    names.push_back(formula.name);
+    columns.push_back(scaled_feature(raw));
   }
-  return added;
+  append_features(names, columns);
+  return names.size();
 }
 
 void SearchSpace::encode_with_features(size_t index, double* out) const {

@@ -65,6 +65,9 @@ class SearchSpace {
   // Sets row[p] to the level of parameter p's value v; false when v is none of its values.
   bool level_of(size_t p, int64_t v, std::vector<int>& row) const;
   std::optional<size_t> find_levels(const std::vector<int>& levels) const;
+  // Adds feature columns (scaled values, one per row) in one pass over the rows.
+  void append_features(const std::vector<std::string>& names,
+                       const std::vector<std::vector<float>>& columns);
   uint64_t key_of(const std::vector<int>& levels) const;
   // Once every configuration is in: where the product of the value counts is small enough, the
   // bit per combination set by add() gets running counts and the row of each rank, in place of a
