@@ -17,7 +17,7 @@ namespace gemmtune {
 namespace {
 
 // Combinations a rank index covers at most: 2^28 bits, 32 MiB and 16 MiB of counts (a GPU space
-// of xgemm_fast has some 4e7).
+// of xgemm_fast has some 6e7).
 constexpr uint64_t kMaxRankIndexCombinations = uint64_t(1) << 28;
 constexpr unsigned kWordBits = 64;
 
