@@ -81,13 +81,13 @@ bool SearchSpace::level_of(size_t p, int64_t v, std::vector<int>& row) const {
   return true;
 }
 
-void SearchSpace::add(const Configuration& c, std::vector<int>& row) {
+void SearchSpace::add(const Configuration& c, std::vector<int>& row, bool same_names) {
   // A configuration of this space lists exactly its parameters, in name order: one walk.
   bool walked = c.size() == parameters_.size();
   size_t k = 0;
   for (auto it = c.begin(); walked && it != c.end(); ++it, ++k) {
     const size_t p = by_name_[k];
-    walked = it->first == parameters_[p].name && level_of(p, it->second, row);
+    walked = (same_names || it->first == parameters_[p].name) && level_of(p, it->second, row);
   }
   if (!walked) {
     for (size_t p = 0; p < parameters_.size(); ++p) {
@@ -120,8 +120,12 @@ SearchSpace SearchSpace::from_param_space(const ParamSpace& space) {
   // a map of each, kept until the space is built, cost seconds and gigabytes.
   SearchSpace out(space.parameters());
   std::vector<int> row(out.parameters_.size());
+  // The enumeration hands over one map whose values change, its names never: they are checked on
+  // the first configuration only.
+  bool first = true;
   space.for_each([&](const Configuration& c) {
-    out.add(c, row);
+    out.add(c, row, !first);
+    first = false;
     return true;
   });
   out.finish_index();

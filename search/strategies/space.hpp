@@ -61,7 +61,8 @@ class SearchSpace {
   explicit SearchSpace(std::vector<Parameter> parameters);
   // Appends `c` (its levels go through `row`, scratch of one entry per parameter) unless it is
   // already in; invalid_argument for a missing parameter or a value outside the space.
-  void add(const Configuration& c, std::vector<int>& row);
+  // `same_names`: `c` has the parameters' names, as the configuration before it had.
+  void add(const Configuration& c, std::vector<int>& row, bool same_names = false);
   // Sets row[p] to the level of parameter p's value v; false when v is none of its values.
   bool level_of(size_t p, int64_t v, std::vector<int>& row) const;
   std::optional<size_t> find_levels(const std::vector<int>& levels) const;
