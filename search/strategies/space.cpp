@@ -148,6 +148,12 @@ SearchSpace SearchSpace::from_configurations(const std::vector<Configuration>& c
   return SearchSpace(params, configs);
 }
 
+uint64_t SearchSpace::row_key(size_t index) const {
+  uint64_t key = 0;
+  for (size_t p = 0; p < parameters_.size(); ++p) key += uint64_t(level(index, p)) * radix_[p];
+  return key;
+}
+
 uint64_t SearchSpace::key_of(const std::vector<int>& levels) const {
   uint64_t key = 0;
   for (size_t p = 0; p < levels.size(); ++p) key += uint64_t(levels[p]) * radix_[p];
@@ -164,10 +170,8 @@ void SearchSpace::finish_index() {
     count += uint32_t(__builtin_popcountll(present_[w]));
   }
   row_of_rank_.assign(size_, 0);
-  const size_t np = parameters_.size();
   for (size_t row = 0; row < size_; ++row) {
-    uint64_t key = 0;
-    for (size_t p = 0; p < np; ++p) key += uint64_t(levels_[row * np + p]) * radix_[p];
+    const uint64_t key = row_key(row);
     const uint64_t word = present_[key / kWordBits];
     const uint64_t below = word & ((uint64_t(1) << (key % kWordBits)) - 1);
     row_of_rank_[before_word_[key / kWordBits] + uint32_t(__builtin_popcountll(below))] =
@@ -202,11 +206,7 @@ std::optional<size_t> SearchSpace::index_of(const Configuration& config) const {
   std::vector<int> row(parameters_.size());
   for (size_t p = 0; p < parameters_.size(); ++p) {
     auto it = config.find(parameters_[p].name);
-    if (it == config.end()) return std::nullopt;
-    const auto& values = parameters_[p].values;
-    auto pos = std::find(values.begin(), values.end(), it->second);
-    if (pos == values.end()) return std::nullopt;
-    row[p] = int(pos - values.begin());
+    if (it == config.end() || !level_of(p, it->second, row)) return std::nullopt;
   }
   return find_levels(row);
 }

@@ -70,6 +70,7 @@ class SearchSpace {
   void append_features(const std::vector<std::string>& names,
                        const std::vector<std::vector<float>>& columns);
   uint64_t key_of(const std::vector<int>& levels) const;
+  uint64_t row_key(size_t index) const;  // key_of the levels of row `index`
   // Once every configuration is in: where the product of the value counts is small enough, the
   // bit per combination set by add() gets running counts and the row of each rank, in place of a
   // hash map (a strategy looks up thousands of neighbours a proposal; a hash lookup into millions
