@@ -197,22 +197,22 @@ class BayesSearcher : public Searcher {
     }
 
     if (acquisition_ != "multi") {
-      return model_.pool_rows()[size_t(maximize(cand, acquisition_named(acquisition_), y_best))];
+      return model_
+          .pool_rows()[size_t(maximize(cand, {acquisition_named(acquisition_)}, y_best)[0])];
     }
 
     // GP-Hedge (Hoffman et al. 2011): each function nominates a point; a function's gain grows
     // with how good the current model believes its earlier nominees are, and the next nominee is
     // taken from a function drawn with odds exp(eta * gain).
-    static const Acquisition kKinds[] = {Acquisition::kEi, Acquisition::kPi, Acquisition::kLcb};
+    static const std::vector<Acquisition> kKinds = {Acquisition::kEi, Acquisition::kPi,
+                                                    Acquisition::kLcb};
     if (!nominees_.empty()) {
       for (int a = 0; a < 3; ++a) {
         gains_[a] -= model_.mean(model_.pool_index(nominees_[size_t(a)]));
       }
     }
-    nominees_.assign(3, 0);
-    for (int a = 0; a < 3; ++a) {
-      nominees_[size_t(a)] = model_.pool_rows()[size_t(maximize(cand, kKinds[a], y_best))];
-    }
+    nominees_.clear();
+    for (int j : maximize(cand, kKinds, y_best)) nominees_.push_back(model_.pool_rows()[size_t(j)]);
     const double top = *std::max_element(gains_, gains_ + 3);
     double odds[3], total = 0;
     for (int a = 0; a < 3; ++a) total += odds[a] = std::exp(hedge_eta_ * (gains_[a] - top));
@@ -229,9 +229,8 @@ class BayesSearcher : public Searcher {
     pooled_best_ = best_index();
   }
 
-  // Adds the unseen neighbours of `row` (and its second neighbours when `second`) to the pool;
-  // returns their pool indices.
-  std::vector<int> pool_neighbourhood(size_t row, bool second) {
+  // The unseen neighbours of `row`, and its unseen second neighbours when `second`.
+  std::vector<size_t> unseen_neighbourhood(size_t row, bool second) const {
     std::vector<size_t> rows;
     for (size_t i : space_.neighbours(row)) {
       if (!seen(i)) rows.push_back(i);
@@ -241,49 +240,91 @@ class BayesSearcher : public Searcher {
         if (!seen(i)) rows.push_back(i);
       }
     }
+    return rows;
+  }
+
+  // Adds the unseen neighbours of `row` (and its second neighbours when `second`) to the pool;
+  // returns their pool indices.
+  std::vector<int> pool_neighbourhood(size_t row, bool second) {
+    const std::vector<size_t> rows = unseen_neighbourhood(row, second);
     model_.add_to_pool(rows);
     std::vector<int> out;
     for (size_t r : rows) out.push_back(model_.pool_index(r));
     return out;
   }
 
-  // The pool candidate with the largest acquisition of kind `kind`; in a large space the best
-  // candidates are refined by hill climbing on the acquisition through neighbouring
-  // configurations, since a sampled candidate set misses narrow optima.
-  int maximize(const std::vector<int>& cand, Acquisition kind, double y_best) {
-    std::vector<double> scores(cand.size());
-    for (size_t i = 0; i < cand.size(); ++i) scores[i] = acquisition(cand[i], kind, y_best);
-    std::vector<size_t> order(cand.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    const size_t starts = std::max<size_t>(1, std::min<size_t>(local_starts_, order.size()));
-    std::partial_sort(order.begin(), order.begin() + starts, order.end(),
-                      [&](size_t a, size_t b) { return scores[a] > scores[b]; });
-    int best = cand[order[0]];
-    double best_score = scores[order[0]];
-    if (unseen_count() > candidates_) {
+  // For each kind in `kinds`, the pool candidate with the largest acquisition of that kind; in a
+  // large space each kind's best candidates are refined by hill climbing on the acquisition
+  // through neighbouring configurations, since a sampled candidate set misses narrow optima. The
+  // climbs of every kind and start take their steps together, so that the neighbours a round of
+  // steps adds to the pool are one block, its columns computed on several threads, rather than a
+  // dozen small ones computed one after another: the same climbs and the same picks.
+  std::vector<int> maximize(const std::vector<int>& cand, const std::vector<Acquisition>& kinds,
+                            double y_best) {
+    struct Climb {
+      size_t kind;
+      int at;
+      double score;
+      bool going = true;
+    };
+    std::vector<int> best(kinds.size());
+    std::vector<double> best_score(kinds.size());
+    std::vector<Climb> climbs;
+    const bool climb = unseen_count() > candidates_;
+    for (size_t a = 0; a < kinds.size(); ++a) {
+      std::vector<double> scores(cand.size());
+      for (size_t i = 0; i < cand.size(); ++i) scores[i] = acquisition(cand[i], kinds[a], y_best);
+      std::vector<size_t> order(cand.size());
+      for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+      const size_t starts = std::max<size_t>(1, std::min<size_t>(local_starts_, order.size()));
+      std::partial_sort(order.begin(), order.begin() + starts, order.end(),
+                        [&](size_t x, size_t y) { return scores[x] > scores[y]; });
+      best[a] = cand[order[0]];
+      best_score[a] = scores[order[0]];
+      if (!climb) continue;
       for (size_t s = 0; s < std::min<size_t>(local_starts_, order.size()); ++s) {
-        int at = cand[order[s]];
-        double score = scores[order[s]];
-        for (int step = 0; step < kClimbSteps; ++step) {
-          const std::vector<int> next = pool_neighbourhood(model_.pool_rows()[size_t(at)], true);
-          if (next.empty()) break;
-          int arg = next[0];
-          double top = -std::numeric_limits<double>::infinity();
-          for (int j : next) {
-            const double a = acquisition(j, kind, y_best);
-            if (a > top) {
-              top = a;
-              arg = j;
-            }
+        climbs.push_back({a, cand[order[s]], scores[order[s]]});
+      }
+    }
+    std::vector<std::vector<size_t>> rows(climbs.size());
+    for (int step = 0; step < kClimbSteps; ++step) {
+      std::vector<size_t> round;
+      for (size_t c = 0; c < climbs.size(); ++c) {
+        if (!climbs[c].going) continue;
+        rows[c] = unseen_neighbourhood(model_.pool_rows()[size_t(climbs[c].at)], true);
+        round.insert(round.end(), rows[c].begin(), rows[c].end());
+      }
+      if (round.empty()) break;
+      model_.add_to_pool(round);
+      for (size_t c = 0; c < climbs.size(); ++c) {
+        Climb& k = climbs[c];
+        if (!k.going) continue;
+        if (rows[c].empty()) {
+          k.going = false;
+          continue;
+        }
+        int arg = model_.pool_index(rows[c][0]);
+        double top = -std::numeric_limits<double>::infinity();
+        for (size_t r : rows[c]) {
+          const int j = model_.pool_index(r);
+          const double a = acquisition(j, kinds[k.kind], y_best);
+          if (a > top) {
+            top = a;
+            arg = j;
           }
-          if (!(top > score)) break;
-          at = arg;
-          score = top;
         }
-        if (score > best_score) {
-          best_score = score;
-          best = at;
+        if (!(top > k.score)) {
+          k.going = false;
+          continue;
         }
+        k.at = arg;
+        k.score = top;
+      }
+    }
+    for (const Climb& k : climbs) {
+      if (k.score > best_score[k.kind]) {
+        best_score[k.kind] = k.score;
+        best[k.kind] = k.at;
       }
     }
     return best;

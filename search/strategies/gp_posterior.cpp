@@ -26,9 +26,9 @@ int grown(int needed, int have) {
 // tens of megabytes with tens of thousands of candidates, most of a proposal's time.
 constexpr int kParallelColumns = 8192;
 // Candidates added at once from which their columns of V (a triangular solve each, O(n^2)) are
-// computed in blocks on several threads: a hill climb's step adds tens to hundreds, and on a host
-// of several GPUs the strategy's pace is what the devices wait for.
-constexpr int kParallelNewColumns = 128;
+// computed in blocks on several threads: a round of the hill climbs' steps adds tens to hundreds,
+// and on a host of several GPUs the strategy's pace is what the devices wait for.
+constexpr int kParallelNewColumns = 64;
 // Threads at most: a host with GPUs to keep busy has the cores (its compile workers yield to them).
 constexpr unsigned kMaxThreads = 8;
 constexpr int kColumnAlignment = 64;
