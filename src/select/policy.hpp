@@ -49,6 +49,14 @@ struct MeasuredRule {
   // (scripts/score-chooser.py), decay 2 keeps 0.946 of the best against 0.916 unweighted on an
   // H100 (48 shapes), 0.926 against 0.923 on an H200 (96 shapes, the grid database).
   double decay = 2;
+  // Each configuration's mean is ranked with this weight on the log of the model's prediction for
+  // it at the problem (0: the mean alone). The nearby shapes say how the configurations compare
+  // there; the model sees what differs at the problem itself, its tile padding and waves. Held out
+  // (scripts/score-chooser.py), 0.25 kept more of the best on four H100 sets (40 narrow shapes
+  // 0.955 against 0.940, 48 training 0.945 against 0.940, 40 and 60 wide 0.971 and 0.958 against
+  // 0.961 and 0.953) and about as much on two H200 sets (96 shapes 0.926 against 0.926, the
+  // 215-shape grid 0.974 against 0.977).
+  double model_weight = 0.25;
 };
 
 struct SelectionPolicy {

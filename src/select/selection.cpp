@@ -121,6 +121,9 @@ namespace {
 
 using ShapeKey = std::tuple<int64_t, int64_t, int64_t>;
 
+// A floor under the model's predictions before their log is taken (a prediction is positive).
+constexpr double kLeastGflops = 1e-9;
+
 // MeasuredRule: among the usable candidates (`ranked`), the one that ran fastest relative to the
 // fastest there, on average over the nearest shapes at which at least rule.min_configs of them
 // were measured; nullopt where there are none within rule.max_distance.
@@ -166,7 +169,7 @@ std::optional<RankedCandidate> pick_by_measurements(
     weights += weight.back();
   }
   std::optional<size_t> best;
-  double best_score = 0;
+  double best_rank = 0, best_mean = 0;
   for (const auto& [i, g] : at[near.front().second]) {
     double sum = 0;
     bool everywhere = true;
@@ -177,10 +180,14 @@ std::optional<RankedCandidate> pick_by_measurements(
       everywhere = f != per.end();
       if (everywhere) sum += weight[n] * std::log(f->second / fastest[key]);
     }
-    const double score = sum / weights;
-    if (everywhere && (!best || score > best_score)) {
+    if (!everywhere) continue;
+    const double mean = sum / weights;
+    const double rank =
+        mean + rule.model_weight * std::log(std::max(ranked[i].estimate.gflops, kLeastGflops));
+    if (!best || rank > best_rank) {
       best = i;
-      best_score = score;
+      best_rank = rank;
+      best_mean = mean;
     }
   }
   if (!best) return std::nullopt;
@@ -188,9 +195,12 @@ std::optional<RankedCandidate> pick_by_measurements(
   const auto& [nm, nn, nk] = near.front().second;
   r.reason = fmt::format(
       "ran at {:.0f}% of the fastest measured, on average over the {} measured shapes nearest "
-      "(the nearest {} at log distance {:.2f}{}); the model predicts {:.0f} GFLOPS here",
-      100 * std::exp(best_score), near.size(), Shape{nm, nn, nk}.to_string(), near.front().first,
-      rule.decay > 0 ? ", the nearer weighing more" : "", r.estimate.gflops);
+      "(the nearest {} at log distance {:.2f}{}); the model predicts {:.0f} GFLOPS here{}",
+      100 * std::exp(best_mean), near.size(), Shape{nm, nn, nk}.to_string(), near.front().first,
+      rule.decay > 0 ? ", the nearer weighing more" : "", r.estimate.gflops,
+      rule.model_weight > 0
+          ? fmt::format(", which counts in the ranking at weight {:g}", rule.model_weight)
+          : "");
   return r;
 }
 

@@ -59,6 +59,26 @@ Selection select_for(const CandidatePool& pool, const Problem& p,
   return select_configuration(pool.candidates(), EntryKey::of("xgemm_fast", p), p, device(), o);
 }
 
+// The eight corners of the box from `lo` to `hi`.
+std::vector<Shape> corners(const Shape& lo, const Shape& hi) {
+  std::vector<Shape> out;
+  for (int64_t m : {lo.m, hi.m}) {
+    for (int64_t n : {lo.n, hi.n}) {
+      for (int64_t k : {lo.k, hi.k}) out.push_back({m, n, k});
+    }
+  }
+  return out;
+}
+
+// The measured step's choice at `at` under `rule`.
+Selection measured_pick(const CandidatePool& pool, const Shape& at, const MeasuredRule& rule) {
+  SelectOptions o = options();
+  o.measured = rule;
+  Selection s = select_for(pool, target(at), o);
+  CHECK(s.kind == Selection::Kind::kMeasured);
+  return s;
+}
+
 Database database(const std::vector<DatabaseEntry>& entries) {
   Database db;
   db.device.name = "Test GPU";
@@ -183,11 +203,9 @@ TEST_CASE("selection: the measured step weighs a near shape above far ones by it
   CandidatePool pool;
   pool.add_database(db, "db.json");
   auto pick = [&](double decay) {
-    SelectOptions o = options();
-    o.measured.decay = decay;
-    const Selection s = select_for(pool, target({1000, 1000, 1000}), o);
-    CHECK(s.kind == Selection::Kind::kMeasured);
-    return s;
+    MeasuredRule rule;
+    rule.decay = decay;
+    return measured_pick(pool, {1000, 1000, 1000}, rule);
   };
   const Selection flat = pick(0);
   REQUIRE(flat.chosen);
@@ -197,6 +215,37 @@ TEST_CASE("selection: the measured step weighs a near shape above far ones by it
   REQUIRE(steep.chosen);
   CHECK(steep.chosen->parameters == tile(32, 32));
   CHECK_THAT(steep.reason, Catch::Contains("nearer weighing more"));
+}
+
+TEST_CASE(
+    "selection: where measured means nearly tie the model's prediction at the problem decides",
+    "[select]") {
+  // Around 1050x1050x1000 the 128x128 tile ran 1% faster than the 64x64 one at every measured
+  // shape, sides that both tiles divide; at the problem itself nine 128-wide tiles cover 1152 of a
+  // side (10% padding) and seventeen 64-wide ones 1088 (4%).
+  Database db = database({entry("xgemm_fast", {8192, 8192, 8192}, 9000, tile(128, 128))});
+  const EntryKey family = EntryKey::of("xgemm_fast", target({1, 1, 1}));
+  const std::vector<int64_t> fillers = {8, 16, 32, 256, 512, 1024};
+  for (const Shape& at : corners({1024, 1024, 896}, {1152, 1152, 1152})) {
+    db.add_measurement(family, tile(128, 128), at, 1010);
+    db.add_measurement(family, tile(64, 64), at, 1000);
+    for (int64_t side : fillers) db.add_measurement(family, tile(side, side), at, 300);
+  }
+  CandidatePool pool;
+  pool.add_database(db, "db.json");
+  auto pick = [&](double model_weight) {
+    MeasuredRule rule;
+    rule.model_weight = model_weight;
+    Selection s = measured_pick(pool, {1050, 1050, 1000}, rule);
+    REQUIRE(s.chosen);
+    return s;
+  };
+  const Selection means = pick(0);
+  CHECK(means.chosen->parameters == tile(128, 128));
+  CHECK_THAT(means.reason, !Catch::Contains("counts in the ranking"));
+  const Selection both = pick(SelectionPolicy::defaults().measured.model_weight);
+  CHECK(both.chosen->parameters == tile(64, 64));
+  CHECK_THAT(both.reason, Catch::Contains("counts in the ranking at weight 0.25"));
 }
 
 TEST_CASE("selection: only the problem's family counts, and unusable candidates are noted",
