@@ -103,9 +103,10 @@ void read_measured(const DeviceProfile& profile, const nlohmann::json& j, Measur
     int64_t* whole = name == "neighbours"    ? &rule.neighbours
                      : name == "min_configs" ? &rule.min_configs
                                              : nullptr;
-    if (!whole)
+    if (!whole) {
       wrong(profile, field,
             "is unknown (neighbours, min_configs, max_distance, decay, model_weight)");
+    }
     if (!value.is_number_integer() || value.get<int64_t>() < 0) {
       wrong(profile, field, "must be a whole number");
     }

@@ -126,7 +126,8 @@ constexpr double kLeastGflops = 1e-9;
 
 // MeasuredRule: among the usable candidates (`ranked`), the one that ran fastest relative to the
 // fastest there, on average over the nearest shapes at which at least rule.min_configs of them
-// were measured; nullopt where there are none within rule.max_distance.
+// were measured, that mean ranked with rule.model_weight x log(the model's prediction at the
+// problem); nullopt where there are none within rule.max_distance.
 std::optional<RankedCandidate> pick_by_measurements(
     const std::vector<SelectionCandidate>& candidates, const std::vector<RankedCandidate>& ranked,
     const EntryKey& family, const Problem& target, const MeasuredRule& rule) {
