@@ -144,14 +144,10 @@ TEST_CASE("selection: configurations measured at nearby shapes decide before the
   Database db = database({entry("xgemm_fast", {8192, 8192, 8192}, 9000, tile(128, 128))});
   const EntryKey family = EntryKey::of("xgemm_fast", target({1, 1, 1}));
   const std::vector<int64_t> sides = {8, 16, 32, 64, 128, 256, 512, 1024};
-  for (int64_t m : {724, 1448}) {
-    for (int64_t n : {724, 1448}) {
-      for (int64_t k : {724, 1448}) {
-        for (int64_t side : sides) {
-          const double gflops = side == 64 ? 1000 : 500 + side / 8.0;
-          db.add_measurement(family, tile(side, side), {m, n, k}, gflops);
-        }
-      }
+  for (const Shape& at : corners({724, 724, 724}, {1448, 1448, 1448})) {
+    for (int64_t side : sides) {
+      const double gflops = side == 64 ? 1000 : 500 + side / 8.0;
+      db.add_measurement(family, tile(side, side), at, gflops);
     }
   }
   CandidatePool pool;
@@ -192,13 +188,9 @@ TEST_CASE("selection: the measured step weighs a near shape above far ones by it
     for (int64_t side : fillers) db.add_measurement(family, tile(side, side), at, 300);
   };
   measure({1024, 1024, 1024}, 1000, 700);
-  for (int64_t m : {724, 1448}) {
-    for (int64_t n : {724, 1448}) {
-      for (int64_t k : {724, 1448}) {
-        if (m == 1448 && n == 1448 && k == 1448) continue;
-        measure({m, n, k}, 600, 1000);
-      }
-    }
+  for (const Shape& at : corners({724, 724, 724}, {1448, 1448, 1448})) {
+    if (at == Shape{1448, 1448, 1448}) continue;
+    measure(at, 600, 1000);
   }
   CandidatePool pool;
   pool.add_database(db, "db.json");
