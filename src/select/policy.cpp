@@ -89,10 +89,11 @@ void read_measured(const DeviceProfile& profile, const nlohmann::json& j, Measur
   if (!j.is_object()) wrong(profile, "measured", "must be an object");
   for (const auto& [name, value] : j.items()) {
     const std::string field = "measured." + name;
-    double* real = name == "max_distance"   ? &rule.max_distance
-                   : name == "decay"        ? &rule.decay
-                   : name == "model_weight" ? &rule.model_weight
-                                            : nullptr;
+    double* real = name == "max_distance"      ? &rule.max_distance
+                   : name == "decay"           ? &rule.decay
+                   : name == "model_weight"    ? &rule.model_weight
+                   : name == "transfer_weight" ? &rule.transfer_weight
+                                               : nullptr;
     if (real) {
       if (!value.is_number() || value.get<double>() < 0) {
         wrong(profile, field, "must be a number of at least 0");
@@ -105,7 +106,8 @@ void read_measured(const DeviceProfile& profile, const nlohmann::json& j, Measur
                                              : nullptr;
     if (!whole) {
       wrong(profile, field,
-            "is unknown (neighbours, min_configs, max_distance, decay, model_weight)");
+            "is unknown (neighbours, min_configs, max_distance, decay, model_weight, "
+            "transfer_weight)");
     }
     if (!value.is_number_integer() || value.get<int64_t>() < 0) {
       wrong(profile, field, "must be a whole number");

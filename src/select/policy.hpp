@@ -49,14 +49,20 @@ struct MeasuredRule {
   // (scripts/score-chooser.py), decay 2 keeps 0.946 of the best against 0.916 unweighted on an
   // H100 (48 shapes), 0.926 against 0.923 on an H200 (96 shapes, the grid database).
   double decay = 2;
-  // Each configuration's mean is ranked with this weight on the log of the model's prediction for
-  // it at the problem (0: the mean alone). The nearby shapes say how the configurations compare
-  // there; the model sees what differs at the problem itself, its tile padding and waves. Held out
-  // (scripts/score-chooser.py), 0.25 kept more of the best on four H100 sets (40 narrow shapes
-  // 0.955 against 0.940, 48 training 0.945 against 0.940, 40 and 60 wide 0.971 and 0.958 against
-  // 0.961 and 0.953) and about as much on two H200 sets (96 shapes 0.926 against 0.926, the
-  // 215-shape grid 0.974 against 0.977).
-  double model_weight = 0.25;
+  // Each shape's log(GFLOPS / the fastest's) is corrected by this weight times the log of what
+  // the model says moving from that shape to the problem changes for the configuration (its tile
+  // padding and waves there against here, at most a factor of 2 either way; 0: no correction), and
+  // each configuration's mean is ranked with `model_weight` times the log of the model's
+  // prediction for it at the problem (0: the mean alone). The nearby shapes say how the
+  // configurations compare there; the model sees what differs at the problem itself: a tile that
+  // pads a 29-column problem less than the 44-column shapes near it gains what the padding costs.
+  // Held out (scripts/score-chooser.py), 0.5 and 0.1 kept more of the best than 0 and 0.25 (no
+  // correction) on five of six sets and as much on the sixth: H100 40 narrow 0.962 against 0.955,
+  // 48 training 0.958 against 0.945, 40 and 60 wide 0.977 and 0.967 against 0.971 and 0.958; H200
+  // 96 shapes 0.930 against 0.926, the 215-shape grid 0.974 against 0.974. Against the mean alone
+  // (both 0): 0.940, 0.940, 0.961, 0.953 on the H100 sets.
+  double model_weight = 0.1;
+  double transfer_weight = 0.5;
 };
 
 struct SelectionPolicy {

@@ -28,10 +28,11 @@ constexpr double kUnknownPeakGflops = 1;
 }  // namespace
 
 PriorConstants fitted_prior_constants() {
-  // fit_prior() at the 0.9 quantile over PriorGrid::standard() on tests/data/h100/search3/gpu128.jsonl
-  // (xgemm_fast, 128x4096x1024 FP32 on the H100, 396 measured configurations with ptxas's
-  // register and spill counts): `gemmtune rank --journal tests/data/h100/search3/gpu128.jsonl --fit`.
-  // tests/src/select/test_prior_h100.cpp checks that the fit gives them.
+  // fit_prior() at the 0.9 quantile over PriorGrid::standard() on
+  // tests/data/h100/search3/gpu128.jsonl (xgemm_fast, 128x4096x1024 FP32 on the H100, 396 measured
+  // configurations with ptxas's register and spill counts): `gemmtune rank --journal
+  // tests/data/h100/search3/gpu128.jsonl --fit`. tests/src/select/test_prior_h100.cpp checks that
+  // the fit gives them.
   PriorConstants c;
   c.efficiency = 1.059;
   c.latency_cycles = 16;

@@ -123,6 +123,11 @@ using ShapeKey = std::tuple<int64_t, int64_t, int64_t>;
 
 // A floor under the model's predictions before their log is taken (a prediction is positive).
 constexpr double kLeastGflops = 1e-9;
+// The most the model's change from a measured shape to the problem counts, as a log (a factor of
+// 2 either way): a transfer it gets badly wrong (a tiny shape's launch cost read as a slow rate)
+// cannot outweigh what was measured. Held out on the H100 and H200 sets, unbounded transfer weights
+// of 0.75 and more picked a configuration at 0.15 of the best at one shape.
+constexpr double kMostTransferChange = 0.6931471805599453;  // log(2)
 
 // MeasuredRule: among the usable candidates (`ranked`), the one that ran fastest relative to the
 // fastest there, on average over the nearest shapes at which at least rule.min_configs of them
@@ -130,13 +135,16 @@ constexpr double kLeastGflops = 1e-9;
 // problem); nullopt where there are none within rule.max_distance.
 std::optional<RankedCandidate> pick_by_measurements(
     const std::vector<SelectionCandidate>& candidates, const std::vector<RankedCandidate>& ranked,
-    const EntryKey& family, const Problem& target, const MeasuredRule& rule) {
+    const EntryKey& family, const Problem& target, const DeviceModel& device,
+    const SelectOptions& options) {
+  const MeasuredRule& rule = options.measured;
   if (rule.neighbours <= 0) return std::nullopt;
   std::map<std::string, size_t> usable;  // by label, into `ranked`
   for (size_t i = 0; i < ranked.size(); ++i) {
     usable.emplace(label(ranked[i].kernel, ranked[i].parameters), i);
   }
-  std::map<ShapeKey, std::map<size_t, double>> at;  // shape -> usable candidate -> GFLOPS
+  // shape -> usable candidate -> its fastest measurement there
+  std::map<ShapeKey, std::map<size_t, const Measurement*>> at;
   std::map<ShapeKey, Problem> problems;
   for (const auto& c : candidates) {
     const auto u = usable.find(label(c.kernel, c.parameters));
@@ -144,8 +152,8 @@ std::optional<RankedCandidate> pick_by_measurements(
     for (const auto& m : c.measurements) {
       if (!in_family(m.problem, family)) continue;
       const ShapeKey key{m.problem.shape.m, m.problem.shape.n, m.problem.shape.k};
-      double& g = at[key][u->second];
-      g = std::max(g, m.gflops);
+      const Measurement*& g = at[key][u->second];
+      if (!g || m.gflops > g->gflops) g = &m;
       problems.emplace(key, m.problem);
     }
   }
@@ -160,7 +168,7 @@ std::optional<RankedCandidate> pick_by_measurements(
   if (int64_t(near.size()) > rule.neighbours) near.resize(size_t(rule.neighbours));
   std::map<ShapeKey, double> fastest;
   for (const auto& [d, key] : near) {
-    for (const auto& [i, g] : at[key]) fastest[key] = std::max(fastest[key], g);
+    for (const auto& [i, m] : at[key]) fastest[key] = std::max(fastest[key], m->gflops);
   }
   // Each shape's weight in the mean, and their sum: the same for every candidate.
   std::vector<double> weight;
@@ -170,25 +178,37 @@ std::optional<RankedCandidate> pick_by_measurements(
     weights += weight.back();
   }
   std::optional<size_t> best;
-  double best_rank = 0, best_mean = 0;
+  double best_rank = 0, best_mean = 0, best_change = 0;
   for (const auto& [i, g] : at[near.front().second]) {
-    double sum = 0;
+    double sum = 0, changes = 0;  // the weighted logs of the speeds and of the model's changes
     bool everywhere = true;
     for (size_t n = 0; n < near.size() && everywhere; ++n) {
       const ShapeKey& key = near[n].second;
       const auto& per = at[key];
       const auto f = per.find(i);
       everywhere = f != per.end();
-      if (everywhere) sum += weight[n] * std::log(f->second / fastest[key]);
+      if (!everywhere) break;
+      const Measurement& m = *f->second;
+      sum += weight[n] * std::log(m.gflops / fastest[key]);
+      if (rule.transfer_weight > 0) {
+        const TileGeometry g =
+            geometry(options.specs, ranked[i].kernel, ranked[i].parameters, m, device);
+        const double there =
+            transfer(g, m.problem, m.gflops, target, device, options.constants).gflops;
+        const double change = std::log(std::max(there, kLeastGflops) / m.gflops);
+        changes += weight[n] * std::clamp(change, -kMostTransferChange, kMostTransferChange);
+      }
     }
     if (!everywhere) continue;
-    const double mean = sum / weights;
+    const double mean = sum / weights, change = changes / weights;
     const double rank =
-        mean + rule.model_weight * std::log(std::max(ranked[i].estimate.gflops, kLeastGflops));
+        mean + rule.transfer_weight * change +
+        rule.model_weight * std::log(std::max(ranked[i].estimate.gflops, kLeastGflops));
     if (!best || rank > best_rank) {
       best = i;
       best_rank = rank;
       best_mean = mean;
+      best_change = change;
     }
   }
   if (!best) return std::nullopt;
@@ -196,9 +216,15 @@ std::optional<RankedCandidate> pick_by_measurements(
   const auto& [nm, nn, nk] = near.front().second;
   r.reason = fmt::format(
       "ran at {:.0f}% of the fastest measured, on average over the {} measured shapes nearest "
-      "(the nearest {} at log distance {:.2f}{}); the model predicts {:.0f} GFLOPS here{}",
+      "(the nearest {} at log distance {:.2f}{}){}; the model predicts {:.0f} GFLOPS here{}",
       100 * std::exp(best_mean), near.size(), Shape{nm, nn, nk}.to_string(), near.front().first,
-      rule.decay > 0 ? ", the nearer weighing more" : "", r.estimate.gflops,
+      rule.decay > 0 ? ", the nearer weighing more" : "",
+      rule.transfer_weight > 0
+          ? fmt::format(
+                ", and the model puts it {:+.0f}% from those shapes to this one (weight {:g})",
+                100 * (std::exp(best_change) - 1), rule.transfer_weight)
+          : "",
+      r.estimate.gflops,
       rule.model_weight > 0
           ? fmt::format(", which counts in the ranking at weight {:g}", rule.model_weight)
           : "");
@@ -299,7 +325,7 @@ Selection select_configuration(const std::vector<SelectionCandidate>& candidates
     out.kind = Selection::Kind::kExact;
     out.chosen = exact;
   } else if (auto measured =
-                 pick_by_measurements(candidates, out.ranked, family, target, options.measured)) {
+                 pick_by_measurements(candidates, out.ranked, family, target, device, options)) {
     out.kind = Selection::Kind::kMeasured;
     out.chosen = measured;
   } else {

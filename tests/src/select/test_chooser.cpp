@@ -106,13 +106,14 @@ TEST_CASE("chooser: the fallback policy and the model's constants are profile da
     CHECK_NOTHROW(SelectionPolicy::of(&p));
   }
   // A profile states what differs; the rest stays the defaults.
-  const DeviceProfile own =
-      profile_with({{"source", "a calibration of this class"},
-                    {"model", {{"launch_us", 9}}},
-                    {"measured", {{"decay", 0.5}, {"neighbours", 4}, {"model_weight", 0}}},
-                    {"relaxations", {"epilogue"}},
-                    {"default_kernels", {"xgemm_direct"}},
-                    {"safe_path_kernel", ""}});
+  const DeviceProfile own = profile_with(
+      {{"source", "a calibration of this class"},
+       {"model", {{"launch_us", 9}}},
+       {"measured",
+        {{"decay", 0.5}, {"neighbours", 4}, {"model_weight", 0}, {"transfer_weight", 1}}},
+       {"relaxations", {"epilogue"}},
+       {"default_kernels", {"xgemm_direct"}},
+       {"safe_path_kernel", ""}});
   const SelectionPolicy p = SelectionPolicy::of(&own);
   CHECK(p.model.launch_us == 9);
   CHECK(p.model.rate_cap == d.model.rate_cap);
@@ -120,6 +121,8 @@ TEST_CASE("chooser: the fallback policy and the model's constants are profile da
   CHECK(p.measured.neighbours == 4);
   CHECK(p.measured.model_weight == 0);
   CHECK(d.measured.model_weight > 0);
+  CHECK(p.measured.transfer_weight == 1);
+  CHECK(d.measured.transfer_weight != 1);
   CHECK(p.measured.max_distance == d.measured.max_distance);
   CHECK(p.relaxations == std::vector<Relaxation>{Relaxation::kEpilogue});
   CHECK(p.default_kernels == std::vector<std::string>{"xgemm_direct"});
@@ -144,6 +147,8 @@ TEST_CASE("chooser: the fallback policy and the model's constants are profile da
            {{{"source", "x"}, {"measured", {{"nearest", 4}}}}, "selection.measured.nearest"},
            {{{"source", "x"}, {"measured", {{"model_weight", -0.5}}}},
             "selection.measured.model_weight"},
+           {{{"source", "x"}, {"measured", {{"transfer_weight", "half"}}}},
+            "selection.measured.transfer_weight"},
            {{{"source", "x"}, {"fallback", {}}}, "selection.fallback"}}) {
     INFO(bad.dump());
     const DeviceProfile wrong = profile_with(bad);

@@ -209,12 +209,12 @@ TEST_CASE("selection: the measured step weighs a near shape above far ones by it
   CHECK_THAT(steep.reason, Catch::Contains("nearer weighing more"));
 }
 
-TEST_CASE(
-    "selection: where measured means nearly tie the model's prediction at the problem decides",
-    "[select]") {
+TEST_CASE("selection: where measured means nearly tie the model's view of the problem decides",
+          "[select]") {
   // Around 1050x1050x1000 the 128x128 tile ran 1% faster than the 64x64 one at every measured
   // shape, sides that both tiles divide; at the problem itself nine 128-wide tiles cover 1152 of a
-  // side (10% padding) and seventeen 64-wide ones 1088 (4%).
+  // side (10% padding) and seventeen 64-wide ones 1088 (4%). Either of the model's two terms, its
+  // change from the measured shapes to the problem or its prediction there, sees that.
   Database db = database({entry("xgemm_fast", {8192, 8192, 8192}, 9000, tile(128, 128))});
   const EntryKey family = EntryKey::of("xgemm_fast", target({1, 1, 1}));
   const std::vector<int64_t> fillers = {8, 16, 32, 256, 512, 1024};
@@ -225,19 +225,28 @@ TEST_CASE(
   }
   CandidatePool pool;
   pool.add_database(db, "db.json");
-  auto pick = [&](double model_weight) {
+  auto pick = [&](double model_weight, double transfer_weight) {
     MeasuredRule rule;
     rule.model_weight = model_weight;
+    rule.transfer_weight = transfer_weight;
     Selection s = measured_pick(pool, {1050, 1050, 1000}, rule);
     REQUIRE(s.chosen);
     return s;
   };
-  const Selection means = pick(0);
+  const Selection means = pick(0, 0);
   CHECK(means.chosen->parameters == tile(128, 128));
   CHECK_THAT(means.reason, !Catch::Contains("counts in the ranking"));
-  const Selection both = pick(SelectionPolicy::defaults().measured.model_weight);
+  CHECK_THAT(means.reason, !Catch::Contains("the model puts it"));
+  const Selection prediction = pick(0.25, 0);
+  CHECK(prediction.chosen->parameters == tile(64, 64));
+  CHECK_THAT(prediction.reason, Catch::Contains("counts in the ranking at weight 0.25"));
+  const Selection change = pick(0, 0.5);
+  CHECK(change.chosen->parameters == tile(64, 64));
+  CHECK_THAT(change.reason, Catch::Contains("the model puts it"));
+  CHECK_THAT(change.reason, Catch::Contains("(weight 0.5)"));
+  const MeasuredRule defaults = SelectionPolicy::defaults().measured;
+  const Selection both = pick(defaults.model_weight, defaults.transfer_weight);
   CHECK(both.chosen->parameters == tile(64, 64));
-  CHECK_THAT(both.reason, Catch::Contains("counts in the ranking at weight 0.25"));
 }
 
 TEST_CASE("selection: only the problem's family counts, and unusable candidates are noted",
