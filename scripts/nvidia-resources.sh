@@ -17,7 +17,7 @@
 # The counts are those of the kernel template as it is now: a recording made with an earlier
 # version of the template was measured on code that may have used other counts.
 #
-# Usage: scripts/nvidia-resources.sh JOURNAL OUT.jsonl [--fastest N] [--others M] [--seed S]
+# Usage: scripts/nvidia-resources.sh JOURNAL[.gz] OUT.jsonl [--fastest N] [--others M] [--seed S]
 #          [--jobs J] [--device SELECTOR] [--gemmtune BINARY]
 # Defaults: 100 fastest, 500 others, seed 1, one job per core, the first GPU, build/gemmtune
 # (built with scripts/build.sh's settings, tests off, when missing).
@@ -57,10 +57,10 @@ trap 'rm -rf "$work"' EXIT
 
 # The sample, one configuration a line: index, kernel, parameters, precision, order, layout.
 python3 - "$journal" "$fastest" "$others" "$seed" >"$work/sample.tsv" <<'EOF'
-import json, random, sys
+import gzip, json, random, sys
 path, fastest, others, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 best, order, problem = {}, [], None
-with open(path) as f:
+with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
     for line in f:
         try:
             j = json.loads(line)

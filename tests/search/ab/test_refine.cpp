@@ -178,7 +178,7 @@ TEST_CASE("refine on recorded replay files stops where no recorded single change
   // run of the xgemm_fast replay space on an H200. Neighbours that were not recorded are
   // reverted as not in the recorded space; every recorded one is checked against the file.
   for (const std::string file : {"tests/data/replay/xgemm-cpu-pocl-256.jsonl",
-                                 "tests/data/replay/replay_xgemm_fast_h200_2048.jsonl"}) {
+                                 "tests/data/replay/replay_xgemm_fast_h200_2048.jsonl.gz"}) {
     INFO(file);
     const std::string path = source_path(file);
     ReplayEvaluator ev(path);

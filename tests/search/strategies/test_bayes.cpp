@@ -52,7 +52,7 @@ TEST_CASE("bayes finds the optimum of the recorded PoCL space", "[search][bayes]
 }
 
 TEST_CASE("bayes comes within 5% of the optimum of the recorded H200 space", "[search][bayes]") {
-  const auto r = evaluate("tests/data/replay/replay_xgemm_fast_h200_2048.jsonl",
+  const auto r = evaluate("tests/data/replay/replay_xgemm_fast_h200_2048.jsonl.gz",
                           "kernel_templates/xgemm_fast.json", 6, 100, {40, 100});
   const auto& bayes = r.strategies[0];
   const auto& random = r.strategies[1];

@@ -73,8 +73,8 @@ TEST_CASE("the prior ranks the H100 and H200 replays far above a random ranking"
     const char* device;
   };
   for (const Case c :
-       {Case{"tests/data/replay/replay_xgemm_fast_h100_2048.jsonl", "NVIDIA H100 80GB HBM3"},
-        Case{"tests/data/replay/replay_xgemm_fast_h200_2048.jsonl", "NVIDIA H200"}}) {
+       {Case{"tests/data/replay/replay_xgemm_fast_h100_2048.jsonl.gz", "NVIDIA H100 80GB HBM3"},
+        Case{"tests/data/replay/replay_xgemm_fast_h200_2048.jsonl.gz", "NVIDIA H200"}}) {
     const auto problems = data().problems(c.file);
     REQUIRE(problems.size() == 1);
     const ProblemRanking r =
