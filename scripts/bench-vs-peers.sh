@@ -6,7 +6,8 @@
 # device. Suites: the standard one, the memory-bound one (GB/s against a copy of the same bytes)
 # and 24 random shapes (16..8192 per dimension) for each seed given.
 # Usage: scripts/bench-vs-peers.sh OUTPUT_FOLDER [DATABASE[,DATABASE...]] [SEED...]
-#   GEMMTUNE (default build/gemmtune), PYTHON (default python3), REPS (default 10) from the
+#   GEMMTUNE (default build/gemmtune), PYTHON (default python3), REPS (default 10), SUITES (the
+#   named suites, default "standard memory"; "" for the random sets alone) from the
 #   environment. Writes per suite: cublas-NAME.json, NAME.md, NAME.json, NAME.log; steps.txt has
 #   each step's exit status.
 set -u
@@ -42,8 +43,9 @@ suite() {
   echo "$name bench-suite rc=$?" >>"$out/steps.txt"
 }
 
-suite standard --suite standard
-suite memory --suite memory
+for named in ${SUITES-standard memory}; do
+  suite "$named" --suite "$named"
+done
 for seed in "${seeds[@]}"; do
   suite "random-seed$seed" --random-shapes 24 --seed "$seed" --min-dim 16 --max-dim 8192
 done
