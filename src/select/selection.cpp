@@ -131,7 +131,8 @@ constexpr double kMostTransferChange = 0.6931471805599453;  // log(2)
 
 // MeasuredRule: among the usable candidates (`ranked`), the one that ran fastest relative to the
 // fastest there, on average over the nearest shapes at which at least rule.min_configs of them
-// were measured, that mean ranked with rule.model_weight x log(the model's prediction at the
+// were measured, each shape's figure corrected by rule.transfer_weight x the model's change from
+// it to the problem, that mean ranked with rule.model_weight x log(the model's prediction at the
 // problem); nullopt where there are none within rule.max_distance.
 std::optional<RankedCandidate> pick_by_measurements(
     const std::vector<SelectionCandidate>& candidates, const std::vector<RankedCandidate>& ranked,
@@ -179,10 +180,11 @@ std::optional<RankedCandidate> pick_by_measurements(
   }
   std::optional<size_t> best;
   double best_rank = 0, best_mean = 0, best_change = 0;
-  for (const auto& [i, g] : at[near.front().second]) {
+  for (const auto& nearest : at[near.front().second]) {
+    const size_t i = nearest.first;
     double sum = 0, changes = 0;  // the weighted logs of the speeds and of the model's changes
     bool everywhere = true;
-    for (size_t n = 0; n < near.size() && everywhere; ++n) {
+    for (size_t n = 0; n < near.size(); ++n) {
       const ShapeKey& key = near[n].second;
       const auto& per = at[key];
       const auto f = per.find(i);
