@@ -10,7 +10,7 @@ measured there. Run once per selection setting (`--setting NAME=VALUE` sets the 
 `selection.model` constants, e.g. distance_penalty=0.5, or the measured step's rule, e.g.
 measured.neighbours=4; several comma-separated in one setting; `current` is the profile as it is).
 
-Usage: scripts/score-chooser.py --gemmtune build/gemmtune --db DB --journal J.jsonl[.gz]
+Usage: scripts/score-chooser.py --gemmtune build/gemmtune --db DB --journal J.jsonl[.gz] [--journal ...]
            [--profile sm_90] [--setting current] [--setting distance_penalty=0.5] ...
 Prints per setting: the geometric mean of best/pick time, the worst, the share of shapes within
 10% of the best, and the shapes no pick was measured at (a configuration outside the journal).
@@ -49,10 +49,10 @@ def config_key(params):
     return json.dumps(params, sort_keys=True)
 
 
-def measured_times(journal, kernel):
-    """{shape: {config: ms}} of the ok results (the fastest per configuration)."""
+def measured_times(journals, kernel):
+    """{shape: {config: ms}} of the ok results of every journal (the fastest per configuration)."""
     out = {}
-    for e in read_journal(journal):
+    for e in (e for journal in journals for e in read_journal(journal)):
         r = e["result"]
         if e["problem"].get("kernel", kernel) != kernel or r.get("status") != "ok":
             continue
@@ -73,7 +73,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--gemmtune", default="build/gemmtune")
     ap.add_argument("--db", required=True)
-    ap.add_argument("--journal", required=True)
+    ap.add_argument("--journal", required=True, action="append",
+                    help="a cross-measurement journal (repeatable: their shapes and figures join)")
     ap.add_argument("--kernel", default="xgemm_fast")
     ap.add_argument("--profile", default="sm_90", help="the device profile the settings change")
     ap.add_argument("--devices", default="devices")
@@ -88,7 +89,8 @@ def main():
     times = {s: t for s, t in measured_times(a.journal, a.kernel).items()
              if len(t) >= a.min_configs}
     if not times:
-        sys.exit(f"score-chooser: no shape of {a.journal} has {a.min_configs} measured configurations")
+        sys.exit(f"score-chooser: no shape of {', '.join(a.journal)} has {a.min_configs} "
+                 "measured configurations")
     db = json.load(open(a.db))
     work = tempfile.mkdtemp()
     try:
