@@ -42,8 +42,8 @@ StrategyEvalReport evaluate(const std::string& replay_file, const std::string& t
 }  // namespace
 
 TEST_CASE("bayes finds the optimum of the recorded PoCL space", "[search][bayes]") {
-  const auto r = evaluate("tests/data/replay/xgemm-cpu-pocl-256.jsonl", "kernel_templates/xgemm.json",
-                          6, 60, {40, 60});
+  const auto r = evaluate("tests/data/replay/xgemm-cpu-pocl-256.jsonl",
+                          "kernel_templates/xgemm.json", 6, 60, {40, 60});
   const auto& bayes = r.strategies[0];
   const auto& random = r.strategies[1];
   CHECK(bayes.budgets[0].mean_fraction > random.budgets[0].mean_fraction + 0.05);
