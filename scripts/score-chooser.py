@@ -17,6 +17,7 @@ Prints per setting: the geometric mean of best/pick time, the worst, the share o
 """
 import argparse
 import gzip
+import itertools
 import json
 import math
 import os
@@ -52,7 +53,7 @@ def config_key(params):
 def measured_times(journals, kernel):
     """{shape: {config: ms}} of the ok results of every journal (the fastest per configuration)."""
     out = {}
-    for e in (e for journal in journals for e in read_journal(journal)):
+    for e in itertools.chain.from_iterable(read_journal(j) for j in journals):
         r = e["result"]
         if e["problem"].get("kernel", kernel) != kernel or r.get("status") != "ok":
             continue
