@@ -98,7 +98,7 @@ void add_run_options(CLI::App& cmd, SearchArgs& a, GivenOptions& g) {
                  "Configurations in flight (default: compile threads + 1, capped by the strategy)")
       ->check(whole_number(1, INT_MAX));
   cmd.add_option("--stop-above-best", a.job.stop_above_best,
-                 "A configuration is timed no further once its samples' median is slower than "
+                 "A configuration is timed no further once even its fastest sample is slower than "
                  "this multiple of the best so far (at least one sample; 0 = every "
                  "configuration takes --min-runs samples)")
       ->capture_default_str()

@@ -62,10 +62,9 @@ struct SearchJobOptions {
   std::vector<std::string> helper_command;
   int compile_processes = -1;  // -1 = the device's default
   int lookahead = 0;           // 0 = from the compile processes or threads
-  // A measurement stops once its samples' median is slower than this multiple of the best so far
-  // (0 = off).
-  // 1.5: such a configuration ranks far below the best whatever its later samples say, and about
-  // two in five of a default search's proposals at 2048^3 on an H200 were that slow.
+  // A measurement stops once even its fastest sample is slower than this multiple of the best so
+  // far (0 = off). 1.5: such a configuration ranks far below the best whatever its later samples
+  // say, and about two in five of a default search's proposals at 2048^3 on an H200 were that slow.
   double stop_above_best = 1.5;
   double eval_timeout_s = 120;
   bool in_process = false;  // measure in this process instead of a worker process

@@ -38,7 +38,7 @@ struct TuneSettings {
   // device between two measurements: the strategy's thinking then costs no device time, but the
   // order in which results reach it depends on timing, so a replay is no longer repeatable.
   bool propose_while_measuring = false;
-  // Above 1: a measurement stops once its samples' median is slower than this multiple of the
+  // Above 1: a measurement stops once even its fastest sample is slower than this multiple of the
   // search's best time so far (EvaluationHint): ranking it needs no more (0 = every measurement
   // takes the timing settings' samples).
   double stop_above_best = 0;

@@ -15,8 +15,8 @@ namespace gemmtune {
 
 // What a search tells one measurement beyond the configuration.
 struct EvaluationHint {
-  // Above 0: once the timed samples' median takes longer than this many milliseconds a call, the
-  // measurement stops there. A search sets it well above its best time so far: a configuration
+  // Above 0: once even the fastest timed sample takes longer than this many milliseconds a call,
+  // the measurement stops there. A search sets it well above its best time so far: a configuration
   // that much slower needs no more precise figure to be ranked below it.
   double stop_above_ms = 0;
 };

@@ -65,8 +65,8 @@ class QueuedClock {
   // Times `settings` worth of samples of `call` on `queue`, which must have profiling enabled,
   // after settings.warmup_runs untimed calls. A sample whose events imply more than
   // `max_gflops` for `flops_per_call` (0 = no bound) fails the timer check. Above 0,
-  // `stop_above_ms` ends the measurement as soon as the samples' median is slower than it a call
-  // (EvaluationHint), with at least one sample.
+  // `stop_above_ms` ends the measurement as soon as even the fastest sample is slower than it a
+  // call (EvaluationHint), with at least one sample.
   TimingStats measure(cl::CommandQueue& queue, const MeasureSettings& settings,
                       double flops_per_call, double max_gflops, const EnqueueCall& call,
                       double stop_above_ms = 0);

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // The timer check of the queued clock on recorded figures: what no honest profiling timer gives
 // (a span of 0, a span longer than the host saw, a rate past what the device can do), and the
-// bound a device's description sets.
+// bound a device's description sets; on the test device, when a measurement stops early.
 #include <catch2/catch.hpp>
 
+#include <chrono>
+#include <thread>
+
 #include "src/eval/queued_clock.hpp"
+#include "tests/test_support.hpp"
 
 // The file's own namespace: the test files compile in unity batches.
 namespace gemmtune_tests::src_eval_test_queued_clock {
@@ -42,6 +46,61 @@ TEST_CASE("queued clock: a device's description bounds its rate, or says nothing
   CHECK(bound > 10 * 67000);
   // Without a profile the bound is the description's.
   CHECK(max_plausible_gflops(d, nullptr, Precision::kFP32) == bound);
+}
+
+TEST_CASE("queued clock: one slow sample among fast ones does not stop a measurement",
+          "[queued_clock][pocl]") {
+  const auto& td = test::test_device();
+  if (!td.device) return test::unavailable("no OpenCL device");
+  const Device& device = *td.device;
+  cl::Context context(device.device);
+  cl::CommandQueue queue(context, device.device, CL_QUEUE_PROFILING_ENABLE);
+  cl::Program program(context,
+                      "__kernel void add_one(__global float* x) { x[get_global_id(0)] += 1.0f; }");
+  program.build({device.device});
+  cl::Kernel kernel(program, "add_one");
+  cl::Buffer buffer(context, CL_MEM_READ_WRITE, 1024 * sizeof(float));
+  kernel.setArg(0, buffer);
+  // Each call one launch; the host stalls once, before call `stall_at` (0: never), which leaves
+  // the device idle inside that call's sample, as a host descheduled while it queues does.
+  int calls = 0, stall_at = 0;
+  constexpr auto kStall = std::chrono::milliseconds(120);
+  const QueuedClock::EnqueueCall call = [&](cl::CommandQueue& q, cl::Event* last) {
+    if (++calls == stall_at) std::this_thread::sleep_for(kStall);
+    q.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(1024), cl::NullRange, nullptr, last);
+  };
+  MeasureSettings settings;
+  settings.warmup_runs = 1;
+  settings.min_runs = 5;
+  settings.max_runs = 5;
+  settings.min_time_ms = 0;
+  settings.queued_calls = 4;
+  QueuedClock clock(context, device);
+  const double quiet_ms = clock.measure(queue, settings, 0, 0, call).median_ms;
+  REQUIRE(quiet_ms > 0);
+  // A bound far above a quiet call's time and far below the stalled sample's (the stall shared
+  // by four calls).
+  const double bound_ms = 5 * quiet_ms + 2.0;
+  REQUIRE(bound_ms < 120.0 / 4 / 2);
+
+  // The stall inside the second sample (its calls follow the warm-up and the first sample's):
+  // the measurement goes on, and its median is a quiet call's.
+  calls = 0;
+  stall_at = 1 + 2 * (settings.queued_calls + 1) - 1;
+  const auto stalled = clock.measure(queue, settings, 0, 0, call, bound_ms);
+  INFO("quiet " << quiet_ms << " ms; stalled sample's max " << stalled.max_ms << " ms");
+  CHECK(calls > stall_at);
+  CHECK(stalled.max_ms > bound_ms);  // the stall did slow its sample
+  CHECK_FALSE(stalled.stopped_above);
+  CHECK(stalled.runs == 5);
+  CHECK(stalled.median_ms < bound_ms);
+
+  // A configuration slower than the bound in every sample stops after its first.
+  calls = 0;
+  stall_at = 0;
+  const auto slow = clock.measure(queue, settings, 0, 0, call, quiet_ms / 100);
+  CHECK(slow.stopped_above);
+  CHECK(slow.runs == 1);
 }
 
 }  // namespace gemmtune_tests::src_eval_test_queued_clock
