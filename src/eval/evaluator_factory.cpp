@@ -6,6 +6,7 @@
 #include "src/core/error.hpp"
 #include "src/eval/clblast_evaluator.hpp"
 #include "src/eval/opencl_evaluator.hpp"
+#include "src/eval/queued_clock.hpp"
 
 namespace gemmtune {
 
@@ -28,9 +29,10 @@ namespace gemmtune {
 
 std::string timing_identity(const MeasureSettings& m) {
   return fmt::format(
-      "clock={} calls={} warmup={} min_runs={} min_time_ms={:g} max_runs={} stable_cv={:g} seed={}",
+      "clock={} calls={} warmup={} min_runs={} min_time_ms={:g} max_runs={} stable_cv={:g} seed={} "
+      "stop={}",
       to_string(m.clock), m.queued_calls, m.warmup_runs, m.min_runs, m.min_time_ms, m.max_runs,
-      m.stable_cv, m.data_seed);
+      m.stable_cv, m.data_seed, kStopRule);
 }
 
 }  // namespace gemmtune

@@ -26,6 +26,11 @@ namespace gemmtune {
 // A batch of queued calls lasts at least this long, so that the clock's resolution and the
 // launch of the batch do not show in the figure.
 constexpr double kMinBatchMs = 1.0;
+// How a measurement stops early (QueuedClock::measure): once even its fastest sample is slower
+// than the bound. Part of the evaluation cache's key, so that results stopped under the rule
+// before it (the samples' median, which one slow sample could push past the bound) are measured
+// again.
+constexpr const char* kStopRule = "fastest-sample";
 // On a GPU a sample holds at least this many calls (the rule cuBLAS's figures are taken with).
 constexpr int kMinGpuQueuedCalls = 20;
 constexpr int kMaxQueuedCalls = 4096;
