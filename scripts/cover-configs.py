@@ -12,19 +12,17 @@ pooled, under the first database's device. The result is a file in the database 
     gemmtune search --space-from COVER --strategy exhaustive --workload NEW_SHAPES ...
 
 which measures those configurations at new shapes, for the chooser to compare them there. The
-entries are no measurements: a database holds one entry per shape, so configuration J stands at
-the placeholder shape 1x1xJ with 1 GFLOPS (the format wants a positive rate) and the space
-"cover".
+entries are no measurements (scripts/space_file.py): the space "cover".
 
 Usage: cover-configs.py OUTPUT DATABASE [DATABASE...] [--within 0.03] [--count 48]
   [--kernel xgemm_fast]  (COUNT per database)
 """
 import argparse
 import json
-import os
 import sys
 from collections import defaultdict
-from datetime import datetime, timezone
+
+from space_file import write_space
 
 
 def cover(source, kernel, within, count):
@@ -76,18 +74,7 @@ def main():
         pooled += [c for c in chosen if c not in pooled]
         print(f"cover-configs: {path}: {len(chosen)} of {total} configurations ({needed} cover "
               f"all {shapes} shapes within {args.within:g})", file=sys.stderr)
-    date = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    entries = [{
-        "key": {"kernel": args.kernel, "precision": "32", "layout": "NN", "order": "row",
-                "batch": 1, "m": 1, "n": 1, "k": j + 1},
-        "parameters": params, "gflops": 1.0, "max_error": 0.0, "alpha": 1.0, "beta": 0.0,
-        "found": {"space": "cover", "strategy": "cover", "evaluations": 0, "seed": 0,
-                  "date": date, "gemmtune_version": "0.1.0"}} for j, params in enumerate(pooled)]
-    db = {key: first[key] for key in ("format", "schema_version", "device", "metadata")}
-    db["entries"] = entries
-    with open(args.output + ".tmp", "w") as f:
-        json.dump(db, f, indent=1)
-    os.replace(args.output + ".tmp", args.output)
+    write_space(args.output, first, args.kernel, pooled, "cover")
     print(f"cover-configs: {len(pooled)} configurations in {args.output}", file=sys.stderr)
 
 if __name__ == "__main__":

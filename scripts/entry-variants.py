@@ -9,9 +9,7 @@ OUTPUT_FOLDER/variants-I.json (the database format) with the shape in workload-I
     gemmtune search --space-from variants-I.json --strategy exhaustive --workload workload-I.txt
 
 which measures exactly those configurations at that shape (the template's constraints drop the
-invalid ones). The entries are no measurements: a database holds one entry per shape, so variant
-J stands at the placeholder shape 1x1xJ, with 1 GFLOPS (the format wants a positive rate) and
-the space "variants".
+invalid ones). The entries are no measurements (scripts/space_file.py): the space "variants".
 
 Usage: entry-variants.py DATABASE OUTPUT_FOLDER SHAPES --vary PARAM=V1,V2 [--vary ...]
   SHAPES: MxNxK comma-separated; GEMMTUNE (default build/gemmtune) from the environment.
@@ -22,7 +20,8 @@ import json
 import os
 import subprocess
 import sys
-from datetime import datetime, timezone
+
+from space_file import write_atomically, write_space
 
 
 def parse_vary(text):
@@ -52,12 +51,6 @@ def lookup(gemmtune, db, shape):
     return json.loads(out.stdout)
 
 
-def write_atomically(path, text):
-    with open(path + ".tmp", "w") as f:
-        f.write(text)
-    os.replace(path + ".tmp", path)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("database")
@@ -68,7 +61,6 @@ def main():
     gemmtune = os.environ.get("GEMMTUNE", "build/gemmtune")
     shapes = [parse_shape(s) for s in args.shapes.split(",") if s]
     names = [name for name, _ in args.vary]
-    date = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     with open(args.database) as f:
         source = json.load(f)
     os.makedirs(args.output, exist_ok=True)
@@ -81,19 +73,11 @@ def main():
             params.update(zip(names, values))
             if params not in variants:
                 variants.append(params)
-        entries = [{
-            "key": {"kernel": choice["kernel"], "precision": "32", "layout": "NN",
-                    "order": "row", "batch": 1, "m": 1, "n": 1, "k": j + 1},
-            "parameters": params, "gflops": 1.0, "max_error": 0.0, "alpha": 1.0, "beta": 0.0,
-            "found": {"space": "variants", "strategy": "variants", "evaluations": 0, "seed": 0,
-                      "date": date, "gemmtune_version": "0.1.0"}} for j, params in enumerate(variants)]
-        # The source's format, device and metadata; entries of its own, no measurements.
-        db = {key: source[key] for key in ("format", "schema_version", "device", "metadata")}
-        db["entries"] = entries
-        write_atomically(os.path.join(args.output, f"variants-{index}.json"), json.dumps(db, indent=1))
+        write_space(os.path.join(args.output, f"variants-{index}.json"), source, choice["kernel"],
+                    variants, "variants")
         m, n, k = shape
         write_atomically(os.path.join(args.output, f"workload-{index}.txt"), f"{m}x{n}x{k} 1\n")
-        total += len(entries)
+        total += len(variants)
     print(f"entry-variants: {total} configurations at {len(shapes)} shapes", file=sys.stderr)
 
 if __name__ == "__main__":

@@ -1,0 +1,31 @@
+# SPDX-License-Identifier: Apache-2.0
+"""A file of configurations to measure, in the database format that `gemmtune search
+--space-from` reads (scripts/cover-configs.py, scripts/entry-variants.py).
+
+A database holds one entry per shape, so configuration J stands at the placeholder shape 1x1xJ
+with 1 GFLOPS (the format wants a positive rate) and the space SPACE: no measurement.
+"""
+import json
+import os
+from datetime import datetime, timezone
+
+
+def write_atomically(path, text):
+    with open(path + ".tmp", "w") as f:
+        f.write(text)
+    os.replace(path + ".tmp", path)
+
+
+def write_space(path, source, kernel, configurations, space):
+    """Writes `configurations` (parameter dicts) of `kernel` to `path` under the device, format
+    and metadata of the database `source` (parsed JSON)."""
+    date = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    entries = [{
+        "key": {"kernel": kernel, "precision": "32", "layout": "NN", "order": "row", "batch": 1,
+                "m": 1, "n": 1, "k": j + 1},
+        "parameters": params, "gflops": 1.0, "max_error": 0.0, "alpha": 1.0, "beta": 0.0,
+        "found": {"space": space, "strategy": space, "evaluations": 0, "seed": 0, "date": date,
+                  "gemmtune_version": "0.1.0"}} for j, params in enumerate(configurations)]
+    db = {key: source[key] for key in ("format", "schema_version", "device", "metadata")}
+    db["entries"] = entries
+    write_atomically(path, json.dumps(db, indent=1))
