@@ -12,8 +12,12 @@ namespace gemmtune::cli {
 
 namespace {
 
-std::string mib(uint64_t bytes) { return fmt::format("{:.0f} MiB", bytes / 1048576.0); }
-std::string kib(uint64_t bytes) { return fmt::format("{:.0f} KiB", bytes / 1024.0); }
+std::string mib(uint64_t bytes) {
+  return fmt::format("{:.0f} MiB", bytes / 1048576.0);
+}
+std::string kib(uint64_t bytes) {
+  return fmt::format("{:.0f} KiB", bytes / 1024.0);
+}
 
 void print_table(const std::vector<Device>& devices) {
   if (devices.empty()) {
@@ -53,6 +57,7 @@ void set_devices_command(CLI::App& app, GlobalOptions& options) {
       nlohmann::json out = nlohmann::json::array();
       for (const auto& d : devices) {
         nlohmann::json j = d.info;
+        j["extensions"] = extension_list(d.info);
         if (const auto notes = device_notes(d.info); !notes.empty()) j["notes"] = notes;
         out.push_back(j);
       }

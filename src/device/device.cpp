@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <iterator>
+#include <set>
 #include <sstream>
 
 #include <spdlog/spdlog.h>
@@ -121,6 +123,12 @@ std::string DeviceInfo::id() const {
   }
   while (!out.empty() && out.back() == '-') out.pop_back();
   return out.empty() ? "device" : out;
+}
+
+std::vector<std::string> extension_list(const DeviceInfo& d) {
+  std::istringstream words(d.extensions);
+  std::set<std::string> names{std::istream_iterator<std::string>(words), {}};
+  return {names.begin(), names.end()};
 }
 
 void to_json(nlohmann::json& j, const DeviceInfo& d) {

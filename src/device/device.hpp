@@ -53,6 +53,10 @@ struct DeviceInfo {
 // where no AMD card is at hand.
 inline constexpr const char* kOpenClCOverrideVariable = "GEMMTUNE_DEVICE_OPENCL_C";
 
+// The extensions the driver names (CL_DEVICE_EXTENSIONS), sorted, each once: what `gemmtune
+// devices --json` shows. Not part of to_json: journals and databases name a device, not its driver.
+std::vector<std::string> extension_list(const DeviceInfo& d);
+
 void to_json(nlohmann::json& j, const DeviceInfo& d);
 void from_json(const nlohmann::json& j, DeviceInfo& d);
 
