@@ -14,7 +14,6 @@ Usage: vs-peers-summary.py FOLDER [--host-bound-us 20]
 import argparse
 import gzip
 import json
-import math
 import os
 import statistics
 import sys
@@ -41,7 +40,7 @@ def shape(row):
 
 
 def geomean(values):
-    return math.exp(sum(math.log(v) for v in values) / len(values))
+    return statistics.geometric_mean(values) if values else float("nan")
 
 
 def worst(rows, field):
@@ -79,12 +78,12 @@ def main():
         clblast = [r["gpu_ratio"] for r in rows if r.get("gpu_ratio")]
         low, low_shape = worst(rows, "cublas_device_ratio") or (float("nan"), "-")
         call_low = worst(rows, "ratio")
-        figures[name] = {"mean": geomean(ratio) if ratio else float("nan"), "worst": low,
+        figures[name] = {"mean": geomean(ratio), "worst": low,
                          "call_worst": call_low[0] if call_low else float("nan"),
                          "rows": {shape(r): r.get("cublas_device_ratio") for r in rows}}
         print(f"| {name} ({len(rows)}) | {figures[name]['mean']:.3f} | {low:.3f}, {low_shape} | "
-              f"{geomean(library) if library else float('nan'):.3f} | "
-              f"{geomean(clblast) if clblast else float('nan'):.3f} | "
+              f"{geomean(library):.3f} | "
+              f"{geomean(clblast):.3f} | "
               f"{figures[name]['call_worst']:.2f} |")
         for r in rows:
             if r["gemmtune"]["gpu"]["median_ms"] * 1000 >= args.host_bound_us:
