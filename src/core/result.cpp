@@ -75,6 +75,7 @@ void to_json(nlohmann::json& j, const TimingStats& t) {
   if (t.calls > 0) j["calls"] = t.calls;
   if (!t.clock_note.empty()) j["clock_note"] = t.clock_note;
   if (t.stopped_above) j["stopped_above"] = true;
+  if (t.retaken_samples > 0) j["retaken_samples"] = t.retaken_samples;
 }
 
 void from_json(const nlohmann::json& j, TimingStats& t) {
@@ -91,6 +92,8 @@ void from_json(const nlohmann::json& j, TimingStats& t) {
   t.calls = static_cast<int>(r.integer_or("calls", 0, 0, std::numeric_limits<int>::max()));
   t.clock_note = r.string_or("clock_note", "");
   t.stopped_above = r.boolean_or("stopped_above", false);
+  t.retaken_samples =
+      static_cast<int>(r.integer_or("retaken_samples", 0, 0, std::numeric_limits<int>::max()));
 }
 
 void to_json(nlohmann::json& j, const ResourceUsage& u) {

@@ -52,6 +52,9 @@ struct TimingStats {
   // Stopped before the settings' minimum because it was slower than a search's bound
   // (EvaluationHint): a figure good enough to rank, with fewer samples.
   bool stopped_above = false;
+  // Samples taken again because the host queued the calls more slowly than the busy-wait kernel
+  // ran (host_outran_busy_wait): a device that idled inside the timed span.
+  int retaken_samples = 0;
 };
 
 // Resource figures of a compiled kernel; `source` says whether each is measured or estimated.

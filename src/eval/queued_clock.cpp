@@ -50,6 +50,11 @@ double ms_between(cl_ulong start_ns, cl_ulong end_ns) {
 
 }  // namespace
 
+bool host_outran_busy_wait(cl_ulong busy_end_ns, cl_ulong last_queued_ns, cl_ulong last_end_ns) {
+  if (last_queued_ns == 0 || last_queued_ns > last_end_ns) return false;
+  return last_queued_ns > busy_end_ns;
+}
+
 std::optional<std::string> implausible_device_time(double device_ms, double host_ms,
                                                    double rate_gflops, double max_gflops) {
   if (!(device_ms > 0)) {
@@ -186,22 +191,31 @@ QueuedClock::Impl::Taken QueuedClock::Impl::take_device_sample(cl::CommandQueue&
   // On a GPU the busy kernel hides the host's enqueueing. Elsewhere (a CPU device runs what the
   // host enqueues; PoCL's event of a one-item kernel ends late) one more call, untimed, marks
   // where the timed calls start: its end.
-  const double busy_ms = std::max(kMinBusyMs, kBusyMargin * enqueue_ms_per_call_ * calls);
-  const cl_uint iterations = gpu_ ? busy_iterations(queue, busy_ms) : 0;
   cl::Event lead, last;
-  const auto t0 = Clock::now();
-  if (iterations > 0) {
-    busy_->setArg(1, iterations);
-    queue.enqueueNDRangeKernel(*busy_, cl::NullRange, cl::NDRange(1), cl::NDRange(1), nullptr,
-                               &lead);
-  } else {
-    call(queue, &lead);
+  double host_ms = 0;
+  int retakes = 0;
+  for (double margin = kBusyMargin;; margin *= 2, ++retakes) {
+    const double busy_ms = std::max(kMinBusyMs, margin * enqueue_ms_per_call_ * calls);
+    const cl_uint iterations = gpu_ ? busy_iterations(queue, busy_ms) : 0;
+    const auto t0 = Clock::now();
+    if (iterations > 0) {
+      busy_->setArg(1, iterations);
+      queue.enqueueNDRangeKernel(*busy_, cl::NullRange, cl::NDRange(1), cl::NDRange(1), nullptr,
+                                 &lead);
+    } else {
+      call(queue, &lead);
+    }
+    for (int i = 0; i < calls; ++i) call(queue, i == calls - 1 ? &last : nullptr);
+    const double enqueue_ms = ms_since(t0);
+    queue.finish();
+    host_ms = ms_since(t0);
+    enqueue_ms_per_call_ = enqueue_ms / calls;
+    const bool outran = iterations > 0 &&
+                        host_outran_busy_wait(lead.getProfilingInfo<CL_PROFILING_COMMAND_END>(),
+                                              last.getProfilingInfo<CL_PROFILING_COMMAND_QUEUED>(),
+                                              last.getProfilingInfo<CL_PROFILING_COMMAND_END>());
+    if (!outran || retakes == kMaxOutranRetakes) break;
   }
-  for (int i = 0; i < calls; ++i) call(queue, i == calls - 1 ? &last : nullptr);
-  const double enqueue_ms = ms_since(t0);
-  queue.finish();
-  const double host_ms = ms_since(t0);
-  enqueue_ms_per_call_ = enqueue_ms / calls;
 
   const cl_ulong start = lead.getProfilingInfo<CL_PROFILING_COMMAND_END>();
   const cl_ulong last_start = last.getProfilingInfo<CL_PROFILING_COMMAND_START>();
@@ -217,6 +231,7 @@ QueuedClock::Impl::Taken QueuedClock::Impl::take_device_sample(cl::CommandQueue&
   t.sample.per_call_ms = device_ms / calls;
   t.sample.host_per_call_ms = host_ms / calls;
   t.sample.main_kernel_ms = std::max(0.0, ms_between(last_start, end));
+  t.sample.retakes = retakes;
   return t;
 }
 
@@ -249,6 +264,7 @@ TimingStats QueuedClock::Impl::measure(cl::CommandQueue& queue, const MeasureSet
   const bool device_asked = s.clock == TimingClock::kQueued;
   std::vector<double> per_call, mains;
   double host_sum = 0;
+  int retaken = 0;
   const int max_runs = std::max(s.max_runs, 1);
   bool device_clock = device_asked && trusted_;
   auto stable = [&] {
@@ -286,12 +302,14 @@ TimingStats QueuedClock::Impl::measure(cl::CommandQueue& queue, const MeasureSet
       sample = host_sample(queue, calls, call);
     }
     per_call.push_back(sample.per_call_ms);
+    retaken += sample.retakes;
     if (device_clock) mains.push_back(sample.main_kernel_ms);
     host_sum += sample.host_per_call_ms * calls;
   }
   TimingStats t = summarize_times(per_call, mains);
   t.calls = calls;
   t.stopped_above = stopped_above;
+  t.retaken_samples = retaken;
   t.clock = whole_call     ? TimingClock::kWholeCall
             : device_clock ? TimingClock::kQueued
                            : TimingClock::kHostQueued;

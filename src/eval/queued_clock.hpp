@@ -35,6 +35,15 @@ constexpr const char* kStopRule = "fastest-sample";
 constexpr int kMinGpuQueuedCalls = 20;
 constexpr int kMaxQueuedCalls = 4096;
 
+// Whether the host queued a batch's last call after the busy-wait kernel before the batch had
+// ended (all three by the device's profiling clock): the device may then have idled between calls
+// inside the timed span, which makes the sample slower than the calls. False where the events
+// cannot say (a queued time of 0, or one after the last call's end: another time base).
+bool host_outran_busy_wait(cl_ulong busy_end_ns, cl_ulong last_queued_ns, cl_ulong last_end_ns);
+// A sample whose host outran the busy-wait kernel is taken again, with a longer busy wait, at most
+// this many times; the last one counts whatever it shows.
+constexpr int kMaxOutranRetakes = 2;
+
 // Why a device span of `device_ms` cannot be the time of calls the host saw take `host_ms`, or
 // nullopt when it can. `rate_gflops` is the rate the span implies; `max_gflops` (0 = unknown)
 // what the device could do at most.
@@ -58,6 +67,7 @@ class QueuedClock {
     double per_call_ms = 0;       // by `clock`
     double host_per_call_ms = 0;  // the host clock over the same calls
     double main_kernel_ms = 0;    // the last call's last launch by its event (0 untrusted)
+    int retakes = 0;              // batches taken again because the host outran the busy wait
     TimingClock clock = TimingClock::kQueued;
   };
 

@@ -49,4 +49,14 @@ TEST_CASE("a result's measuring time counts every queued call of every sample", 
   CHECK(r.measuring_ms() == 0);
 }
 
+TEST_CASE("a result says how many of its samples were taken again and reads it back", "[result]") {
+  Result r;
+  r.time.runs = 5;
+  CHECK_FALSE(nlohmann::json(r)["time"].contains("retaken_samples"));  // none: nothing written
+  r.time.retaken_samples = 2;
+  const nlohmann::json j = r;
+  CHECK(j["time"]["retaken_samples"] == 2);
+  CHECK(j.get<Result>().time.retaken_samples == 2);
+}
+
 }  // namespace gemmtune_tests::src_core_test_result

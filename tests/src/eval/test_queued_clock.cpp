@@ -35,6 +35,16 @@ TEST_CASE("queued clock: spans a timer cannot give are refused, with the reason"
   CHECK_FALSE(implausible_device_time(1.0, 3.0, 1e9, 0));
 }
 
+TEST_CASE("queued clock: a host that queued past the busy wait's end is caught", "[queued_clock]") {
+  // Device nanoseconds: the busy wait ends at 1000, the last call ends at 5000.
+  CHECK(host_outran_busy_wait(1000, 1200, 5000));       // queued after the wait had ended
+  CHECK_FALSE(host_outran_busy_wait(1000, 900, 5000));  // queued while the device was busy
+  CHECK_FALSE(host_outran_busy_wait(1000, 1000, 5000));
+  // Events that cannot say: no queued time, or one on another time base (after the call's end).
+  CHECK_FALSE(host_outran_busy_wait(1000, 0, 5000));
+  CHECK_FALSE(host_outran_busy_wait(1000, 9000, 5000));
+}
+
 TEST_CASE("queued clock: a device's description bounds its rate, or says nothing",
           "[queued_clock]") {
   DeviceInfo d;
