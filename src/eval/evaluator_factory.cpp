@@ -30,9 +30,9 @@ namespace gemmtune {
 std::string timing_identity(const MeasureSettings& m) {
   return fmt::format(
       "clock={} calls={} warmup={} min_runs={} min_time_ms={:g} max_runs={} stable_cv={:g} seed={} "
-      "stop={}",
+      "stop={} outran_retakes={}",
       to_string(m.clock), m.queued_calls, m.warmup_runs, m.min_runs, m.min_time_ms, m.max_runs,
-      m.stable_cv, m.data_seed, kStopRule);
+      m.stable_cv, m.data_seed, kStopRule, kMaxOutranRetakes);
 }
 
 }  // namespace gemmtune

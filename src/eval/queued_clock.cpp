@@ -190,7 +190,8 @@ QueuedClock::Impl::Taken QueuedClock::Impl::take_device_sample(cl::CommandQueue&
                                                                const EnqueueCall& call) {
   // On a GPU the busy kernel hides the host's enqueueing. Elsewhere (a CPU device runs what the
   // host enqueues; PoCL's event of a one-item kernel ends late) one more call, untimed, marks
-  // where the timed calls start: its end.
+  // where the timed calls start: its end. A batch the host queued past the busy kernel's end is
+  // taken again with a longer one (host_outran_busy_wait).
   cl::Event lead, last;
   double host_ms = 0;
   int retakes = 0;

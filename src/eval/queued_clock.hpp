@@ -41,7 +41,8 @@ constexpr int kMaxQueuedCalls = 4096;
 // cannot say (a queued time of 0, or one after the last call's end: another time base).
 bool host_outran_busy_wait(cl_ulong busy_end_ns, cl_ulong last_queued_ns, cl_ulong last_end_ns);
 // A sample whose host outran the busy-wait kernel is taken again, with a longer busy wait, at most
-// this many times; the last one counts whatever it shows.
+// this many times; the last one counts whatever it shows. Part of the evaluation cache's key, so
+// that results timed before the retakes are measured again.
 constexpr int kMaxOutranRetakes = 2;
 
 // Why a device span of `device_ms` cannot be the time of calls the host saw take `host_ms`, or
