@@ -12,18 +12,19 @@
 //
 // Why the last work-group reads every part, complete:
 // - Stores before the count. Each work-item fences its own stores of the parts
-//   (GT_RELEASE_DEVICE) before the barrier after which work-item 0 increments the counter: a
-//   fence waits only for the work-item's own stores (a wave's, on a GPU), so all of them fence.
-//   Work-item 0 fences once more after the barrier, the release that the memory model pairs with
-//   the atomic that follows it.
+//   (GT_RELEASE_WORK_ITEM) before the barrier after which work-item 0 increments the counter,
+//   where a fence waits only for the work-item's own stores (a wave's: AMD). Work-item 0 fences
+//   after the barrier (GT_RELEASE_DEVICE), the release that the memory model pairs with the
+//   atomic that follows it.
 // - The count. The counter read SPLITK - 1 before the increment only when the tile's other
 //   work-groups have incremented it, each after its stores were complete in device memory.
 // - Reads after the count, from device memory. The last work-group's reads must not be served by
 //   a cache of its compute unit: the workspace lines at a tile's edge also hold elements of the
 //   neighbouring tile, whose last work-group may have read them there before this tile's parts
-//   were complete. Work-item 0 fences (GT_ACQUIRE_DEVICE) after the atomic, and every work-item
-//   after the barrier that tells it (its wave reads through its own cache: an RDNA work-group may
-//   span both compute units of a work-group processor); the reads then go through GT_PARTS.
+//   were complete. Work-item 0 fences (GT_ACQUIRE_DEVICE) after the atomic, and on AMD every
+//   work-item after the barrier that tells it (GT_ACQUIRE_WORK_ITEM: its wave reads through its
+//   own cache, and an RDNA work-group may span both compute units of a work-group processor);
+//   the reads then go through GT_PARTS.
 // - A fixed order. The last work-group adds the parts in the order 0 .. SPLITK-1, whichever
 //   work-group came last, the order of the two-kernel reduction: the same result, bit for bit,
 //   from call to call and from either form.
@@ -37,7 +38,16 @@
 // load). So where the compiler targets AMD and has the builtin, the fences are the device-scope
 // ("agent") release and acquire of clang's __builtin_amdgcn_fence: the release waits for the
 // work-item's stores, the acquire invalidates the compute unit's caches, and plain loads after it
-// read device memory at full speed.
+// read device memory at full speed. NVIDIA's compiler turns mem_fence into membar.cta, a fence
+// of the work-group's scope only (read in the PTX it built on an H200): no release to another
+// work-group. A trial reduction whose work-groups meet in pairs, so that a part is read right
+// after its count, read parts before they were visible under it (5 of 426 verified runs wrong;
+// results/h200/splitk-fences). Where the device profile declares ptx_fence_gpu (the host adds
+// PTX_FENCES=1), work-item 0's fences are PTX's fence.acq_rel.gpu, the reads volatile. PTX's
+// fences are cumulative: what the work-group's threads wrote before bar.sync, work-item 0's
+// fence orders before its atomic, and what it saw before its acquire, bar.sync passes on (the
+// pattern of CUDA's grid-wide synchronization); so no other work-item fences (a fence by every
+// work-item too cost that trial 7%: 0.745 of two launches' speed against 0.799).
 
 #define GT_AMD_FENCES 0
 #ifdef __AMDGCN__
@@ -49,23 +59,38 @@
 #endif
 #endif
 
+// GT_RELEASE_WORK_ITEM / GT_ACQUIRE_WORK_ITEM: what every work-item does before the barrier that
+// precedes the count and after the barrier that tells it; GT_RELEASE_DEVICE / GT_ACQUIRE_DEVICE:
+// what work-item 0 does around the atomic.
 #if GT_AMD_FENCES
+#define GT_RELEASE_WORK_ITEM() __builtin_amdgcn_fence(__ATOMIC_RELEASE, "agent")
+#define GT_ACQUIRE_WORK_ITEM() __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "agent")
 #define GT_RELEASE_DEVICE() __builtin_amdgcn_fence(__ATOMIC_RELEASE, "agent")
 #define GT_ACQUIRE_DEVICE() __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "agent")
 #define GT_PARTS const __global
+#elif PTX_FENCES
+#define GT_RELEASE_WORK_ITEM() ((void)0)
+#define GT_ACQUIRE_WORK_ITEM() ((void)0)
+#define GT_RELEASE_DEVICE() asm volatile("fence.acq_rel.gpu;" ::: "memory")
+#define GT_ACQUIRE_DEVICE() asm volatile("fence.acq_rel.gpu;" ::: "memory")
+#define GT_PARTS const volatile __global
 #else
+#define GT_RELEASE_WORK_ITEM() mem_fence(CLK_GLOBAL_MEM_FENCE)
+#define GT_ACQUIRE_WORK_ITEM() mem_fence(CLK_GLOBAL_MEM_FENCE)
 #define GT_RELEASE_DEVICE() mem_fence(CLK_GLOBAL_MEM_FENCE)
 #define GT_ACQUIRE_DEVICE() mem_fence(CLK_GLOBAL_MEM_FENCE)
 #define GT_PARTS const volatile __global
 #endif
 
+#if KREDUCE
+// (Only with KREDUCE: the PTX fences above are no OpenCL C that other compilers parse.)
 // Counts the work-group's part of a tile in at `counter`, after the work-group's stores of it;
 // returns, to every work-item, whether it was the last of `parts`, in which case every part is
 // then readable through GT_PARTS and the counter is 0 again. `last` is the work-group's flag in
 // local memory (a kernel declares it: functions cannot). Every work-item of the work-group must
 // call it: it holds barriers.
 inline int gt_last_part(__global int* counter, __local int* last, const int parts) {
-  GT_RELEASE_DEVICE();
+  GT_RELEASE_WORK_ITEM();
   barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
   if (get_local_id(0) == 0 && get_local_id(1) == 0 && get_local_id(2) == 0) {
     GT_RELEASE_DEVICE();
@@ -78,6 +103,7 @@ inline int gt_last_part(__global int* counter, __local int* last, const int part
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   if (!*last) return 0;
-  GT_ACQUIRE_DEVICE();
+  GT_ACQUIRE_WORK_ITEM();
   return 1;
 }
+#endif

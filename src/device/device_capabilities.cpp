@@ -20,8 +20,10 @@ struct CapabilityRule {
   int min_nv_compute_capability;
 };
 
-// cp.async: PTX ISA 7.0, "requires sm_80 or higher"; NVIDIA's OpenCL compiler takes inline PTX.
-constexpr CapabilityRule kRules[] = {{"ptx_cp_async", "-DCP_ASYNC_PTX=1", "NVIDIA", 80}};
+// cp.async: PTX ISA 7.0, "requires sm_80 or higher"; fence.acq_rel.gpu: PTX ISA 6.0, sm_70 or
+// higher. NVIDIA's OpenCL compiler takes inline PTX.
+constexpr CapabilityRule kRules[] = {{"ptx_cp_async", "-DCP_ASYNC_PTX=1", "NVIDIA", 80},
+                                     {"ptx_fence_gpu", "-DPTX_FENCES=1", "NVIDIA", 70}};
 
 const CapabilityRule* rule_of(const std::string& name) {
   for (const auto& r : kRules) {

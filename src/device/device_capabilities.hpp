@@ -5,6 +5,8 @@
 // bound to one vendor:
 //   ptx_cp_async  NVIDIA, compute capability 8.0 or later: PTX cp.async (CP_ASYNC_PTX=1), the
 //                 asynchronous global-to-local copies of xgemm_fast's ASYNC stages.
+//   ptx_fence_gpu NVIDIA, compute capability 7.0 or later: PTX fence.acq_rel.gpu (PTX_FENCES=1),
+//                 the device-wide release and acquire of split-K's in-kernel reduction.
 #pragma once
 
 #include <string>

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Device capabilities ("capabilities" of a device profile): which profiles declare them, the
 // define each gives and only on the devices that have it (ptx_cp_async: NVIDIA, compute
-// capability 8.0 or later), and how malformed or misplaced declarations are refused. The builds
-// themselves (the define switching xgemm_fast's ASYNC copies to cp.async, and never reaching
-// another device) are tested in tests/src/eval/test_opencl_evaluator_async.cpp.
+// capability 8.0 or later; ptx_fence_gpu: 7.0 or later), and how malformed or misplaced
+// declarations are refused. The builds themselves (the define switching xgemm_fast's ASYNC copies
+// to cp.async, and never reaching another device) are tested in
+// tests/src/eval/test_opencl_evaluator_async.cpp.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -25,7 +26,8 @@ using namespace gemmtune;
 
 namespace {
 
-constexpr const char* kDefine = "-DCP_ASYNC_PTX=1";
+constexpr const char* kDefines = "-DCP_ASYNC_PTX=1 -DPTX_FENCES=1";
+constexpr const char* kFenceDefine = "-DPTX_FENCES=1";
 
 DeviceInfo device(const std::string& vendor, const std::string& name) {
   DeviceInfo d;
@@ -41,19 +43,24 @@ nlohmann::json sm90_json() {
 
 }  // namespace
 
-TEST_CASE("the H100/H200 profile gives cp.async to NVIDIA devices of sm_80 and later only",
-          "[device_profile][capabilities]") {
+TEST_CASE(
+    "the H100/H200 profile gives cp.async from sm_80 and GPU fences from sm_70 to NVIDIA only",
+    "[device_profile][capabilities]") {
   const ProfileSet set = ProfileSet::load_dir(test::source_path("devices"));
   const DeviceProfile* sm90 = set.find("sm_90");
   REQUIRE(sm90);
-  REQUIRE(sm90->capabilities.size() == 1);
+  REQUIRE(sm90->capabilities.size() == 2);
   CHECK(sm90->capabilities[0].name == "ptx_cp_async");
+  CHECK(sm90->capabilities[1].name == "ptx_fence_gpu");
   CHECK_FALSE(sm90->capabilities[0].source.empty());
+  CHECK_FALSE(sm90->capabilities[1].source.empty());
   const DeviceInfo h200 = device("NVIDIA Corporation", "NVIDIA H200");
-  CHECK(capability_build_options(sm90->capabilities, h200, 90) == kDefine);
-  CHECK(capability_build_options(sm90->capabilities, h200, 80) == kDefine);
-  // Older than Ampere, or a device that does not say: none.
-  CHECK(capability_build_options(sm90->capabilities, h200, 75) == "");
+  CHECK(capability_build_options(sm90->capabilities, h200, 90) == kDefines);
+  CHECK(capability_build_options(sm90->capabilities, h200, 80) == kDefines);
+  // Older than Ampere: the fences only; older than Volta, or a device that does not say: none.
+  CHECK(capability_build_options(sm90->capabilities, h200, 75) == kFenceDefine);
+  CHECK(capability_build_options(sm90->capabilities, h200, 70) == kFenceDefine);
+  CHECK(capability_build_options(sm90->capabilities, h200, 61) == "");
   CHECK(capability_build_options(sm90->capabilities, h200, 0) == "");
   // The profile forced onto another vendor's device ($GEMMTUNE_DEVICE_PROFILE): none.
   CHECK(capability_build_options(sm90->capabilities, device("AuthenticAMD", "pthread"), 90) == "");
@@ -64,7 +71,7 @@ TEST_CASE("the H100/H200 profile gives cp.async to NVIDIA devices of sm_80 and l
     const DeviceProfile* model = set.find("sm_90", name);
     REQUIRE(model);
     CHECK_FALSE(model->model.empty());
-    CHECK(capability_build_options(model->capabilities, h200, 90) == kDefine);
+    CHECK(capability_build_options(model->capabilities, h200, 90) == kDefines);
   }
   // Written out as declared.
   nlohmann::json j;
