@@ -47,7 +47,9 @@
 // fences are cumulative: what the work-group's threads wrote before bar.sync, work-item 0's
 // fence orders before its atomic, and what it saw before its acquire, bar.sync passes on (the
 // pattern of CUDA's grid-wide synchronization); so no other work-item fences (a fence by every
-// work-item too cost that trial 7%: 0.745 of two launches' speed against 0.799).
+// work-item too cost that trial 7%: 0.745 of two launches' speed against 0.799). On an NVIDIA
+// device without the capability the host refuses KREDUCE=1 (in_kernel_reduction_refusal,
+// src/device/device_capabilities.hpp).
 
 #define GT_AMD_FENCES 0
 #ifdef __AMDGCN__

@@ -40,4 +40,10 @@ nlohmann::json capabilities_to_json(const std::vector<Capability>& capabilities)
 std::string capability_build_options(const std::vector<Capability>& capabilities,
                                      const DeviceInfo& device, int nv_compute_capability);
 
+// Why a template's split-K in one launch must not run on `device` built with `build_options`,
+// or "" where it may: on an NVIDIA device without PTX_FENCES (ptx_fence_gpu), whose OpenCL
+// compiles mem_fence to membar.cta, a fence of the work-group's scope, so that one work-group's
+// parts need not be visible to the work-group that adds them.
+std::string in_kernel_reduction_refusal(const DeviceInfo& device, const std::string& build_options);
+
 }  // namespace gemmtune

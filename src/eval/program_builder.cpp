@@ -62,6 +62,7 @@ ProgramBuilder::ProgramBuilder(const Device& device, cl::Context context,
                                                       nv_compute_capability(device_));
     if (!caps.empty()) extra_options_ += (extra_options_.empty() ? "" : " ") + caps;
   }
+  limits_.in_kernel_reduction_refused = in_kernel_reduction_refusal(device_.info, extra_options_);
   if (contains_ci(device_.info.vendor, "nvidia") ||
       contains_ci(device_.info.platform_name, "nvidia")) {
     // ptxas then prints registers and spills per kernel into the build log.

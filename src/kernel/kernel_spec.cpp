@@ -189,6 +189,15 @@ std::optional<std::string> KernelSpec::check(const Configuration& config,
     }
   }
   if (auto why = register_cap_refusal(*this, config, limits)) return why;
+  if (!limits.in_kernel_reduction_refused.empty() && launch_.split_k &&
+      !launch_.split_k->in_kernel.empty()) {
+    const auto split = config.find(launch_.split_k->parameter);
+    const auto in_kernel = evaluate(launch_.split_k->in_kernel, config, context);
+    if (split != config.end() && split->second > 1 && in_kernel && *in_kernel != 0) {
+      return "split-K in one launch (" + launch_.split_k->in_kernel.text() + ") " +
+             limits.in_kernel_reduction_refused;
+    }
+  }
   return std::nullopt;
 }
 

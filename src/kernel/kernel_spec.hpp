@@ -67,6 +67,10 @@ struct DeviceLimits {
   std::string register_cap_option;
   bool register_cap_attribute = false;
   bool register_cap_known = false;
+  // Whether a template's split-K in the main kernel (launch.split_k.in_kernel) is refused: its
+  // work-groups hand their parts over through fences of device scope, which some devices' OpenCL
+  // gives only under a capability (in_kernel_reduction_refusal in device_capabilities.hpp).
+  std::string in_kernel_reduction_refused;  // empty: allowed; else why not
 };
 
 // The define that asks a template to declare its register cap as a source attribute.
@@ -303,7 +307,15 @@ class ParamSpace {
 
  private:
   struct Check {
-    enum class Kind { kConstraint, kLocalMem, kWorkGroup, kRegisters, kRegisterCap, kWorkItems };
+    enum class Kind {
+      kConstraint,
+      kLocalMem,
+      kWorkGroup,
+      kRegisters,
+      kRegisterCap,
+      kWorkItems,
+      kInKernelReduction
+    };
     Check(const Expression* e, std::string why, Kind k)
         : expr(e), reason(std::move(why)), kind(k) {}
     const Expression* expr;

@@ -76,6 +76,15 @@ ParamSpace::ParamSpace(const KernelSpec& spec, const std::string& space_name, De
     owned_.push_back(e);
     checks_at_[last_input(*e)].push_back({e.get(), "register_cap", Check::Kind::kRegisterCap});
   }
+  // Split-K in one launch, where the device refuses it (DeviceLimits::in_kernel_reduction_refused).
+  const auto& split_k = spec.launch().split_k;
+  if (!limits_.in_kernel_reduction_refused.empty() && split_k && !split_k->in_kernel.empty()) {
+    auto e = std::make_shared<Expression>(Expression::parse("(" + split_k->parameter + " > 1) * (" +
+                                                            split_k->in_kernel.text() + ")"));
+    owned_.push_back(e);
+    checks_at_[last_input(*e)].push_back(
+        {e.get(), "split_k.in_kernel", Check::Kind::kInKernelReduction});
+  }
   for (auto& checks : checks_at_) {
     for (auto& c : checks) {
       for (const auto& name : spec.inputs(*c.expr)) {
@@ -101,6 +110,8 @@ bool ParamSpace::passes(const Check& check, const Configuration& config) const {
       return !cap_refused(*v, limits_);
     case Check::Kind::kWorkItems:
       return *v <= limits_.max_work_item_sizes[check.dimension];
+    case Check::Kind::kInKernelReduction:
+      return *v == 0;
   }
   return false;
 }

@@ -121,4 +121,29 @@ TEST_CASE("malformed or misplaced capabilities are refused naming the field",
              Catch::Contains("needs a profile matched to NVIDIA devices only"));
 }
 
+TEST_CASE("split-K in one launch is refused on NVIDIA devices without GPU-scope fences",
+          "[device_profile][capabilities]") {
+  const DeviceInfo h200 = device("NVIDIA Corporation", "NVIDIA H200");
+  // NVIDIA compiles mem_fence to membar.cta: without the capability's define, refused.
+  CHECK_THAT(in_kernel_reduction_refusal(h200, "-cl-mad-enable"),
+             Catch::Contains("capability ptx_fence_gpu"));
+  CHECK(in_kernel_reduction_refusal(h200, "-cl-mad-enable " + std::string(kDefines)).empty());
+  // Named by the platform only (a vendor string that does not say): still NVIDIA's compiler.
+  DeviceInfo unnamed = device("", "GeForce");
+  unnamed.platform_name = "NVIDIA CUDA";
+  CHECK_FALSE(in_kernel_reduction_refusal(unnamed, "").empty());
+  // AMD and CPU devices have their own fences (splitk_last.cl).
+  CHECK(in_kernel_reduction_refusal(device("Advanced Micro Devices, Inc.", "gfx1012"), "").empty());
+  CHECK(in_kernel_reduction_refusal(device("AuthenticAMD", "pthread"), "").empty());
+  // The H200 profile's build options on an H200 give the define, so nothing is refused there.
+  const ProfileSet set = ProfileSet::load_dir(test::source_path("devices"));
+  const DeviceProfile* sm90 = set.find("sm_90");
+  REQUIRE(sm90);
+  CHECK(in_kernel_reduction_refusal(h200, capability_build_options(sm90->capabilities, h200, 90))
+            .empty());
+  CHECK_FALSE(
+      in_kernel_reduction_refusal(h200, capability_build_options(sm90->capabilities, h200, 61))
+          .empty());
+}
+
 }  // namespace gemmtune_tests::src_device_test_device_capabilities

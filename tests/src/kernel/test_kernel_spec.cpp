@@ -175,6 +175,26 @@ TEST_CASE("split-K adds its parts in the main kernel where in_kernel says so", "
             .split_k->counters == 2);
 }
 
+TEST_CASE("a device that refuses split-K in one launch keeps every other form", "[kernel_spec]") {
+  DeviceLimits limits;
+  limits.in_kernel_reduction_refused = "needs device-scope fences";
+  for (const std::string name : {"xgemm_fast", "xgemm_skinny"}) {
+    const KernelSpec spec = load_template(name);
+    INFO(name);
+    Configuration two = spec.complete({{"SPLITK", 3}});
+    Configuration one = two;
+    one["KREDUCE"] = 1;
+    CHECK(spec.check(one, limits, kFp32).value_or("") ==
+          "split-K in one launch (KREDUCE) needs device-scope fences");
+    CHECK_FALSE(spec.check(two, limits, kFp32));
+    CHECK_FALSE(spec.check(spec.complete({}), limits, kFp32));
+    // The search's spaces lose exactly their one-launch configurations.
+    const ParamSpace all(spec, "ci", DeviceLimits{}, kFp32), kept(spec, "ci", limits, kFp32);
+    CHECK(kept.count() < all.count());
+    CHECK(kept.count() > 0);
+  }
+}
+
 TEST_CASE("a declaration with an unknown field or a wrong type is refused naming file and field",
           "[kernel_spec]") {
   const nlohmann::json good = load_template("xgemm_fast").raw();
