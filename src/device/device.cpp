@@ -102,6 +102,11 @@ bool DeviceInfo::opencl_c_1_1() const {
          opencl_c_version.rfind("OpenCL C 1.0", 0) == 0;
 }
 
+bool DeviceInfo::nvidia() const {
+  return lower(vendor).find("nvidia") != std::string::npos ||
+         lower(platform_name).find("nvidia") != std::string::npos;
+}
+
 std::string DeviceInfo::selector() const {
   return std::to_string(platform_index) + ":" + std::to_string(device_index);
 }

@@ -43,6 +43,8 @@ struct DeviceInfo {
 
   // Whether kernels must be OpenCL C 1.1 (Mesa's Clover): built with -cl-std=CL1.1.
   bool opencl_c_1_1() const;
+  // Whether the vendor or the platform names NVIDIA (some drivers leave one of them vague).
+  bool nvidia() const;
   std::string selector() const;  // "P:D"
   // A short file-name-safe identifier, e.g. "nvidia-h200" or "pthread-skylake-avx512".
   std::string id() const;

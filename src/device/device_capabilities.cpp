@@ -81,8 +81,7 @@ nlohmann::json capabilities_to_json(const std::vector<Capability>& capabilities)
 
 std::string in_kernel_reduction_refusal(const DeviceInfo& device,
                                         const std::string& build_options) {
-  const bool nvidia = mentions(device.vendor, "NVIDIA") || mentions(device.platform_name, "NVIDIA");
-  if (!nvidia || build_options.find(rule_of("ptx_fence_gpu")->define) != std::string::npos)
+  if (!device.nvidia() || build_options.find(rule_of("ptx_fence_gpu")->define) != std::string::npos)
     return "";
   return "needs device-scope fences, which NVIDIA's OpenCL gives only under the device profile's "
          "capability ptx_fence_gpu (compute capability 7.0 or later)";

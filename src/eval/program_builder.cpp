@@ -17,15 +17,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-bool contains_ci(std::string haystack, std::string needle) {
-  auto lower = [](std::string& s) {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  };
-  lower(haystack);
-  lower(needle);
-  return haystack.find(needle) != std::string::npos;
-}
-
 // NVIDIA's compute capability as major * 10 + minor (cl_nv_device_attribute_query); 0 where the
 // device does not say.
 int nv_compute_capability(const Device& device) {
@@ -63,8 +54,7 @@ ProgramBuilder::ProgramBuilder(const Device& device, cl::Context context,
     if (!caps.empty()) extra_options_ += (extra_options_.empty() ? "" : " ") + caps;
   }
   limits_.in_kernel_reduction_refused = in_kernel_reduction_refusal(device_.info, extra_options_);
-  if (contains_ci(device_.info.vendor, "nvidia") ||
-      contains_ci(device_.info.platform_name, "nvidia")) {
+  if (device_.info.nvidia()) {
     // ptxas then prints registers and spills per kernel into the build log.
     extra_options_ += (extra_options_.empty() ? "" : " ") + std::string("-cl-nv-verbose");
   }

@@ -28,11 +28,14 @@ std::unique_ptr<test::TemplateEvaluators> make_evaluator(const DeviceProfile* pr
 
 // xgemm_fast on 32x16 tiles, K split in 3 parts added as `kreduce` says.
 Configuration fast_split(test::TemplateEvaluators& ev, int64_t kreduce) {
-  const Configuration tile{{"MWG", 32}, {"NWG", 16}, {"MDIMC", 8}, {"NDIMC", 4}, {"KWG", 16}};
-  Configuration c = tile;
-  c["SPLITK"] = 3;
-  c["KREDUCE"] = kreduce;
-  return ev.spec("xgemm_fast").complete(c);
+  return ev.spec("xgemm_fast")
+      .complete({{"MWG", 32},
+                 {"NWG", 16},
+                 {"MDIMC", 8},
+                 {"NDIMC", 4},
+                 {"KWG", 16},
+                 {"SPLITK", 3},
+                 {"KREDUCE", kreduce}});
 }
 
 // xgemm_skinny for one row of C, K split in 4 parts added as `kreduce` says.
