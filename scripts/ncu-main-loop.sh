@@ -7,7 +7,9 @@
 # Usage: scripts/ncu-main-loop.sh OUTPUT_FOLDER DATABASE M N K
 #   GEMMTUNE (default build/gemmtune), PYTHON (default python3), NCU (default ncu) from the
 #   environment. Writes gemmtune.ncu-rep, cublas.ncu-rep, choice.json, details-gemmtune.txt,
-#   details-cublas.txt and metrics.csv (the metrics below, one row per kernel).
+#   details-cublas.txt and metrics.csv (the metrics below, one row per kernel). Where ncu does not
+#   see the OpenCL driver's launches (NVIDIA's), xgemm_fast's binary is profiled through
+#   scripts/ptx-launch.py.
 set -euo pipefail
 out=${1:?usage: ncu-main-loop.sh OUTPUT_FOLDER DATABASE M N K}
 db=${2:?usage: ncu-main-loop.sh OUTPUT_FOLDER DATABASE M N K}
@@ -42,12 +44,23 @@ sections=(--set full)
 sides=(cublas)
 if [[ -f "$out/gemmtune.ncu-rep" ]]; then
   sides=(gemmtune cublas)
-else
-  # Said plainly, then the cuBLAS side alone: some drivers' OpenCL launches are not visible to
-  # ncu. A second try without the name filter shows whether any kernel of the process is.
-  "$ncu" --target-processes all --launch-count 1 -f -o "$out/any" "$gemmtune" run --kernel "$kernel" \
-    --params "$params" -m 256 -n 256 -k 256 --min-runs 1 --max-runs 1 >"$out/ncu-any.log" 2>&1 || true
-  echo "ncu-main-loop: ncu profiled no kernel of gemmtune's OpenCL process (ncu-gemmtune.log, ncu-any.log)"
+elif [[ $kernel == xgemm_fast ]]; then
+  # NVIDIA's OpenCL launches are not visible to ncu: the same binary (PTX, from gemmtune's binary
+  # cache) is launched through the CUDA driver instead (scripts/ptx-launch.py), where it is.
+  "$gemmtune" run --kernel "$kernel" --params "$params" -m "$m" -n "$n" -k "$k" --min-runs 1 \
+    --max-runs 1 --cache-dir "$out/cache" >"$out/cache.log" 2>&1 || true
+  bin=$(ls -S "$out"/cache/kernels/*.bin 2>/dev/null | head -1 || true)
+  groupm=$(sed -n 's/.*GROUPM=\([0-9]*\).*/\1/p' <<<"$params")
+  if [[ -n $bin ]]; then
+    "$ncu" "${sections[@]}" --import-source yes --kernel-name "regex:^XgemmFast\$" --launch-skip 2 \
+      --launch-count 1 -f -o "$out/gemmtune" "$python" "$root/scripts/ptx-launch.py" --binary "$bin" \
+      -m "$m" -n "$n" -k "$k" --groupm "${groupm:-1}" >"$out/ncu-gemmtune.log" 2>&1 || true
+  fi
+  [[ -f "$out/gemmtune.ncu-rep" ]] && sides=(gemmtune cublas)
+  rm -rf "$out/cache"
+fi
+if [[ ${#sides[@]} -eq 1 ]]; then
+  echo "ncu-main-loop: ncu profiled no gemmtune kernel (ncu-gemmtune.log)"
 fi
 
 cat >"$out/cublas_call.py" <<PY
