@@ -44,7 +44,7 @@ TOLERANCE_FACTOR = 8.0
 UNIT_ROUNDOFF_FP32 = 2.0 ** -24
 
 
-def parse_shapes(text):
+def parse_shapes(text, tool="bench-cublas"):
     shapes = []
     for item in text.split(","):
         item = item.strip()
@@ -54,14 +54,14 @@ def parse_shapes(text):
         try:
             dims = [int(p) for p in parts]
         except ValueError:
-            raise SystemExit(f"bench-cublas: bad shape '{item}' (expected MxNxK or N)")
+            raise SystemExit(f"{tool}: bad shape '{item}' (expected MxNxK or N)")
         if len(dims) == 1:
             dims = dims * 3
         if len(dims) != 3 or min(dims) <= 0:
-            raise SystemExit(f"bench-cublas: bad shape '{item}' (expected MxNxK or N, positive)")
+            raise SystemExit(f"{tool}: bad shape '{item}' (expected MxNxK or N, positive)")
         shapes.append(tuple(dims))
     if not shapes:
-        raise SystemExit("bench-cublas: --shapes names no shape")
+        raise SystemExit(f"{tool}: --shapes names no shape")
     return shapes
 
 
@@ -203,6 +203,22 @@ def measure(torch, cublas, m, n, k, epilogue, reps, warmup, seed):
     }
 
 
+def cuda_torch(tool, nothing):
+    """PyTorch with a CUDA device and TF32 off, or None after saying why there is nothing
+    `nothing` ("to measure"): the scripts that call cuBLAS exit 0 without one."""
+    try:
+        import torch
+    except ImportError:
+        print(f"{tool}: PyTorch is not installed; nothing {nothing}")
+        return None
+    if not torch.cuda.is_available():
+        print(f"{tool}: PyTorch has no CUDA device here; nothing {nothing}")
+        return None
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    return torch
+
+
 def write_atomic(path, text):
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".bench-cublas-")
@@ -226,16 +242,9 @@ def main():
         raise SystemExit("bench-cublas: --reps must be at least 1, --warmup at least 0")
     shapes = parse_shapes(args.shapes)
 
-    try:
-        import torch
-    except ImportError:
-        print("bench-cublas: PyTorch is not installed; nothing to measure")
+    torch = cuda_torch("bench-cublas", "to measure")
+    if torch is None:
         return 0
-    if not torch.cuda.is_available():
-        print("bench-cublas: PyTorch has no CUDA device here; nothing to measure")
-        return 0
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
     cublas = Cublas(torch)
 
     results = []

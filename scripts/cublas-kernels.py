@@ -11,21 +11,14 @@ Usage: scripts/cublas-kernels.py --shapes 929x895x187,4096 [-o OUT.json]
 Without PyTorch or without a CUDA device it prints why and exits 0.
 """
 import argparse
-import importlib.util
 import json
 import os
 import sys
 import tempfile
 
+import sibling
+
 CALLS = 3  # profiled calls per shape, after one untimed call (cuBLAS's heuristic settles)
-
-
-def bench_cublas():
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench-cublas.py")
-    spec = importlib.util.spec_from_file_location("bench_cublas", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def kernels_of(torch, cublas, m, n, k):
@@ -64,20 +57,11 @@ def main():
     ap.add_argument("--shapes", required=True, help="MxNxK or N, comma-separated")
     ap.add_argument("-o", "--output", help="JSON file (default: standard output)")
     a = ap.parse_args()
-    bc = bench_cublas()
-    try:
-        shapes = bc.parse_shapes(a.shapes)
-    except SystemExit as e:
-        raise SystemExit(str(e).replace("bench-cublas:", "cublas-kernels:"))
-    try:
-        import torch
-    except ImportError:
-        print("cublas-kernels: no PyTorch here, nothing profiled")
+    bc = sibling.load("bench-cublas")
+    shapes = bc.parse_shapes(a.shapes, "cublas-kernels")
+    torch = bc.cuda_torch("cublas-kernels", "profiled")
+    if torch is None:
         return 0
-    if not torch.cuda.is_available():
-        print("cublas-kernels: no CUDA device here, nothing profiled")
-        return 0
-    torch.backends.cuda.matmul.allow_tf32 = False
     cublas = bc.Cublas(torch)
     rows = []
     for m, n, k in shapes:

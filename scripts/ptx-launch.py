@@ -25,6 +25,8 @@ import json
 import re
 import sys
 
+import sibling
+
 
 CACHE_MAGIC = "gemmtune-binary-cache 1"
 
@@ -84,15 +86,9 @@ def main():
     if d.get("PRECISION") != "32" or d.get("TRANSA") != "0" or d.get("TRANSB") != "0":
         raise SystemExit("ptx-launch: FP32 NN builds only (PRECISION=32, TRANSA=0, TRANSB=0)")
     p = {k: int(v) for k, v in d.items() if v.lstrip("-").isdigit()}
-    try:
-        import torch
-    except ImportError:
-        print("ptx-launch: no PyTorch here, nothing launched")
+    torch = sibling.load("bench-cublas").cuda_torch("ptx-launch", "launched")
+    if torch is None:
         return 0
-    if not torch.cuda.is_available():
-        print("ptx-launch: no CUDA device here, nothing launched")
-        return 0
-    torch.backends.cuda.matmul.allow_tf32 = False
     m, n, k = a.m, a.n, a.k
     gen = torch.Generator(device="cuda")
     gen.manual_seed(1)
