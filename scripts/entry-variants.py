@@ -8,8 +8,10 @@ OUTPUT_FOLDER/variants-I.json (the database format) with the shape in workload-I
 
     gemmtune search --space-from variants-I.json --strategy exhaustive --workload workload-I.txt
 
-which measures exactly those configurations at that shape (the template's constraints drop the
-invalid ones). The entries are no measurements (scripts/space_file.py): the space "variants".
+which measures exactly those configurations at that shape. A variant the template's constraints
+refuse is left out and counted (`gemmtune space --check`); a name the kernel has no parameter of,
+or a value outside a parameter's values, is an error. The entries are no measurements
+(scripts/space_file.py): the space "variants".
 
 Usage: entry-variants.py DATABASE OUTPUT_FOLDER SHAPES --vary PARAM=V1,V2 [--vary ...]
   SHAPES: MxNxK comma-separated; GEMMTUNE (default build/gemmtune) from the environment.
@@ -51,6 +53,22 @@ def lookup(gemmtune, db, shape):
     return json.loads(out.stdout)
 
 
+def refusal(gemmtune, kernel, params):
+    """None where the kernel's template allows the configuration, else gemmtune's reason."""
+    text = ",".join(f"{name}={value}" for name, value in sorted(params.items()))
+    out = subprocess.run([gemmtune, "space", "--kernel", kernel, "--space", "full", "--check", text],
+                         capture_output=True, text=True)
+    if out.returncode == 0:
+        return None
+    lines = out.stderr.strip().splitlines()
+    return lines[-1] if lines else f"gemmtune space --check exited {out.returncode}"
+
+
+# gemmtune's words for a name or value the kernel does not have at all, as against a combination
+# its constraints refuse: the former is the user's mistake, not a variant to leave out.
+NOT_IN_KERNEL = ("is not an allowed value", "has no parameter")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("database")
@@ -65,20 +83,29 @@ def main():
         source = json.load(f)
     os.makedirs(args.output, exist_ok=True)
     total = 0
+    left_out = 0
     for index, shape in enumerate(shapes):
         choice = lookup(gemmtune, args.database, shape)
         variants = []
         for values in itertools.product(*(v for _, v in args.vary)):
             params = dict(choice["parameters"])
             params.update(zip(names, values))
-            if params not in variants:
+            if params in variants:
+                continue
+            reason = refusal(gemmtune, choice["kernel"], params)
+            if reason is None:
                 variants.append(params)
+            elif any(words in reason for words in NOT_IN_KERNEL):
+                raise SystemExit(f"entry-variants: --vary: {reason.split(': ')[-1]}")
+            else:
+                left_out += 1
         write_space(os.path.join(args.output, f"variants-{index}.json"), source, choice["kernel"],
                     variants, "variants")
         m, n, k = shape
         write_atomically(os.path.join(args.output, f"workload-{index}.txt"), f"{m}x{n}x{k} 1\n")
         total += len(variants)
-    print(f"entry-variants: {total} configurations at {len(shapes)} shapes", file=sys.stderr)
+    print(f"entry-variants: {total} configurations at {len(shapes)} shapes, {left_out} left out by "
+          "the template's constraints", file=sys.stderr)
 
 if __name__ == "__main__":
     main()

@@ -87,4 +87,32 @@ TEST_CASE("entry-variants refuses a bad shape or variation with one line", "[scr
   CHECK(vary.err.find("--vary VWM: values must be integers") != std::string::npos);
 }
 
+TEST_CASE("entry-variants leaves out and counts what the template's constraints refuse",
+          "[scripts]") {
+  const std::string dir = test::temp_dir("entry-variants-constraints");
+  std::ofstream(dir + "/db.json") << database().dump();
+  // VWM 16 needs MWG to hold MDIMC * 16 = 128 rows; the served MWG is 32.
+  const auto r = variants(dir, "64x64x64 --vary VWM=2,16 --vary KWI=4,8");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("2 configurations at 1 shapes, 2 left out by the template's constraints") !=
+        std::string::npos);
+  std::ifstream in(dir + "/out/variants-0.json");
+  const auto db = nlohmann::json::parse(in);
+  REQUIRE(db.at("entries").size() == 2);
+  for (const auto& e : db.at("entries")) CHECK(e.at("parameters").at("VWM") == 2);
+}
+
+TEST_CASE("entry-variants refuses a parameter or value the kernel does not have with one line",
+          "[scripts]") {
+  const std::string dir = test::temp_dir("entry-variants-unknown");
+  std::ofstream(dir + "/db.json") << database().dump();
+  const auto value = variants(dir, "64x64x64 --vary REGCAP=255");
+  CHECK(value.exit_code != 0);
+  CHECK(value.err == "entry-variants: --vary: REGCAP=255 is not an allowed value\n");
+  const auto name = variants(dir, "64x64x64 --vary FOO=1");
+  CHECK(name.exit_code != 0);
+  CHECK(name.err == "entry-variants: --vary: kernel xgemm_fast has no parameter FOO\n");
+}
+
 }  // namespace gemmtune_tests::scripts_test_entry_variants
