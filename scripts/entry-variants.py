@@ -86,12 +86,13 @@ def main():
     left_out = 0
     for index, shape in enumerate(shapes):
         choice = lookup(gemmtune, args.database, shape)
-        variants = []
+        variants, seen = [], []
         for values in itertools.product(*(v for _, v in args.vary)):
             params = dict(choice["parameters"])
             params.update(zip(names, values))
-            if params in variants:
+            if params in seen:
                 continue
+            seen.append(params)
             reason = refusal(gemmtune, choice["kernel"], params)
             if reason is None:
                 variants.append(params)
