@@ -37,9 +37,9 @@
 // source attribute instead (REGCAP_ATTRIBUTE, set by the host) and keep the required size: without
 // it they assume at most 256 work-items, and larger work-groups fail at launch.
 #if REGCAP == 0
-__kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1)))
+__kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC * KSL, 1)))
 #elif REGCAP_ATTRIBUTE
-__kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1)))
+__kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC * KSL, 1)))
 __attribute__((amdgpu_num_vgpr(REGCAP)))
 #else
 __kernel
@@ -88,6 +88,15 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
   __local int last_part_flag;
   __local int* const last_part = &last_part_flag;
 #endif
+#if KSL > 1
+#if !LDS || DOT2 || KREDUCE
+#error "KSL > 1 slices the K tiles of local memory (LDS=1, DOT2=0) and stores from slice 0 only (KREDUCE=0)"
+#endif
+  // The sums of slices 1 .. KSL-1, for slice 0 to add after the main loop: output q of thread
+  // tile t of slice s at ((s - 1) * MWI * NWI + q) * SLICE_THREADS + t, consecutive work-items on
+  // consecutive banks.
+  __local acc_real slice_sums[(KSL - 1) * MWI * NWI * SLICE_THREADS];
+#endif
   const real alpha = (real)alpha_arg;
   const real beta = (real)beta_arg;
   // This work-group's batch entry (the only one without batching); its split-K partial sums
@@ -104,7 +113,14 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
   work += (size_t)GT_BATCH_INDEX * SPLITK * M * N;
 #endif
 
-  const int tx = get_local_id(0), ty = get_local_id(1);
+  // Dimension 1 holds the KSL slices of NDIMC work-items each: slice `ks` multiplies the k values
+  // ks*KWS .. ks*KWS+KWS-1 of every K tile, for the same thread tile (tx, ty) as slice 0.
+  const int tx = get_local_id(0);
+#if KSL > 1
+  const int ty = get_local_id(1) % NDIMC, ks = get_local_id(1) / NDIMC;
+#else
+  const int ty = get_local_id(1), ks = 0;
+#endif
 
   // Tile coordinates, optionally rasterized in groups of GROUPM_ROWS tile rows for cache reuse.
   // GROUPM 1 is built in: no rasterization code at all (a branch on the argument made one H200
@@ -153,7 +169,7 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
   // global loads of tile t+1 go to registers before (PREFETCH) or after the FMAs of tile t; with
   // two buffers (STAGES 2) they are stored into the buffer not being read, so one barrier per
   // tile suffices; with one buffer every refill waits for all threads to finish reading it.
-  const int tid = ty * MDIMC + tx;
+  const int tid = get_local_id(1) * MDIMC + tx;  // all slices load the tiles
   const int tiles = kend > kbegin ? (kend - kbegin + KWG - 1) / KWG : 0;
 #if ASYNC
   // Multistage (xgemm_fast_async.cl): tile t is multiplied from buffer `cur` while the tiles up
@@ -213,7 +229,8 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
     // Per k of the tile, the thread's A fragment (MWI/VWM vectors) times its B fragment (NWI
     // values): an outer product of FMAs.
 #pragma unroll KWI
-    for (int k = 0; k < KWG; ++k) {
+    for (int kk = 0; kk < KWS; ++kk) {
+      const int k = ks * KWS + kk;
       realM a[MWI / VWM];
       real b[NWI];
 #pragma unroll
@@ -264,6 +281,45 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
 #endif
 #else
   loop_global(A, lda, B, ldb, M, N, kbegin, kend, m0, n0, tx, ty, acc);
+#endif
+
+#if KSL > 1
+  // Slice 0 adds the other slices' sums to its own, in the order 1 .. KSL-1, and alone stores.
+  const int tile_thread = ty * MDIMC + tx;
+  if (ks > 0) {
+#pragma unroll
+    for (int i = 0; i < MWI / VWM; ++i) {
+#pragma unroll
+      for (int j = 0; j < NWI; ++j) {
+        acc_real lanes[VWM];
+        ACC_STORE_M(acc[i][j], lanes);
+#pragma unroll
+        for (int w = 0; w < VWM; ++w) {
+          const int q = (i * NWI + j) * VWM + w;
+          slice_sums[((ks - 1) * MWI * NWI + q) * SLICE_THREADS + tile_thread] = lanes[w];
+        }
+      }
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (ks > 0) return;
+#pragma unroll
+  for (int i = 0; i < MWI / VWM; ++i) {
+#pragma unroll
+    for (int j = 0; j < NWI; ++j) {
+      acc_real lanes[VWM];
+      ACC_STORE_M(acc[i][j], lanes);
+#pragma unroll
+      for (int w = 0; w < VWM; ++w) {
+        const int q = (i * NWI + j) * VWM + w;
+#pragma unroll
+        for (int s = 0; s < KSL - 1; ++s) {
+          lanes[w] += slice_sums[(s * MWI * NWI + q) * SLICE_THREADS + tile_thread];
+        }
+      }
+      acc[i][j] = GT_CAT(GT_VLOAD_, VWM)(lanes);
+    }
+  }
 #endif
 
   // Each thread writes its MWI x NWI outputs of the tile at (m0, n0), guarded at the edges: to C,

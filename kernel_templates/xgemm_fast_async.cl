@@ -98,6 +98,7 @@ inline void copy_tile(const __global mreal* restrict A, const int lda,
                       const int buf) {
 #pragma unroll
   for (int l = 0; l < A_SLOTS; ++l) {
+    if (A_PART && tid + l * THREADS >= A_PIECES) continue;
     const int e = (tid + l * THREADS) * GLV;
 #if TRANSA
     const int k = e % KWG, m = e / KWG;  // the slot runs along k
@@ -131,6 +132,7 @@ inline void copy_tile(const __global mreal* restrict A, const int lda,
   }
 #pragma unroll
   for (int l = 0; l < B_SLOTS; ++l) {
+    if (B_PART && tid + l * THREADS >= B_PIECES) continue;
     const int e = (tid + l * THREADS) * GLV;
 #if TRANSB
     const int n = e % NWG, k = e / NWG;  // the slot runs along n

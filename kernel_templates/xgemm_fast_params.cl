@@ -41,6 +41,9 @@
 #ifndef KWI
 #define KWI 4  // unroll factor of the inner K loop
 #endif
+#ifndef KSL
+#define KSL 1  // work-item slices along K: each multiplies KWG/KSL of every K tile of the same tiles
+#endif
 #ifndef LDS
 #define LDS 1  // 1: stage tiles through local memory; 0: read fragments straight from global memory
 #endif
@@ -105,11 +108,20 @@
 // Derived values.
 #define MWI (MWG / MDIMC)       // outputs per thread in M
 #define NWI (NWG / NDIMC)       // outputs per thread in N
-#define THREADS (MDIMC * NDIMC)  // work-group size
-#define A_LOADS ((MWG * KWG) / THREADS)  // elements of the A tile each thread loads
-#define B_LOADS ((NWG * KWG) / THREADS)
-#define A_SLOTS (A_LOADS / GLV)  // of them, GLV-wide vectors along A's contiguous dimension
-#define B_SLOTS (B_LOADS / GLV)
+#define SLICE_THREADS (MDIMC * NDIMC)  // work-items of one K slice: one per thread tile
+#define THREADS (MDIMC * NDIMC * KSL)  // work-group size: every slice loads the tiles
+#define KWS (KWG / KSL)                // k values of a K tile that one slice multiplies
+// The tiles are loaded in GLV-wide pieces along each operand's contiguous dimension, shared by
+// all work-items. The constraints make the pieces a multiple of one slice's work-items, so where
+// K slices leave some work-items a piece fewer (A_PART), whole slices skip it together.
+#define A_PIECES ((MWG * KWG) / GLV)
+#define B_PIECES ((NWG * KWG) / GLV)
+#define A_SLOTS ((A_PIECES + THREADS - 1) / THREADS)  // pieces of A each work-item loads, at most
+#define B_SLOTS ((B_PIECES + THREADS - 1) / THREADS)
+#define A_PART (A_PIECES % THREADS != 0)
+#define B_PART (B_PIECES % THREADS != 0)
+#define A_LOADS (A_SLOTS * GLV)  // elements of the A tile each work-item loads, at most
+#define B_LOADS (B_SLOTS * GLV)
 #define ASTRIDE (MWG + PADA)  // local-memory row length of A (one row per k)
 #define BSTRIDE (NWG + PADB)
 // Outputs a work-item of the last work-group adds up at a time (KREDUCE=1): SPLITK loads of each

@@ -50,8 +50,10 @@ def config_key(params):
     return json.dumps(params, sort_keys=True)
 
 
-def measured_times(journals, kernel):
-    """{shape: {config: ms}} of the ok results of every journal (the fastest per configuration)."""
+def measured_times(journals, kernel, defaults):
+    """{shape: {config: ms}} of the ok results of every journal (the fastest per configuration),
+    each configuration completed with the template's defaults: a journal written before a
+    parameter existed measured it at its default."""
     out = {}
     for e in itertools.chain.from_iterable(read_journal(j) for j in journals):
         r = e["result"]
@@ -63,7 +65,7 @@ def measured_times(journals, kernel):
         t = r["time"]
         ms = t["min_ms"] if t.get("stopped_above") else t["median_ms"]
         per = out.setdefault(shape_key(e["problem"]["shape"]), {})
-        c = config_key(r["config"])
+        c = config_key(complete(r["config"], defaults))
         per[c] = min(ms, per.get(c, ms))
     return out
 
@@ -91,7 +93,7 @@ def main():
     settings = a.setting or ["current"]
     spec = json.load(open(os.path.join(a.templates, a.kernel + ".json")))
     defaults = {p["name"]: p["default"] for p in spec["parameters"]}
-    times = {s: t for s, t in measured_times(a.journal, a.kernel).items()
+    times = {s: t for s, t in measured_times(a.journal, a.kernel, defaults).items()
              if len(t) >= a.min_configs}
     if not times:
         sys.exit(f"score-chooser: no shape of {', '.join(a.journal)} has {a.min_configs} "

@@ -1,12 +1,15 @@
 # SPDX-License-Identifier: Apache-2.0
 """A file of configurations to measure, in the database format that `gemmtune search
---space-from` reads (scripts/cover-configs.py, scripts/entry-variants.py).
+--space-from` reads (scripts/cover-configs.py, scripts/entry-variants.py), and a database's
+entries rewritten as a database of their own for `gemmtune bench` (scripts/splitk-entries.py,
+scripts/kslice-entries.py).
 
 A database holds one entry per shape, so configuration J stands at the placeholder shape 1x1xJ
 with 1 GFLOPS (the format wants a positive rate) and the space SPACE: no measurement.
 """
 import json
 import os
+import sys
 from datetime import datetime, timezone
 
 
@@ -29,3 +32,21 @@ def write_space(path, source, kernel, configurations, space):
     db = {key: source[key] for key in ("format", "schema_version", "device", "metadata")}
     db["entries"] = entries
     write_atomically(path, json.dumps(db, indent=1))
+
+
+def read_database(path, script):
+    """The database at `path` (parsed JSON with entries), or the script's one-line exit."""
+    try:
+        with open(path) as f:
+            db = json.load(f)
+        db["entries"]
+        return db
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        sys.exit(f"{script}: cannot read a database from '{path}': {e}")
+
+
+def write_entries(path, db, entries):
+    """Writes `entries` to `path` under the device, format and metadata of the database `db`, with
+    no cross-measurements: a database that `gemmtune bench` measures entry by entry."""
+    out = dict(db, entries=entries, measurements=[])
+    write_atomically(path, json.dumps(out, indent=1) + "\n")

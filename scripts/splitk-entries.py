@@ -17,10 +17,9 @@ configuration).
 Usage: splitk-entries.py DATABASE OUTPUT [--from 0] [--to 1] [--every 1]
 """
 import argparse
-import json
 import sys
 
-from space_file import write_atomically
+from space_file import read_database, write_entries
 
 
 def main():
@@ -35,12 +34,8 @@ def main():
     args = ap.parse_args()
     if args.every < 1:
         sys.exit(f"splitk-entries.py: --every must be at least 1, got {args.every}")
-    try:
-        with open(args.database) as f:
-            db = json.load(f)
-        entries = db["entries"]
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        sys.exit(f"splitk-entries.py: cannot read a database from '{args.database}': {e}")
+    db = read_database(args.database, "splitk-entries.py")
+    entries = db["entries"]
     taken = []
     for e in entries:
         k, p = e["key"], e["parameters"]
@@ -53,9 +48,7 @@ def main():
                  f"with KREDUCE={args.source}")
     for e in taken:
         e["parameters"]["KREDUCE"] = args.to
-    db["entries"] = taken
-    db["measurements"] = []
-    write_atomically(args.output, json.dumps(db, indent=1) + "\n")
+    write_entries(args.output, db, taken)
     print(f"{args.output}: {len(taken)} entries, KREDUCE={args.to}")
 
 

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "src/core/json_util.hpp"
+#include "tests/scripts/entries_fixture.hpp"
 #include "tests/test_support.hpp"
 
 // The file's own namespace: the test files compile in unity batches.
@@ -15,20 +16,7 @@ using namespace gemmtune;
 
 namespace {
 
-nlohmann::json entry(const std::string& kernel, int64_t m, const nlohmann::json& parameters) {
-  return {{"key",
-           {{"kernel", kernel},
-            {"precision", "32"},
-            {"layout", "NN"},
-            {"order", "row"},
-            {"batch", 1},
-            {"m", m},
-            {"n", 40},
-            {"k", 96}}},
-          {"parameters", parameters},
-          {"status", "ok"},
-          {"gflops", 5.0}};
-}
+using test::fixture_entry;
 
 // Split-K entries in two launches at M = 33 and 35, one in one launch, one without a split and
 // one of another kernel, for the CPU profile.
@@ -40,14 +28,11 @@ nlohmann::json database() {
     p["KREDUCE"] = kreduce;
     return p;
   };
-  return {{"format", "gemmtune-database"},
-          {"schema_version", 1},
-          {"device", {{"id", "splitk-test"}, {"name", "splitk test"}, {"profile", "cpu-generic"}}},
-          {"metadata", {{"gemmtune_version", "0.1.0"}}},
-          {"entries",
-           {entry("xgemm_fast", 33, split(2, 0)), entry("xgemm_fast", 34, split(3, 1)),
-            entry("xgemm_fast", 35, split(3, 0)), entry("xgemm_fast", 36, tile),
-            entry("xgemm_direct", 37, {{"WGD", 16}})}}};
+  return test::fixture_database(
+      "splitk-test",
+      {fixture_entry("xgemm_fast", 33, split(2, 0)), fixture_entry("xgemm_fast", 34, split(3, 1)),
+       fixture_entry("xgemm_fast", 35, split(3, 0)), fixture_entry("xgemm_fast", 36, tile),
+       fixture_entry("xgemm_direct", 37, {{"WGD", 16}})});
 }
 
 test::CommandResult splitk_entries(const std::string& dir, const std::string& args) {
@@ -75,14 +60,7 @@ TEST_CASE("splitk-entries writes the split-K entries in the other launch form fo
   // Every second entry only; and bench measures and verifies what was written, in one launch.
   REQUIRE(splitk_entries(dir, "--every 2").exit_code == 0);
   CHECK(read_json_file(dir + "/out.json").at("entries").size() == 1);
-  const auto bench =
-      test::run_gemmtune("bench " + dir + "/out.json -o " + dir + "/measured.json --min-time-ms 1");
-  INFO(bench.err);
-  REQUIRE(bench.exit_code == 0);
-  const nlohmann::json measured = read_json_file(dir + "/measured.json");
-  REQUIRE(measured.at("entries").size() == 1);
-  CHECK(measured.at("entries")[0].at("status") == "ok");
-  CHECK(measured.at("entries")[0].at("parameters").at("KREDUCE") == 1);
+  CHECK(test::bench_single_entry(dir).at("parameters").at("KREDUCE") == 1);
 }
 
 TEST_CASE("splitk-entries refuses a missing database or no split-K entry with one line",

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include "src/core/json_util.hpp"
@@ -51,6 +52,19 @@ inline bool cli_has_device() {
     return r.exit_code == 0 && !nlohmann::json::parse(r.out).empty();
   }();
   return yes;
+}
+
+// One xgemm_fast call of `params` on `problem` through `gemmtune run`, checked to succeed and to
+// agree with the reference; its JSON result.
+inline nlohmann::json verified_fast_run(const std::string& params, const std::string& problem) {
+  const auto r = run_gemmtune("run --kernel xgemm_fast --params " + params + " " + problem +
+                              " --min-runs 1 --min-time-ms 0 --warmup 0 --cache-dir none --json");
+  INFO(params << " " << problem << ": " << r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["status"] == "ok");
+  CHECK(j["max_error"].get<double>() <= j["tolerance"].get<double>());
+  return j;
 }
 
 inline const std::string kDb = source_path("tests/data/db_gfx1012.json");

@@ -11,6 +11,7 @@
 
 #include "src/core/json_util.hpp"
 #include "tests/test_support.hpp"
+#include "tests/tools/offline_amd_helpers.hpp"
 
 // The file's own namespace: the test files compile in unity batches.
 namespace gemmtune_tests::tools_test_cli_offline_amd {
@@ -21,9 +22,7 @@ using gemmtune::test::temp_dir;
 
 namespace {
 
-// The ISAs gemmtune targets, one device profile each (devices/gfx*.json).
-const std::vector<std::string> kTargets = {"gfx803",  "gfx906",  "gfx1010",
-                                           "gfx1012", "gfx1030", "gfx1100"};
+const auto& kTargets = gemmtune::test::kAmdTargets;
 // The templates gemmtune builds itself (clblast-* run CLBlast's own kernels).
 const std::vector<std::string> kTemplates = {"xgemm", "xgemm_direct", "xgemm_fast", "xgemm_skinny"};
 
@@ -36,16 +35,7 @@ const std::string kDot2 = "MWG=64,NWG=64,KWG=16,MDIMC=16,NDIMC=16,VWM=4,VWN=4,DO
 // 512 threads with a register cap: the cap must not cost the work-group size.
 const std::string kCapped512 = "MWG=128,NWG=64,KWG=16,MDIMC=32,NDIMC=16,VWM=4,VWN=4,REGCAP=128";
 
-// The first build of `args` (a compile --target ... --json), its process result checked.
-nlohmann::json build(const std::string& args) {
-  const auto r = run_gemmtune("compile " + args + " --json");
-  INFO(args << "\n" << r.err);
-  REQUIRE(r.exit_code == 0);
-  const auto j = nlohmann::json::parse(r.out);
-  REQUIRE(j.is_array());
-  REQUIRE(j.size() >= 1);
-  return j[0];
-}
+const auto build = gemmtune::test::offline_build;
 
 }  // namespace
 

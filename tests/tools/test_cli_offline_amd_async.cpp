@@ -10,24 +10,16 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/test_support.hpp"
+#include "tests/tools/offline_amd_helpers.hpp"
 
 // The file's own namespace: the test files compile in unity batches.
 namespace gemmtune_tests::tools_test_cli_offline_amd_async {
 
-using gemmtune::test::run_gemmtune;
-
 namespace {
 
-const std::vector<std::string> kTargets = {"gfx803",  "gfx906",  "gfx1010",
-                                           "gfx1012", "gfx1030", "gfx1100"};
+const auto& kTargets = gemmtune::test::kAmdTargets;
 
-// The first build of `args` (a compile --target ... --json), its process result checked.
-nlohmann::json build(const std::string& args) {
-  const auto r = run_gemmtune("compile --kernel xgemm_fast " + args + " --require-fit --json");
-  INFO(args << "\n" << r.err);
-  REQUIRE(r.exit_code == 0);
-  return nlohmann::json::parse(r.out).at(0);
-}
+const auto build = gemmtune::test::offline_fast_build;
 
 }  // namespace
 

@@ -24,17 +24,7 @@ size_t count_lines(const std::string& s) {
   return n;
 }
 
-// One verified xgemm_fast call of `params` on `problem`, its JSON result.
-nlohmann::json verified_run(const std::string& params, const std::string& problem) {
-  const auto r = run_gemmtune("run --kernel xgemm_fast --params " + params + " " + problem +
-                              " --min-runs 1 --min-time-ms 0 --warmup 0 --cache-dir none --json");
-  INFO(params << " " << problem << ": " << r.err);
-  REQUIRE(r.exit_code == 0);
-  const auto j = nlohmann::json::parse(r.out);
-  CHECK(j["status"] == "ok");
-  CHECK(j["max_error"].get<double>() <= j["tolerance"].get<double>());
-  return j;
-}
+const auto verified_run = gemmtune::test::verified_fast_run;
 }  // namespace
 
 TEST_CASE("run measures a configuration and the second run hits the binary cache",

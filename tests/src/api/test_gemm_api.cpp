@@ -226,6 +226,55 @@ void every_layout_and_transpose(const Cl& cl, double alpha, double beta) {
   }
 }
 
+struct OddShape {
+  int m, n, k;
+};
+
+// A user database `name` holding the xgemm_fast configuration `params` at one odd shape for every
+// transpose: each call is served by that entry exactly (its parameters holding each of
+// `expected`) and agrees with the reference, at each beta in turn.
+void served_in_every_transpose(const Cl& cl, const std::string& name, const char* params,
+                               const OddShape& shape, const std::vector<std::string>& expected,
+                               double alpha, const std::vector<double>& betas, unsigned seed) {
+  std::vector<api_test::DbEntry> entries;
+  for (const char* layout : {"NN", "NT", "TN", "TT"}) {
+    entries.push_back({"xgemm_fast", layout, shape.m, shape.n, shape.k, params});
+  }
+  const std::string db = api_test::temp_dir() + "/" + name;
+  api_test::write_database(db, cl.device_name, entries);
+  REQUIRE(SetDatabase(db) == StatusCode::kSuccess);
+  for (Transpose ta : {Transpose::kNo, Transpose::kYes}) {
+    for (Transpose tb : {Transpose::kNo, Transpose::kYes}) {
+      GemmProblem p;
+      p.m = shape.m;
+      p.n = shape.n;
+      p.k = shape.k;
+      p.a_transpose = ta;
+      p.b_transpose = tb;
+      Explanation e;
+      REQUIRE(Explain(p, cl.queue, &e) == StatusCode::kSuccess);
+      CHECK(e.source == "user database");
+      CHECK(e.exact);
+      for (const auto& x : expected) CHECK_THAT(e.parameters, Catch::Contains(x));
+      Case c;
+      c.ta = ta;
+      c.tb = tb;
+      c.m = shape.m;
+      c.n = shape.n;
+      c.k = shape.k;
+      c.alpha = alpha;
+      for (double beta : betas) {
+        c.beta = beta;
+        INFO(describe(c));
+        const StatusCode s = run_and_check<float>(cl, cl.queue, c, seed++);
+        INFO(StatusName(s) << ": " << LastErrorMessage());
+        REQUIRE(s == StatusCode::kSuccess);
+      }
+    }
+  }
+  REQUIRE(SetDatabase("") == StatusCode::kSuccess);
+}
+
 }  // namespace
 
 TEST_CASE("api: float GEMM in every storage order and transpose with offsets and padded ld",
@@ -530,49 +579,24 @@ TEST_CASE("api: repeated calls on new buffers and new placements", "[api][device
 TEST_CASE("api: a database entry with split-K in one launch", "[api][device][splitk]") {
   const Cl* cl = api_test::device_or_skip();
   if (!cl) return;
-  // xgemm_fast with SPLITK=3 and KREDUCE=1 for every transpose of one odd shape: the last
-  // work-group of each tile adds the parts, with counters the library allocates, zeroes once and
-  // the kernel leaves zeroed (a second call would find no last work-group otherwise).
+  // xgemm_fast with SPLITK=3 and KREDUCE=1: the last work-group of each tile adds the parts, with
+  // counters the library allocates, zeroes once and the kernel leaves zeroed (a second call would
+  // find no last work-group otherwise).
   const char* one_launch = R"({"MWG": 16, "NWG": 16, "KWG": 8, "MDIMC": 8, "NDIMC": 8,
                                "VWM": 2, "VWN": 2, "SPLITK": 3, "KREDUCE": 1})";
-  std::vector<api_test::DbEntry> entries;
-  for (const char* layout : {"NN", "NT", "TN", "TT"}) {
-    entries.push_back({"xgemm_fast", layout, 37, 29, 101, one_launch});
-  }
-  const std::string db = api_test::temp_dir() + "/one-launch.json";
-  api_test::write_database(db, cl->device_name, entries);
-  REQUIRE(SetDatabase(db) == StatusCode::kSuccess);
-  unsigned seed = 700;
-  for (Transpose ta : {Transpose::kNo, Transpose::kYes}) {
-    for (Transpose tb : {Transpose::kNo, Transpose::kYes}) {
-      GemmProblem p;
-      p.m = 37;
-      p.n = 29;
-      p.k = 101;
-      p.a_transpose = ta;
-      p.b_transpose = tb;
-      Explanation e;
-      REQUIRE(Explain(p, cl->queue, &e) == StatusCode::kSuccess);
-      CHECK(e.source == "user database");
-      CHECK(e.exact);
-      CHECK_THAT(e.parameters, Catch::Contains("KREDUCE=1") && Catch::Contains("SPLITK=3"));
-      Case c;
-      c.ta = ta;
-      c.tb = tb;
-      c.m = 37;
-      c.n = 29;
-      c.k = 101;
-      c.alpha = 1.5;
-      for (double beta : {0.0, -0.5, 0.0}) {
-        c.beta = beta;
-        INFO(describe(c));
-        const StatusCode s = run_and_check<float>(*cl, cl->queue, c, seed++);
-        INFO(StatusName(s) << ": " << LastErrorMessage());
-        REQUIRE(s == StatusCode::kSuccess);
-      }
-    }
-  }
-  REQUIRE(SetDatabase("") == StatusCode::kSuccess);
+  served_in_every_transpose(*cl, "one-launch.json", one_launch, {37, 29, 101},
+                            {"KREDUCE=1", "SPLITK=3"}, 1.5, {0.0, -0.5, 0.0}, 700);
+}
+
+TEST_CASE("api: a database entry with K slices", "[api][device][kslices]") {
+  const Cl* cl = api_test::device_or_skip();
+  if (!cl) return;
+  // xgemm_fast with KSL=2: twice the work-items for the same tiles, each half of every K tile;
+  // slice 0 adds the other's sums and stores.
+  const char* sliced = R"({"MWG": 32, "NWG": 32, "KWG": 16, "KWI": 4, "MDIMC": 8, "NDIMC": 8,
+                           "VWM": 2, "VWN": 2, "KSL": 2})";
+  served_in_every_transpose(*cl, "k-slices.json", sliced, {53, 41, 150}, {"KSL=2"}, 0.75,
+                            {0.0, 1.5}, 900);
 }
 
 TEST_CASE("api: Explain reports the selection's prediction and takes the safe path",

@@ -215,7 +215,10 @@ TEST_CASE("database report renders Markdown and JSON", "[report]") {
   // The fixture's xgemm_fast entry predates the LDS parameter: estimated with the default, said.
   bool noted = false;
   for (const auto& e : report.entries) {
-    for (const auto& n : e.notes) noted = noted || n.find("template defaults: LDS") != std::string::npos;
+    for (const auto& n : e.notes) {
+      const auto listed = n.find("template defaults: ");
+      noted = noted || (listed != std::string::npos && n.find("LDS", listed) != std::string::npos);
+    }
   }
   CHECK(noted);
   const std::string md = to_markdown(report);
