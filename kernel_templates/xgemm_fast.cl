@@ -92,9 +92,8 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
 #if !LDS || DOT2 || KREDUCE
 #error "KSL > 1 slices the K tiles of local memory (LDS=1, DOT2=0) and stores from slice 0 only (KREDUCE=0)"
 #endif
-  // The sums of slices 1 .. KSL-1, for slice 0 to add after the main loop: output q of thread
-  // tile t of slice s at ((s - 1) * MWI * NWI + q) * SLICE_THREADS + t, consecutive work-items on
-  // consecutive banks.
+  // The sums of slices 1 .. KSL-1, for slice 0 to add after the main loop (SLICE_SUM below),
+  // consecutive work-items on consecutive banks.
   __local acc_real slice_sums[(KSL - 1) * MWI * NWI * SLICE_THREADS];
 #endif
   const real alpha = (real)alpha_arg;
@@ -285,7 +284,9 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
 
 #if KSL > 1
   // Slice 0 adds the other slices' sums to its own, in the order 1 .. KSL-1, and alone stores.
+  // SLICE_SUM(s, q): output q of this thread tile in the sums of slice s (1 .. KSL-1).
   const int tile_thread = ty * MDIMC + tx;
+#define SLICE_SUM(s, q) slice_sums[(((s)-1) * MWI * NWI + (q)) * SLICE_THREADS + tile_thread]
   if (ks > 0) {
 #pragma unroll
     for (int i = 0; i < MWI / VWM; ++i) {
@@ -296,7 +297,7 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
 #pragma unroll
         for (int w = 0; w < VWM; ++w) {
           const int q = (i * NWI + j) * VWM + w;
-          slice_sums[((ks - 1) * MWI * NWI + q) * SLICE_THREADS + tile_thread] = lanes[w];
+          SLICE_SUM(ks, q) = lanes[w];
         }
       }
     }
@@ -313,13 +314,12 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
       for (int w = 0; w < VWM; ++w) {
         const int q = (i * NWI + j) * VWM + w;
 #pragma unroll
-        for (int s = 0; s < KSL - 1; ++s) {
-          lanes[w] += slice_sums[(s * MWI * NWI + q) * SLICE_THREADS + tile_thread];
-        }
+        for (int s = 1; s < KSL; ++s) lanes[w] += SLICE_SUM(s, q);
       }
       acc[i][j] = GT_CAT(GT_VLOAD_, VWM)(lanes);
     }
   }
+#undef SLICE_SUM
 #endif
 
   // Each thread writes its MWI x NWI outputs of the tile at (m0, n0), guarded at the edges: to C,
