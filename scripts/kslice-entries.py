@@ -19,6 +19,7 @@ Usage: kslice-entries.py DATABASE OUTPUT [--ksl 2] [--kwg 16] [--kwi 8] [--max-t
            [--max-work-group 512]    GEMMTUNE (default build/gemmtune) from the environment.
 """
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -35,12 +36,21 @@ def refused(gemmtune, params):
     return out.returncode != 0
 
 
-def applies(entry, max_tile):
-    k, p = entry["key"], entry["parameters"]
+def template_defaults():
+    """The template's parameter defaults: what an entry that omits a parameter runs with."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(root, "kernel_templates", KERNEL + ".json")) as f:
+        return {p["name"]: p["default"] for p in json.load(f)["parameters"]}
+
+
+def applies(entry, full, max_tile):
+    """Whether slices can apply to `entry`, whose parameters completed with the defaults are
+    `full`."""
+    k = entry["key"]
     return (k["kernel"] == KERNEL and k["precision"] == "32" and k.get("batch", 1) == 1
-            and entry.get("status") == "ok" and p.get("LDS", 1) == 1 and p.get("DOT2", 0) == 0
-            and p.get("KREDUCE", 0) == 0
-            and (max_tile is None or p.get("MWG", 64) * p.get("NWG", 64) <= max_tile))
+            and entry.get("status") == "ok" and full["LDS"] == 1 and full["DOT2"] == 0
+            and full["KREDUCE"] == 0
+            and (max_tile is None or full["MWG"] * full["NWG"] <= max_tile))
 
 
 def main():
@@ -57,15 +67,19 @@ def main():
     gemmtune = os.environ.get("GEMMTUNE", "build/gemmtune")
     db = read_database(a.database, "kslice-entries.py")
     entries = db["entries"]
+    defaults = template_defaults()
     taken, left_out = [], 0
-    for e in (e for e in entries if applies(e, a.max_tile)):
+    for e in entries:
+        full = dict(defaults, **e["parameters"])
+        if not applies(e, full, a.max_tile):
+            continue
         p = dict(e["parameters"])
         p["KSL"] = a.ksl
         if a.kwg:
             p["KWG"] = a.kwg
-        kwg = p.get("KWG", 16)
-        p["KWI"] = min(a.kwi or p.get("KWI", 4), max(1, kwg // a.ksl))
-        threads = p.get("MDIMC", 16) * p.get("NDIMC", 16) * a.ksl
+        kwg = p.get("KWG", full["KWG"])
+        p["KWI"] = min(a.kwi or full["KWI"], max(1, kwg // a.ksl))
+        threads = full["MDIMC"] * full["NDIMC"] * a.ksl
         if threads > a.max_work_group or refused(gemmtune, p):
             left_out += 1
             continue
