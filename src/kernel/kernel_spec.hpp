@@ -106,6 +106,9 @@ struct LaunchDeclaration {
   // "align_ld": A and B go to the kernel with leading dimensions and offsets that are multiples
   // of this (elements); the host copies an operand that is not so already (empty: never).
   Expression align_ld;
+  // "align_ld_parameter": the parameter whose value 1 turns those copies on and 0 off, which the
+  // chooser sets for a shape the configuration was not measured at (empty: none).
+  std::string align_ld_parameter;
   std::optional<SplitKDeclaration> split_k;
   std::vector<BatchLayout> batch_layouts;  // "batch": {"layouts": [...]}
 };

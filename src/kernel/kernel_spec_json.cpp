@@ -165,7 +165,8 @@ namespace {
 
 LaunchDeclaration parse_launch(const json& j, const std::set<std::string>& names,
                                const std::string& origin) {
-  const Fields f(j, "launch", origin, {"local", "global", "pad", "align_ld", "split_k", "batch"});
+  const Fields f(j, "launch", origin,
+                 {"local", "global", "pad", "align_ld", "align_ld_parameter", "split_k", "batch"});
   std::set<std::string> with_sizes = names;
   with_sizes.insert({"M", "N", "K"});
   auto checked = [&](Expression e, const std::string& field) {
@@ -190,6 +191,12 @@ LaunchDeclaration parse_launch(const json& j, const std::set<std::string>& names
     d.pad_k = checked(pad.expression("K", true), "launch.pad.K");
   }
   if (f.has("align_ld")) d.align_ld = checked(f.expression("align_ld", true), "launch.align_ld");
+  if (f.has("align_ld_parameter")) {
+    d.align_ld_parameter = f.string("align_ld_parameter", true);
+    if (!names.count(d.align_ld_parameter))
+      throw f.error("align_ld_parameter", "names no parameter");
+    if (!f.has("align_ld")) throw f.error("align_ld_parameter", "needs launch.align_ld");
+  }
   if (f.has("split_k")) {
     const Fields sk(f.at("split_k"), "launch.split_k", origin,
                     {"parameter", "reduce_entry", "workspace_elements", "reduce_global",

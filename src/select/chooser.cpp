@@ -7,6 +7,7 @@
 #include <set>
 
 #include "src/core/text.hpp"
+#include "src/select/aligned_copy.hpp"
 #include "src/select/offline_start.hpp"
 
 namespace gemmtune {
@@ -240,6 +241,15 @@ Choices choose_configurations(const std::vector<ChooserLayer>& layers, const Pro
                : s->kind == Selection::Kind::kMeasured ? ChoiceKind::kMeasured
                                                        : ChoiceKind::kModel;
       c.tuned_shape = r.from.problem.shape;
+      if (c.kind == ChoiceKind::kMeasured || c.kind == ChoiceKind::kModel) {
+        AlignedCopyDecision copy =
+            decide_aligned_copy(*c.spec, c.config, problem, model, policy.aligned_copy);
+        if (!copy.note.empty() && refused(*c.spec, copy.config).empty() &&
+            stale_reason(*c.spec, copy.config, problem.precision).empty()) {
+          c.config = std::move(copy.config);
+          c.reason += "; " + copy.note;
+        }
+      }
       if (c.kind == ChoiceKind::kSafePath) {
         c.source = "compiled-in default";
         c.origin = "template defaults";

@@ -116,6 +116,21 @@ void read_measured(const DeviceProfile& profile, const nlohmann::json& j, Measur
   }
 }
 
+void read_aligned_copy(const DeviceProfile& profile, const nlohmann::json& j,
+                       AlignedCopyRule& rule) {
+  if (!j.is_object()) wrong(profile, "aligned_copy", "must be an object");
+  for (const auto& [name, value] : j.items()) {
+    double* field = name == "max_share"   ? &rule.max_share
+                    : name == "launch_us" ? &rule.launch_us
+                                          : nullptr;
+    if (!field) wrong(profile, "aligned_copy." + name, "is unknown (max_share, launch_us)");
+    if (!value.is_number() || value.get<double>() < 0) {
+      wrong(profile, "aligned_copy." + name, "must be a number of at least 0");
+    }
+    *field = value.get<double>();
+  }
+}
+
 }  // namespace
 
 std::string to_string(Relaxation r) {
@@ -157,6 +172,8 @@ SelectionPolicy SelectionPolicy::of(const DeviceProfile* profile) {
       p.default_kernels = strings(*profile, value, field);
     } else if (field == "measured") {
       read_measured(*profile, value, p.measured);
+    } else if (field == "aligned_copy") {
+      read_aligned_copy(*profile, value, p.aligned_copy);
     } else if (field == "skinny_side") {
       if (!value.is_number_integer() || value.get<int64_t>() < 0) {
         wrong(*profile, field, "must be a whole number");
@@ -165,7 +182,7 @@ SelectionPolicy SelectionPolicy::of(const DeviceProfile* profile) {
     } else {
       wrong(*profile, field,
             "is unknown (source, model, measured, relaxations, safe_path_kernel, "
-            "default_kernels, skinny_side)");
+            "default_kernels, skinny_side, aligned_copy)");
     }
   }
   return p;

@@ -10,7 +10,8 @@
 //     "relaxations": ["storage order", "epilogue", "batch count"],
 //     "safe_path_kernel": "xgemm_direct",
 //     "default_kernels": ["xgemm_fast", "xgemm_direct"],
-//     "skinny_side": 16
+//     "skinny_side": 16,
+//     "aligned_copy": {"max_share": 0.07, "launch_us": 2.5}
 //   }
 #pragma once
 
@@ -65,9 +66,26 @@ struct MeasuredRule {
   double transfer_weight = 0.5;
 };
 
+// Where a configuration with aligned copies (a template's launch.align_ld_parameter) serves a
+// shape it was not measured at, the chooser turns the copies on where their estimated time is at
+// most `max_share` of the kernel's shortest possible time (its flops at the profile's peak; a
+// prediction can miss small shapes by far more), and off elsewhere: a measurement at a shape
+// whose leading dimensions were aligned anyway says nothing of them. The copies' estimate: a
+// read and a write of each operand whose dense leading dimension is no multiple of the alignment,
+// at the profile's bandwidth, plus `launch_us` a copy. Measured on an H200 (at 67 suite shapes
+// with unaligned leading dimensions, the configuration of the database entry nearest each, with
+// and without the copies, results/h200/aligned-copies/): the copies gained 3.6-7.5% at the four
+// shapes where that share was at most 0.064 and were even at 0.069; above 0.07 they lost at all but
+// three (up to 57% on small shapes, where a launch outweighs the kernel).
+struct AlignedCopyRule {
+  double max_share = 0.07;
+  double launch_us = 2.5;
+};
+
 struct SelectionPolicy {
   ModelConstants model;
   MeasuredRule measured;
+  AlignedCopyRule aligned_copy;
   // The relaxations the chooser tries, in this order, when no entry has the problem's own key:
   // each widens every lookup before it (with storage order, then epilogue: the problem's key, the
   // other order, no epilogue, no epilogue in the other order).

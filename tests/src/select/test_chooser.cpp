@@ -128,6 +128,7 @@ TEST_CASE("chooser: the fallback policy and the model's constants are profile da
   CHECK(p.default_kernels == std::vector<std::string>{"xgemm_direct"});
   CHECK(p.safe_path_kernel.empty());
   CHECK(p.skinny_side == d.skinny_side);
+  CHECK(p.aligned_copy.max_share == d.aligned_copy.max_share);
   CHECK(p.source == "a calibration of this class");
   // ... and the chooser follows it: only xgemm_direct's defaults remain, then its fallback.
   const Choices c = choose({}, problem({64, 64, 64}), nullptr, &own);
@@ -149,6 +150,9 @@ TEST_CASE("chooser: the fallback policy and the model's constants are profile da
             "selection.measured.model_weight"},
            {{{"source", "x"}, {"measured", {{"transfer_weight", "half"}}}},
             "selection.measured.transfer_weight"},
+           {{{"source", "x"}, {"aligned_copy", {{"max_share", -1}}}},
+            "selection.aligned_copy.max_share"},
+           {{{"source", "x"}, {"aligned_copy", {{"share", 0.1}}}}, "selection.aligned_copy.share"},
            {{{"source", "x"}, {"fallback", {}}}, "selection.fallback"}}) {
     INFO(bad.dump());
     const DeviceProfile wrong = profile_with(bad);
@@ -236,6 +240,57 @@ TEST_CASE("chooser: an untuned shape gets the model's pick, with the entry it co
   CHECK(c.choices[0].tuned_shape == Shape{1024, 1024, 1024});
   CHECK(c.choices[0].predicted_gflops > 0);
   CHECK(c.choices[0].distance > 0);
+}
+
+// A configuration of xgemm_fast with wide loads (GLV 4) and its aligned copies as `copy` says.
+DatabaseEntry wide_entry(Shape shape, double gflops, int64_t copy) {
+  DatabaseEntry e = entry("xgemm_fast", shape, gflops);
+  for (const auto& [name, value] : Configuration{{"GLV", 4},
+                                                 {"MWG", 128},
+                                                 {"NWG", 128},
+                                                 {"MDIMC", 16},
+                                                 {"NDIMC", 16},
+                                                 {"KWG", 8},
+                                                 {"VWM", 2},
+                                                 {"VWN", 8},
+                                                 {"LDS", 1},
+                                                 {"ALDCOPY", copy}}) {
+    e.parameters[name] = value;
+  }
+  return e;
+}
+
+TEST_CASE("chooser: aligned copies are decided at the shape served where they were not measured",
+          "[select]") {
+  const DeviceProfile h200 = load_profile(source_path("devices/sm_90.json"));
+  auto chosen = [&](const Database& db, Shape s, const DeviceProfile* profile) {
+    const Choices c = choose({{"user database", "db.json", &db}}, problem(s), nullptr, profile);
+    REQUIRE_FALSE(c.choices.empty());
+    return c.choices[0];
+  };
+  // Measured without copies at an aligned shape, served large and unaligned in every dimension:
+  // the copies cost little against the kernel there.
+  const Database aligned_only = database({wide_entry({2048, 2048, 2048}, 40000, 0)});
+  const Choice large = chosen(aligned_only, {4491, 3219, 2127}, &h200);
+  CHECK(large.kind == ChoiceKind::kModel);
+  CHECK(large.config.at("ALDCOPY") == 1);
+  CHECK_THAT(large.reason, Catch::Contains("ALDCOPY=1") && Catch::Contains("2 operands"));
+  // Aligned: nothing to copy, the entry's value stands with no note.
+  const Choice aligned = chosen(aligned_only, {4096, 4096, 4096}, &h200);
+  CHECK(aligned.config.at("ALDCOPY") == 0);
+  CHECK_THAT(aligned.reason, !Catch::Contains("ALDCOPY"));
+  // Measured with copies, served small and unaligned: they would cost more than they give.
+  const Database with_copies = database({wide_entry({64, 64, 64}, 200, 1)});
+  const Choice small = chosen(with_copies, {71, 45, 39}, &h200);
+  CHECK(small.kind == ChoiceKind::kModel);
+  CHECK(small.config.at("ALDCOPY") == 0);
+  CHECK_THAT(small.reason, Catch::Contains("ALDCOPY=0"));
+  // The shape's own entry runs as measured.
+  const Choice exact = chosen(with_copies, {64, 64, 64}, &h200);
+  CHECK(exact.exact);
+  CHECK(exact.config.at("ALDCOPY") == 1);
+  // Without the profile's bandwidth and peak there is no estimate: the value stays as it is.
+  CHECK(chosen(with_copies, {71, 45, 39}, nullptr).config.at("ALDCOPY") == 1);
 }
 
 TEST_CASE("chooser: layers keep their order, and another device's database is left out",
