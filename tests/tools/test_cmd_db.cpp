@@ -173,6 +173,38 @@ TEST_CASE("db lookup takes the safe path where a baseline is predicted to win", 
   CHECK(nlohmann::json::parse(r.out)["match"] == "exact");
 }
 
+TEST_CASE("db lookup decides the aligned copies at the shape it serves", "[cli][database]") {
+  // An H200's database measured at an aligned shape only, without copies (the value of ALDCOPY
+  // never mattered there), looked up at shapes whose leading dimensions are no multiple of 4.
+  const auto dir = temp_dir("db-lookup-aligned-copies");
+  Database db;
+  db.device.name = "NVIDIA H200";
+  db.device.profile = "sm_90";
+  DatabaseEntry e;
+  e.key.kernel = "xgemm_fast";
+  e.key.shape = {2048, 2048, 2048};
+  e.parameters = {{"GLV", 4}, {"MWG", 128}, {"NWG", 128}, {"MDIMC", 16}, {"NDIMC", 16},
+                  {"KWG", 8}, {"VWM", 2},   {"VWN", 8},   {"LDS", 1},    {"ALDCOPY", 0}};
+  e.gflops = 40000;
+  db.put(e, true);
+  db.save(dir + "/db.json");
+  auto lookup = [&](const std::string& shape) {
+    const auto r = run_gemmtune("db lookup " + dir + "/db.json " + shape + " --json");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    return nlohmann::json::parse(r.out);
+  };
+  // Large: the copies cost a few percent of the kernel's time, so they run.
+  auto j = lookup("-m 4491 -n 3219 -k 2127");
+  CHECK(j["parameters"]["ALDCOPY"] == 1);
+  CHECK_THAT(j["reason"].get<std::string>(), Catch::Contains("ALDCOPY=1"));
+  // Small: they would cost more than the kernel itself.
+  j = lookup("-m 71 -n 45 -k 39");
+  CHECK(j["parameters"]["ALDCOPY"] == 0);
+  // The measured shape runs as measured.
+  CHECK(lookup("-m 2048 -n 2048 -k 2048")["parameters"]["ALDCOPY"] == 0);
+}
+
 TEST_CASE("db lookup takes candidates from search journals", "[cli][database]") {
   const auto dir = temp_dir("db-lookup-journal");
   const std::string journal = dir + "/search.jsonl";
