@@ -71,12 +71,11 @@ struct MeasuredRule {
 // most `max_share` of the kernel's shortest possible time (its flops at the profile's peak; a
 // prediction can miss small shapes by far more), and off elsewhere: a measurement at a shape
 // whose leading dimensions were aligned anyway says nothing of them. The copies' estimate: a
-// read and a write of each operand whose dense leading dimension is no multiple of the alignment,
-// at the profile's bandwidth, plus `launch_us` a copy. Measured on an H200 (at 67 suite shapes
-// with unaligned leading dimensions, the configuration of the database entry nearest each, with
-// and without the copies, results/h200/aligned-copies/): the copies gained 3.6-7.5% at the four
-// shapes where that share was at most 0.064 and were even at 0.069; above 0.07 they lost at all but
-// three (up to 57% on small shapes, where a launch outweighs the kernel).
+// read and a write of each operand whose dense leading dimension is no multiple of the
+// alignment, at the profile's bandwidth, plus `launch_us` a copy. Measured on an H200
+// (results/h200/aligned-copies/, 67 suite shapes with unaligned leading dimensions): the copies
+// gained 3.6-7.5% at the four shapes where that share was at most 0.064 and broke even at 0.069;
+// above 0.07 they gained at one (2.8%) and broke even or lost at the rest, by up to 57%.
 struct AlignedCopyRule {
   double max_share = 0.07;
   double launch_us = 2.5;
