@@ -17,7 +17,7 @@ AlignedCopyDecision decide_aligned_copy(const KernelSpec& spec, const Configurat
   const std::string& name = spec.launch().align_ld_parameter;
   const auto it = config.find(name);
   const double peak = device.peak_gflops(problem.precision);
-  if (name.empty() || it == config.end() || problem.batch != 1 || peak <= 0 ||
+  if (!rule.on() || name.empty() || it == config.end() || problem.batch != 1 || peak <= 0 ||
       device.bandwidth_gbs <= 0) {
     return out;
   }

@@ -19,9 +19,10 @@ struct AlignedCopyDecision {
   std::string note;      // why, where the parameter changed ("" otherwise)
 };
 
-// `config` of `spec` with the parameter set where the template declares one, the problem is a
-// single GEMM, an operand's dense leading dimension is no multiple of the alignment the copies
-// give, and the device's bandwidth and peak are known; otherwise `config` as it is.
+// `config` of `spec` with the parameter set where the rule is on, the template declares the
+// parameter, the problem is a single GEMM, an operand's dense leading dimension is no multiple of
+// the alignment the copies give, and the device's bandwidth and peak are known; otherwise
+// `config` as it is.
 AlignedCopyDecision decide_aligned_copy(const KernelSpec& spec, const Configuration& config,
                                         const Problem& problem, const DeviceModel& device,
                                         const AlignedCopyRule& rule);

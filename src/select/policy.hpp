@@ -75,10 +75,14 @@ struct MeasuredRule {
 // alignment, at the profile's bandwidth, plus `launch_us` a copy. Measured on an H200
 // (results/h200/aligned-copies/, 67 suite shapes with unaligned leading dimensions): the copies
 // gained 3.6-7.5% at the four shapes where that share was at most 0.064 and broke even at 0.069;
-// above 0.07 they gained at one (2.8%) and broke even or lost at the rest, by up to 57%.
+// above 0.07 they gained at one (2.8%) and broke even or lost at the rest, by up to 57%. Hence
+// sm_90's profile states 0.07.
+// Off unless a profile states it (max_share below 0): on a device class nobody measured, the
+// entry's value passes through as it did before the rule.
 struct AlignedCopyRule {
-  double max_share = 0.07;
+  double max_share = -1;
   double launch_us = 2.5;
+  bool on() const { return max_share >= 0; }
 };
 
 struct SelectionPolicy {

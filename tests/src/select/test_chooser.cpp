@@ -129,6 +129,7 @@ TEST_CASE("chooser: the fallback policy and the model's constants are profile da
   CHECK(p.safe_path_kernel.empty());
   CHECK(p.skinny_side == d.skinny_side);
   CHECK(p.aligned_copy.max_share == d.aligned_copy.max_share);
+  CHECK_FALSE(d.aligned_copy.on());
   CHECK(p.source == "a calibration of this class");
   // ... and the chooser follows it: only xgemm_direct's defaults remain, then its fallback.
   const Choices c = choose({}, problem({64, 64, 64}), nullptr, &own);
@@ -291,6 +292,10 @@ TEST_CASE("chooser: aligned copies are decided at the shape served where they we
   CHECK(exact.config.at("ALDCOPY") == 1);
   // Without the profile's bandwidth and peak there is no estimate: the value stays as it is.
   CHECK(chosen(with_copies, {71, 45, 39}, nullptr).config.at("ALDCOPY") == 1);
+  // ... and so it does where the profile does not state the rule.
+  DeviceProfile unstated = h200;
+  unstated.selection.erase("aligned_copy");
+  CHECK(chosen(with_copies, {71, 45, 39}, &unstated).config.at("ALDCOPY") == 1);
 }
 
 TEST_CASE("chooser: layers keep their order, and another device's database is left out",
