@@ -175,6 +175,24 @@ TEST_CASE("split-K adds its parts in the main kernel where in_kernel says so", "
             .split_k->counters == 2);
 }
 
+TEST_CASE("xgemm_fast's reduce kernel runs 64 x 4 work-groups where M passes 32", "[kernel_spec]") {
+  const KernelSpec fast = load_template("xgemm_fast");
+  const Configuration split = fast.complete({{"SPLITK", 4}});
+  KernelView v;
+  v.n = 70;
+  v.k = 300;
+  v.m = 100;
+  auto g = launch_geometry(fast, split, kFp32, v);
+  REQUIRE(g.split_k);
+  CHECK(g.split_k->reduce_local == std::vector<size_t>{64, 4});
+  CHECK(g.split_k->reduce_global == std::vector<size_t>{128, 72});
+  v.m = 32;  // narrower than the wide groups: the square ones waste fewer work-items
+  g = launch_geometry(fast, split, kFp32, v);
+  REQUIRE(g.split_k);
+  CHECK(g.split_k->reduce_local == std::vector<size_t>{16, 16});
+  CHECK(g.split_k->reduce_global == std::vector<size_t>{32, 80});
+}
+
 TEST_CASE("a device that refuses split-K in one launch keeps every other form", "[kernel_spec]") {
   DeviceLimits limits;
   limits.in_kernel_reduction_refused = "needs device-scope fences";
