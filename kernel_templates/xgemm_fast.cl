@@ -209,16 +209,43 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
   real ra[A_LOADS], rb[B_LOADS];
 #define LOAD_TILE(k0) \
   load_tile(A, lda, B, ldb, M, N, kend, m0, n0, (k0), tid, a_vec, b_vec, ra, rb)
+#if PREFETCH == 2
+  // Two tiles ahead: tile j's loads go to register set j % 2 (ra/rb, ra2/rb2), so that they have
+  // the FMAs of two tiles to arrive in before store_tile waits for them. Each call names its set
+  // outright (a uniform branch on the parity), which keeps both sets in registers.
+  real ra2[A_LOADS], rb2[B_LOADS];
+#define LOAD_INTO(k0, set)                                                             \
+  do {                                                                                 \
+    if (set)                                                                           \
+      load_tile(A, lda, B, ldb, M, N, kend, m0, n0, (k0), tid, a_vec, b_vec, ra2, rb2); \
+    else                                                                               \
+      LOAD_TILE(k0);                                                                   \
+  } while (0)
+#define STORE_FROM(buf, set)                          \
+  do {                                                \
+    if (set)                                          \
+      store_tile(As, Bs, (buf), tid, ra2, rb2);       \
+    else                                              \
+      store_tile(As, Bs, (buf), tid, ra, rb);         \
+  } while (0)
+#else
+#define STORE_FROM(buf, set) store_tile(As, Bs, (buf), tid, ra, rb)
+#endif
   if (tiles > 0) {
     LOAD_TILE(kbegin);
     store_tile(As, Bs, 0, tid, ra, rb);
   }
+#if PREFETCH == 2
+  if (tiles > 1) LOAD_INTO(kbegin + KWG, 1);
+#endif
   barrier(CLK_LOCAL_MEM_FENCE);
 
   for (int t = 0; t < tiles; ++t) {
     const int cur = (STAGES == 2) ? (t & 1) : 0;
     const int more = t + 1 < tiles;
-#if PREFETCH
+#if PREFETCH == 2
+    if (t + 2 < tiles) LOAD_INTO(kbegin + (t + 2) * KWG, t & 1);
+#elif PREFETCH
     if (more) LOAD_TILE(kbegin + (t + 1) * KWG);
 #endif
 #endif
@@ -265,18 +292,20 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
 #if !PREFETCH
     if (more) LOAD_TILE(kbegin + (t + 1) * KWG);
 #endif
-    if (more) store_tile(As, Bs, cur ^ 1, tid, ra, rb);
+    if (more) STORE_FROM(cur ^ 1, (t + 1) & 1);
     barrier(CLK_LOCAL_MEM_FENCE);
 #else
     barrier(CLK_LOCAL_MEM_FENCE);
 #if !PREFETCH
     if (more) LOAD_TILE(kbegin + (t + 1) * KWG);
 #endif
-    if (more) store_tile(As, Bs, 0, tid, ra, rb);
+    if (more) STORE_FROM(0, (t + 1) & 1);
     barrier(CLK_LOCAL_MEM_FENCE);
 #endif
   }
 #undef LOAD_TILE
+#undef LOAD_INTO
+#undef STORE_FROM
 #endif
 #else
   loop_global(A, lda, B, ldb, M, N, kbegin, kend, m0, n0, tx, ty, acc);

@@ -20,6 +20,9 @@
 #if STAGES < 2
 #error "ASYNC needs STAGES >= 2: a buffer to fill while another is read"
 #endif
+#if PREFETCH > 1
+#error "ASYNC's copies run STAGES-1 tiles ahead: PREFETCH is 0 or 1 with it"
+#endif
 
 #if CP_ASYNC_PTX && (PRECISION == 32 || PRECISION == 64)
 #define GT_CP_ASYNC 1

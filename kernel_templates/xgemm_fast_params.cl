@@ -51,7 +51,7 @@
 #define STAGES 2  // local-memory buffers: 2 = double buffering, one barrier per K tile; 3, 4: ASYNC
 #endif
 #ifndef PREFETCH
-#define PREFETCH 1  // 1: global loads of tile t+1 are issued before the FMAs of tile t
+#define PREFETCH 1  // 1: global loads of tile t+1 are issued before the FMAs of tile t; 2: t+2
 #endif
 #ifndef PADA
 #define PADA 0  // extra elements per local-memory row of A (bank-conflict avoidance)
