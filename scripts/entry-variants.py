@@ -23,7 +23,7 @@ import os
 import subprocess
 import sys
 
-from space_file import write_atomically, write_space
+from space_file import NOT_IN_KERNEL, refusal, write_atomically, write_space
 
 
 def parse_vary(text):
@@ -51,22 +51,6 @@ def lookup(gemmtune, db, shape):
     if out.returncode != 0:
         raise SystemExit(f"entry-variants: db lookup at {m}x{n}x{k} failed: {out.stderr.strip()}")
     return json.loads(out.stdout)
-
-
-def refusal(gemmtune, kernel, params):
-    """None where the kernel's template allows the configuration, else gemmtune's reason."""
-    text = ",".join(f"{name}={value}" for name, value in sorted(params.items()))
-    out = subprocess.run([gemmtune, "space", "--kernel", kernel, "--space", "full", "--check", text],
-                         capture_output=True, text=True)
-    if out.returncode == 0:
-        return None
-    lines = out.stderr.strip().splitlines()
-    return lines[-1] if lines else f"gemmtune space --check exited {out.returncode}"
-
-
-# gemmtune's words for a name or value the kernel does not have at all, as against a combination
-# its constraints refuse: the former is the user's mistake, not a variant to leave out.
-NOT_IN_KERNEL = ("is not an allowed value", "has no parameter")
 
 
 def main():

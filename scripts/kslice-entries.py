@@ -21,19 +21,15 @@ Usage: kslice-entries.py DATABASE OUTPUT [--ksl 2] [--kwg 16] [--kwi 8] [--max-t
 import argparse
 import json
 import os
-import subprocess
 import sys
 
-from space_file import read_database, write_entries
+from space_file import read_database, refusal, write_entries
 
 KERNEL = "xgemm_fast"
 
 
 def refused(gemmtune, params):
-    text = ",".join(f"{name}={value}" for name, value in sorted(params.items()))
-    out = subprocess.run([gemmtune, "space", "--kernel", KERNEL, "--space", "full", "--check", text],
-                         capture_output=True, text=True)
-    return out.returncode != 0
+    return refusal(gemmtune, KERNEL, params) is not None
 
 
 def template_defaults():

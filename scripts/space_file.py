@@ -9,8 +9,26 @@ with 1 GFLOPS (the format wants a positive rate) and the space SPACE: no measure
 """
 import json
 import os
+import subprocess
 import sys
 from datetime import datetime, timezone
+
+
+# gemmtune's words for a name or value the kernel does not have at all, as against a combination
+# its constraints refuse: the former is the user's mistake, not a configuration to leave out.
+NOT_IN_KERNEL = ("is not an allowed value", "has no parameter")
+
+
+def refusal(gemmtune, kernel, params):
+    """None where the kernel's template allows the configuration `params`, else gemmtune's reason
+    (`gemmtune space --check`)."""
+    text = ",".join(f"{name}={value}" for name, value in sorted(params.items()))
+    out = subprocess.run([gemmtune, "space", "--kernel", kernel, "--space", "full", "--check", text],
+                         capture_output=True, text=True)
+    if out.returncode == 0:
+        return None
+    lines = out.stderr.strip().splitlines()
+    return lines[-1] if lines else f"gemmtune space --check exited {out.returncode}"
 
 
 def write_atomically(path, text):
