@@ -13,9 +13,8 @@ DATABASE, by default the first database the first suite file names. Then
 
     gemmtune [--templates DIR] bench OUTPUT -o MEASURED.json
 
-measures and verifies each served configuration at its shape. Written twice (two template sets,
-or with and without a --set), the outputs compare the two row by row
-(results/h200/reduce-and-loads/).
+measures and verifies each served configuration at its shape. Written twice (with and without a
+--set), or used under two template sets, scripts/ab-bench.py compares the two row by row.
 
 Usage: served-entries.py OUTPUT SUITE [SUITE ...] [--database DB] [--set NAME=V ...] [--split-k]
   GEMMTUNE (default build/gemmtune) from the environment.
@@ -58,7 +57,8 @@ def served_rows(suites, split_k):
         for row in suite["rows"]:
             chosen = row.get("chosen") or {}
             params = chosen.get("parameters")
-            if row.get("batch", 1) != 1 or row.get("epilogue") or not params:
+            if row.get("batch", 1) != 1 or row.get("epilogue") or not params or not chosen.get(
+                    "kernel"):
                 continue
             if split_k and params.get("SPLITK", 1) <= 1:
                 continue
