@@ -5,7 +5,8 @@
 Every row of the SUITE files (`gemmtune bench-suite --save-json`, plain or gzipped) that is one
 GEMM without an epilogue becomes an entry. The entry has the row's shape and precision, row-major
 NN (bench-suite's layout), and the configuration the row was served (its `chosen`), with each
---set applied. With --split-k, only rows served with SPLITK above 1 are taken. A shape that
+--set applied. With --split-k, only rows served with SPLITK above 1 are taken; with --kernel,
+only rows served by that kernel (so that --set can name a parameter only it has). A shape that
 several rows share is written once, from its first row. Where --set makes a configuration that
 the template's constraints refuse (`gemmtune space --check`), the row is left out and counted. A
 name or value that the kernel does not have at all is an error. The device block comes from
@@ -17,6 +18,7 @@ measures and verifies each served configuration at its shape. Written twice (wit
 --set), or used under two template sets, scripts/ab-bench.py compares the two row by row.
 
 Usage: served-entries.py OUTPUT SUITE [SUITE ...] [--database DB] [--set NAME=V ...] [--split-k]
+                         [--kernel NAME]
   GEMMTUNE (default build/gemmtune) from the environment.
 """
 import argparse
@@ -49,7 +51,7 @@ def read_suite(path):
         sys.exit(f"{SCRIPT}: cannot read a bench-suite result from '{path}': {e}")
 
 
-def served_rows(suites, split_k):
+def served_rows(suites, split_k, kernel):
     """(shape key, precision, kernel, parameters) of each one-GEMM row without an epilogue, once
     a shape."""
     seen = set()
@@ -61,6 +63,8 @@ def served_rows(suites, split_k):
                     "kernel"):
                 continue
             if split_k and params.get("SPLITK", 1) <= 1:
+                continue
+            if kernel and chosen["kernel"] != kernel:
                 continue
             s = row["shape"]
             key = (s["m"], s["n"], s["k"], row["precision"])
@@ -78,6 +82,7 @@ def main():
     ap.add_argument("--set", type=parse_set, action="append", default=[], dest="sets",
                     help="NAME=V set in every configuration (repeatable)")
     ap.add_argument("--split-k", action="store_true", help="only rows served with SPLITK > 1")
+    ap.add_argument("--kernel", help="only rows served by this kernel")
     args = ap.parse_args()
     gemmtune = os.environ.get("GEMMTUNE", "build/gemmtune")
     suites = [read_suite(p) for p in args.suites]
@@ -86,7 +91,7 @@ def main():
         sys.exit(f"{SCRIPT}: '{args.suites[0]}' names no database: give --database")
     db = read_database(database, SCRIPT)
     entries, left_out = [], 0
-    for (m, n, k, precision), kernel, params in served_rows(suites, args.split_k):
+    for (m, n, k, precision), kernel, params in served_rows(suites, args.split_k, args.kernel):
         params.update(args.sets)
         reason = refusal(gemmtune, kernel, params) if args.sets else None
         if reason is not None:

@@ -76,6 +76,15 @@ TEST_CASE("served-entries writes each served one-GEMM row's configuration once f
     CHECK(e.at("parameters").at("KWI") == 2);
   }
 
+  // The rows of one kernel only: every row here is xgemm_fast's.
+  REQUIRE(served_entries(dir + "/out.json " + dir + "/suite.json --kernel xgemm_fast").exit_code ==
+          0);
+  CHECK(read_json_file(dir + "/out.json").at("entries").size() == 2);
+  const auto skinny =
+      served_entries(dir + "/out.json " + dir + "/suite.json --kernel xgemm_skinny");
+  CHECK(skinny.exit_code != 0);
+  CHECK(skinny.err.find("no served row to write") != std::string::npos);
+
   // The split-K rows only; and bench measures and verifies what was written.
   REQUIRE(served_entries(dir + "/out.json " + dir + "/suite.json --split-k").exit_code == 0);
   CHECK(read_json_file(dir + "/out.json").at("entries").size() == 1);
