@@ -22,12 +22,10 @@ Usage: served-entries.py OUTPUT SUITE [SUITE ...] [--database DB] [--set NAME=V 
   GEMMTUNE (default build/gemmtune) from the environment.
 """
 import argparse
-import gzip
-import json
 import os
 import sys
 
-from space_file import NOT_IN_KERNEL, read_database, refusal, write_entries
+from space_file import NOT_IN_KERNEL, read_database, read_json_with, refusal, write_entries
 
 SCRIPT = "served-entries.py"
 
@@ -38,17 +36,6 @@ def parse_set(text):
         return name, int(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"--set wants NAME=INTEGER, got '{text}'")
-
-
-def read_suite(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    try:
-        with opener(path, "rt") as f:
-            suite = json.load(f)
-        suite["rows"]
-        return suite
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        sys.exit(f"{SCRIPT}: cannot read a bench-suite result from '{path}': {e}")
 
 
 def served_rows(suites, split_k, kernel):
@@ -85,7 +72,7 @@ def main():
     ap.add_argument("--kernel", help="only rows served by this kernel")
     args = ap.parse_args()
     gemmtune = os.environ.get("GEMMTUNE", "build/gemmtune")
-    suites = [read_suite(p) for p in args.suites]
+    suites = [read_json_with(p, SCRIPT, "a bench-suite result", "rows") for p in args.suites]
     database = args.database or next(iter(suites[0].get("databases") or []), None)
     if not database:
         sys.exit(f"{SCRIPT}: '{args.suites[0]}' names no database: give --database")

@@ -7,6 +7,7 @@ scripts/kslice-entries.py).
 A database holds one entry per shape, so configuration J stands at the placeholder shape 1x1xJ
 with 1 GFLOPS (the format wants a positive rate) and the space SPACE: no measurement.
 """
+import gzip
 import json
 import os
 import subprocess
@@ -52,15 +53,22 @@ def write_space(path, source, kernel, configurations, space):
     write_atomically(path, json.dumps(db, indent=1))
 
 
+def read_json_with(path, script, what, key):
+    """The JSON object at `path` (gzipped where it ends in .gz) that holds `key`, or the script's
+    one-line exit naming `what` it should have been."""
+    opener = gzip.open if path.endswith(".gz") else open
+    try:
+        with opener(path, "rt") as f:
+            data = json.load(f)
+        data[key]
+        return data
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        sys.exit(f"{script}: cannot read {what} from '{path}': {e}")
+
+
 def read_database(path, script):
     """The database at `path` (parsed JSON with entries), or the script's one-line exit."""
-    try:
-        with open(path) as f:
-            db = json.load(f)
-        db["entries"]
-        return db
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        sys.exit(f"{script}: cannot read a database from '{path}': {e}")
+    return read_json_with(path, script, "a database", "entries")
 
 
 def write_entries(path, db, entries):
