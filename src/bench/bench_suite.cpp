@@ -229,6 +229,10 @@ SuiteReport run_bench_suite(const Device& device, const DeviceProfile* profile,
   report.warmup = options.warmup;
   const suite::LibrarySession library(databases);
   report.library_database = library.database;
+  report.stale_entries = library.stale_entries();
+  for (const auto& s : report.stale_entries) {
+    spdlog::warn("stale database entries, passed over: {}", s);
+  }
 
   for (const auto& r : plan) {
     suite::CaseData data(env, r.problem, options, r.epilogue_too);

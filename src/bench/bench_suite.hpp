@@ -221,6 +221,10 @@ struct SuiteReport {
   int reps = 0, warmup = 0;
   std::string cublas_source;     // the merged cuBLAS file and its device, when merged
   std::string library_database;  // what the library had as its user database ("" none)
+  // Per database with entries this build's templates no longer accept, passed over by the chooser
+  // as stale: how many, and the first one's reason. A run with such entries measures less than
+  // its database holds (LibrarySession::stale_entries).
+  std::vector<std::string> stale_entries;
   std::vector<SuiteRow> rows;
 
   // Every available side of every row ran and verified (n/a sides are not failures).

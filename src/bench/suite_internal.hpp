@@ -167,6 +167,10 @@ class LibrarySession {
   api::Choices choose(const DeviceInfo& device, const DeviceLimits& limits,
                       const Problem& problem) const;
 
+  // Per database with entries that this build's compiled-in templates no longer accept (the
+  // chooser passes them over as stale): how many, and the first one's reason, in one line.
+  std::vector<std::string> stale_entries() const;
+
   std::string database;     // what the library was given ("" none)
   std::string unavailable;  // why the library column cannot run ("" when it can)
 

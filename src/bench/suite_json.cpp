@@ -184,6 +184,7 @@ void to_json(nlohmann::json& j, const SuiteReport& r) {
        {"warmup", r.warmup},
        {"cublas_source", r.cublas_source},
        {"library_database", r.library_database},
+       {"stale_entries", r.stale_entries},
        {"rows", r.rows}};
   // Derived from the rows (not read back): gemmtune's ratios against each other side.
   for (const PeerInfo& peer : all_peers()) {
@@ -210,6 +211,7 @@ void from_json(const nlohmann::json& j, SuiteReport& r) {
   r.warmup = j.value("warmup", 0);
   r.cublas_source = j.value("cublas_source", "");
   r.library_database = j.value("library_database", "");
+  r.stale_entries = j.value("stale_entries", std::vector<std::string>{});
   r.rows = j.at("rows").get<std::vector<SuiteRow>>();
 }
 

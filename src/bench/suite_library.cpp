@@ -188,6 +188,27 @@ api::Choices LibrarySession::choose(const DeviceInfo& device, const DeviceLimits
   return api::choose(snapshot, device, limits, problem);
 }
 
+std::vector<std::string> LibrarySession::stale_entries() const {
+  std::vector<std::string> out;
+  const api::Assets& assets = api::Assets::get();
+  for (const auto& d : databases_) {
+    size_t stale = 0;
+    std::string first;
+    for (const auto& e : d.db.entries()) {
+      const KernelSpec* spec = assets.spec(e.key.kernel);
+      const std::string why = spec ? stale_reason(*spec, e.parameters, e.key.precision)
+                                   : "kernel " + e.key.kernel + " is not in this library";
+      if (why.empty()) continue;
+      if (stale++ == 0) first = e.key.kernel + " " + e.key.shape.to_string() + ": " + why;
+    }
+    if (stale > 0) {
+      out.push_back(fmt::format("{}: {} of {} entries (the first, {})", d.name, stale,
+                                d.db.entries().size(), first));
+    }
+  }
+  return out;
+}
+
 LibrarySession::~LibrarySession() {
   try {
     SetDatabase("");

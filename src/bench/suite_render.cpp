@@ -285,6 +285,12 @@ std::string suite_markdown(const SuiteReport& report) {
   md += fmt::format("- Command: `{}`\n", report.command);
   md += fmt::format("- gemmtune {}; databases: {}\n", report.gemmtune_version,
                     report.databases.empty() ? std::string("none") : join(report.databases));
+  for (const auto& s : report.stale_entries) {
+    md +=
+        "- **Stale entries, passed over** (this build's templates no longer accept them, so the "
+        "run measured less than the database holds): " +
+        s + "\n";
+  }
   md += fmt::format("- CLBlast: {}\n",
                     report.clblast
                         ? "stock Gemm (GemmStridedBatched for strided batches, GemmBatched with "

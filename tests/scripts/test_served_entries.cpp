@@ -95,10 +95,10 @@ TEST_CASE("served-entries leaves out what the template refuses and errs on what 
           "[scripts]") {
   const std::string dir = write_inputs("served-entries-bad");
   const std::string io = dir + "/out.json " + dir + "/suite.json";
-  // KWI=16 is no value of the template: the user's mistake, one line.
-  auto r = served_entries(io + " --set KWI=16");
+  // KWI=32 is no value of the template: the user's mistake, one line.
+  auto r = served_entries(io + " --set KWI=32");
   CHECK(r.exit_code != 0);
-  CHECK(r.err.find("KWI=16 is not an allowed value") != std::string::npos);
+  CHECK(r.err.find("KWI=32 is not an allowed value") != std::string::npos);
   r = served_entries(io + " --set NOPE=1");
   CHECK(r.exit_code != 0);
   CHECK(r.err.find("has no parameter NOPE") != std::string::npos);

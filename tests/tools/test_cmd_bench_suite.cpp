@@ -153,6 +153,7 @@ TEST_CASE("bench-suite times the library call with the --db database as its user
   REQUIRE(r.exit_code == 0);
   const auto report = nlohmann::json::parse(r.out).get<gemmtune::SuiteReport>();
   CHECK(report.library_database == db_path);
+  CHECK(report.stale_entries.empty());
   REQUIRE(report.rows.size() == 2);
   for (const auto& row : report.rows) {
     INFO(row.label() << ": " << row.library.message);
@@ -196,6 +197,38 @@ TEST_CASE("bench-suite times the library call with the --db database as its user
     CHECK(std::stod(table[i][library]) > 0);
     CHECK_THAT(table[i][verified], Catch::StartsWith("ok / ok / "));
   }
+}
+
+TEST_CASE("bench-suite names the database entries that its templates no longer accept",
+          "[cli][bench_suite]") {
+  if (!gemmtune::test::test_device().device) {
+    return gemmtune::test::unavailable("no OpenCL device");
+  }
+  // An entry tuned with a value this build's template does not declare: the chooser passes it
+  // over, so the run measures less than the database holds, and the report says so up front.
+  const std::string dir = gemmtune::test::temp_dir("bench-suite-stale");
+  auto db = nlohmann::json::parse(slurp(fixture()));
+  for (auto& e : db["entries"]) {
+    if (e["key"]["kernel"] == "xgemm_fast") e["parameters"]["KWI"] = 3;
+  }
+  const std::string db_path = dir + "/stale.json", md_path = dir + "/suite.md";
+  std::ofstream(db_path) << db.dump(2);
+  const auto r = run_gemmtune("bench-suite --db " + db_path + " --reps 2 --warmup 1 --cache-dir " +
+                              cache_dir() + " --shapes 32x32x32 --json -o " + md_path);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto report = nlohmann::json::parse(r.out).get<gemmtune::SuiteReport>();
+  REQUIRE(report.stale_entries.size() == 1);
+  CHECK_THAT(report.stale_entries[0], Catch::StartsWith(db_path + ": 1 of 3 entries") &&
+                                          Catch::Contains("KWI=3 is not a declared value"));
+  CHECK_THAT(r.err, Catch::Contains("stale database entries, passed over"));
+  CHECK_THAT(slurp(md_path), Catch::Contains("- **Stale entries, passed over**") &&
+                                 Catch::Contains(report.stale_entries[0]));
+  // The row is still measured, with another configuration than the stale entry's.
+  REQUIRE(report.rows.size() == 1);
+  REQUIRE(report.rows[0].chosen);
+  const auto& chosen = report.rows[0].chosen->parameters;
+  CHECK((chosen.count("KWI") == 0 || chosen.at("KWI") != 3));
 }
 
 TEST_CASE("bench-suite's gemmtune column runs the library's choice on every row",
