@@ -5,7 +5,9 @@
 Reads each suite's bench-suite JSON (NAME.json, or NAME.json.gz as the results pages store it)
 and prints per suite: gemmtune and the library against cuBLAS on the GPU clock (geometric mean
 and the worst row), gemmtune against CLBlast on the GPU clock, and the whole call against
-CLBlast (its worst row); then the host cost a call where the host sets the pace (rows under
+CLBlast (its worst row), after a warning for each suite that passed database entries over as
+stale (the tool's templates no longer accept them: the run measured less than the database);
+then the host cost a call where the host sets the pace (rows under
 HOST_BOUND_US of gemmtune's GPU time): one launch against split-K with the reduce kernel,
 and cuBLAS; then each target and whether it is met.
 
@@ -65,6 +67,12 @@ def main():
     suites = {name: d for name, d in suites.items() if d is not None}
     if not suites:
         sys.exit(f"vs-peers-summary: no suite's JSON in {args.folder}")
+    stale = [(name, s) for name, d in suites.items() for s in d.get("stale_entries", [])]
+    for name, s in stale:
+        print(f"**{name} passed over stale database entries**, which the tool's templates no "
+              f"longer accept, so it measured less than the database holds: {s}")
+    if stale:
+        print()
     print("| suite | gemmtune / cuBLAS | worst | library / cuBLAS | gemmtune / CLBlast, GPU | "
           "whole call / CLBlast, worst |")
     print("| --- | ---: | --- | ---: | ---: | ---: |")

@@ -46,10 +46,15 @@ TEST_CASE("vs-peers-summary sums a folder's suites up against the targets", "[sc
   nlohmann::json random = {
       {"rows",
        {row(100, 200, 300, 1.2, 2.0, 10, 8, false), row(50, 60, 70, 1.0, 1.2, 5, 16, true)}}};
+  random["stale_entries"] = {"db.json: 1 of 9 entries (the first, ...)"};
   std::ofstream(dir + "/random-seed1.json") << random.dump();
   const auto r = summary(dir);
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
+  // A suite that passed entries over says so before the figures; the other says nothing.
+  CHECK(r.out.rfind("**random-seed1 passed over stale database entries**", 0) == 0);
+  CHECK(r.out.find("db.json: 1 of 9 entries (the first, ...)") != std::string::npos);
+  CHECK(r.out.find("**standard passed over") == std::string::npos);
   CHECK(r.out.find("| standard (2) | 0.980 | 0.950, 4096x4096x4096 |") != std::string::npos);
   CHECK(r.out.find("| random-seed1 (2) | 1.095 | 1.000, 50x60x70 |") != std::string::npos);
   CHECK(r.out.find("one launch 8.0 µs (1 rows), split-K with the reduce kernel 16.0 µs") !=
