@@ -4,7 +4,8 @@
 
 A and B hold the same problems, for instance the same served configurations with and without a
 parameter (scripts/served-entries.py --set), or the same file under two template sets
-(--templates-a, --templates-b). Each round benches both with `gemmtune bench`, which measures
+(--templates-a, --templates-b) or two folders of device profiles (--devices-a, --devices-b: a
+profile's build options, say). Each round benches both with `gemmtune bench`, which measures
 and verifies every entry in one process on the GPU clock. The order is A then B in odd rounds
 and B then A in even ones. A row's time is its fastest ok round. OUTPUT/summary.md holds:
 - each row's A and B times and A / B (above 1: B is faster);
@@ -12,8 +13,8 @@ and B then A in even ones. A row's time is its fastest ok round. OUTPUT/summary.
 - the rows either side failed;
 - A's own spread between its first two rounds, the noise to read the ratios against.
 
-Usage: ab-bench.py OUTPUT A.json B.json [--templates-a DIR] [--templates-b DIR] [--rounds 2]
-                   [--min-time-ms 20] [--device D]
+Usage: ab-bench.py OUTPUT A.json B.json [--templates-a DIR] [--templates-b DIR] [--devices-a DIR]
+                   [--devices-b DIR] [--rounds 2] [--min-time-ms 20] [--device D]
   GEMMTUNE (default build/gemmtune) from the environment.
 """
 import argparse
@@ -27,8 +28,9 @@ from space_file import read_database, write_atomically
 SCRIPT = "ab-bench.py"
 
 
-def bench(gemmtune, templates, database, output, args):
+def bench(gemmtune, templates, devices, database, output, args):
     cmd = [gemmtune] + (["--templates", templates] if templates else [])
+    cmd += ["--devices", devices] if devices else []
     cmd += ["bench", database, "-o", output, "--min-time-ms", str(args.min_time_ms)]
     cmd += ["-d", args.device] if args.device else []
     out = subprocess.run(cmd, capture_output=True, text=True)
@@ -66,6 +68,8 @@ def main():
     ap.add_argument("b")
     ap.add_argument("--templates-a")
     ap.add_argument("--templates-b")
+    ap.add_argument("--devices-a")
+    ap.add_argument("--devices-b")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--min-time-ms", type=float, default=20)
     ap.add_argument("--device")
@@ -78,7 +82,8 @@ def main():
         sys.exit(f"{SCRIPT}: '{args.a}' and '{args.b}' hold different problems")
     gemmtune = os.environ.get("GEMMTUNE", "build/gemmtune")
     os.makedirs(args.output, exist_ok=True)
-    sides = {"a": (args.templates_a, args.a), "b": (args.templates_b, args.b)}
+    sides = {"a": (args.templates_a, args.devices_a, args.a),
+             "b": (args.templates_b, args.devices_b, args.b)}
     runs = {"a": [], "b": []}
     commands = []
     for r in range(1, args.rounds + 1):

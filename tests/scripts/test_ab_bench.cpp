@@ -3,6 +3,7 @@
 // benched in alternating rounds, compared row by row in OUTPUT/summary.md.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <fstream>
 
 #include "src/core/json_util.hpp"
@@ -59,6 +60,36 @@ TEST_CASE("ab-bench benches two databases in alternating rounds and compares the
   const nlohmann::json b2 = read_json_file(dir + "/out/b-r2.json");
   CHECK(b2.at("entries")[0].at("parameters").at("KWI") == 2);
   CHECK(b2.at("entries")[0].at("status") == "ok");
+}
+
+TEST_CASE("ab-bench compares one database under two folders of device profiles", "[scripts]") {
+  // B's profiles are the project's with a build option added to every profile: the A/B of a
+  // profile change, each side's bench run with its own folder.
+  const std::string dir = test::temp_dir("ab-bench-devices");
+  const std::string profiles = dir + "/profiles";
+  std::filesystem::copy(test::source_path("devices"), profiles);
+  for (const auto& file : std::filesystem::directory_iterator(profiles)) {
+    nlohmann::json profile = read_json_file(file.path().string());
+    profile["build_options"] = profile.value("build_options", "") + " -cl-denorms-are-zero";
+    std::ofstream(file.path()) << profile.dump(2);
+  }
+  std::ofstream(dir + "/a.json") << database(nlohmann::json::object()).dump();
+  const auto r = ab_bench(dir + "/out " + dir + "/a.json " + dir + "/a.json --devices-b " +
+                          profiles + " --rounds 1 --min-time-ms 1");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string summary = read_text_file(dir + "/out/summary.md");
+  CHECK_THAT(summary, Catch::Contains("--devices " + profiles + " bench " + dir + "/a.json -o " +
+                                      dir + "/out/b-r1.json"));
+  CHECK_THAT(summary, !Catch::Contains("--devices " + profiles + " bench " + dir + "/a.json -o " +
+                                       dir + "/out/a-r1.json"));
+  CHECK_THAT(summary, Catch::Contains("Failed on either side: 0"));
+  // A folder that does not exist fails B's bench, named in one line.
+  const auto bad = ab_bench(dir + "/out2 " + dir + "/a.json " + dir + "/a.json --devices-b " + dir +
+                            "/missing --rounds 1 --min-time-ms 1");
+  CHECK(bad.exit_code != 0);
+  CHECK_THAT(bad.err, Catch::Contains("gemmtune bench " + dir + "/a.json failed"));
+  CHECK_THAT(bad.err, Catch::Contains("given for devices does not exist"));
 }
 
 TEST_CASE("ab-bench refuses different problems, a failed bench or no round with one line",
