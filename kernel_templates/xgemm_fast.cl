@@ -139,16 +139,18 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
 #endif
   const int m0 = tile_m * MWG, n0 = tile_n * NWG;
 
-  // The K range of this work-group (all of K unless split).
+  // The K range of this work-group (all of K unless split). With alpha == 0 it is empty: A and B
+  // are not read (BLAS lets them hold anything then, NaN included) and C becomes beta * C.
+  const int k_used = alpha != ZERO ? K : 0;
 #if SPLITK > 1
   const int split = get_group_id(2) % SPLITK;
   const int kchunk = ((K + SPLITK - 1) / SPLITK + KWG - 1) / KWG * KWG;
-  const int kbegin = split * kchunk;
-  const int kend = min(K, kbegin + kchunk);
+  const int kbegin = min(split * kchunk, k_used);
+  const int kend = min(k_used, kbegin + kchunk);
 #else
   const int split = 0;
   const int kbegin = 0;
-  const int kend = K;
+  const int kend = k_used;
 #endif
 
   // Accumulators are VWM-wide vectors along M: explicit vector math for CPUs, and the same

@@ -3,8 +3,9 @@
 // form the library can serve (one user database entry each) and its default choice: a NaN in a
 // row of A makes that row of C NaN, an infinity makes it infinite or NaN by the signs and zeros of
 // what it meets. A kernel that pads its tiles or splits K must never let its padding zeros meet
-// an infinity in an output that is stored, nor lose one in a reduction. Row-major NN, beta 0 on
-// a C full of NaN (never read) and beta 0.5.
+// an infinity in an output that is stored, nor lose one in a reduction. And alpha == 0 reads
+// neither A nor B, as BLAS has it ("need not be set"): A and B full of NaN give C = beta * C.
+// Row-major NN, beta 0 on a C full of NaN (never read) and beta 0.5.
 #include <cmath>
 #include <limits>
 #include <random>
@@ -59,22 +60,29 @@ bool ieee_agrees(double got, double expected, size_t k) {
   return std::abs(got - expected) <= tolerance;
 }
 
-// Runs the shape through Gemm at `beta` and checks every element of C against IEEE arithmetic,
-// naming the first that disagrees.
-void check_shape(const api_test::Cl& cl, const Shape& s, double beta, unsigned seed) {
+// Runs the shape through Gemm at `alpha` and `beta` and checks every element of C against IEEE
+// arithmetic (alpha 1: A and B hold the special values) or against beta * C (alpha 0: A and B
+// are all NaN and must not be read), naming the first element that disagrees.
+void check_shape(const api_test::Cl& cl, const Shape& s, double alpha, double beta, unsigned seed) {
   std::mt19937 rng(seed);
   std::vector<float> a(s.m * s.k), b(s.k * s.n), c(s.m * s.n);
   for (auto& v : a) v = grid_value(rng);
   for (auto& v : b) v = grid_value(rng);
   for (auto& v : c) v = beta == 0.0 ? std::numeric_limits<float>::quiet_NaN() : grid_value(rng);
-  place_specials(a, b, s);
+  if (alpha != 0.0) {
+    place_specials(a, b, s);
+  } else {
+    for (std::vector<float>* x : {&a, &b}) {
+      for (auto& v : *x) v = std::numeric_limits<float>::quiet_NaN();
+    }
+  }
   const std::vector<float> c_before = c;
 
   cl_mem da = cl.buffer(a), db = cl.buffer(b), dc = cl.buffer(c);
   cl_command_queue queue = cl.queue;
-  const StatusCode status =
-      Gemm<float>(Layout::kRowMajor, Transpose::kNo, Transpose::kNo, s.m, s.n, s.k, 1.0f, da, 0,
-                  s.k, db, 0, s.n, static_cast<float>(beta), dc, 0, s.n, &queue);
+  const StatusCode status = Gemm<float>(Layout::kRowMajor, Transpose::kNo, Transpose::kNo, s.m, s.n,
+                                        s.k, static_cast<float>(alpha), da, 0, s.k, db, 0, s.n,
+                                        static_cast<float>(beta), dc, 0, s.n, &queue);
   INFO(StatusName(status) << ": " << LastErrorMessage());
   REQUIRE(status == StatusCode::kSuccess);
   cl.read(queue, dc, c);
@@ -85,24 +93,26 @@ void check_shape(const api_test::Cl& cl, const Shape& s, double beta, unsigned s
   for (size_t i = 0; i < s.m; ++i) {
     for (size_t j = 0; j < s.n; ++j) {
       double expected = 0;
-      for (size_t p = 0; p < s.k; ++p) {
+      for (size_t p = 0; alpha != 0.0 && p < s.k; ++p) {
         expected += static_cast<double>(a[i * s.k + p]) * static_cast<double>(b[p * s.n + j]);
       }
+      expected *= alpha;
       if (beta != 0.0) expected += beta * static_cast<double>(c_before[i * s.n + j]);
       const double got = c[i * s.n + j];
       nan_rows += std::isnan(expected) && j == 0;
       inf_outputs += std::isinf(expected);
       if (!ieee_agrees(got, expected, s.k) && wrong++ == 0) {
         first = "C[" + std::to_string(i) + "," + std::to_string(j) + "] is " + std::to_string(got) +
-                ", IEEE arithmetic gives " + std::to_string(expected);
+                ", expected " + std::to_string(expected);
       }
     }
   }
-  INFO(s.m << "x" << s.n << "x" << s.k << " beta " << beta << ": " << first);
+  INFO(s.m << "x" << s.n << "x" << s.k << " alpha " << alpha << " beta " << beta << ": " << first);
   CHECK(wrong == 0);
-  // The inputs do what they are meant to: some rows NaN, some outputs infinite.
-  CHECK(nan_rows > 0);
-  CHECK(inf_outputs > 0);
+  // The inputs do what they are meant to: some rows NaN, some outputs infinite (alpha 1), or
+  // none of either (alpha 0).
+  CHECK((nan_rows > 0) == (alpha != 0.0));
+  CHECK((inf_outputs > 0) == (alpha != 0.0));
 }
 
 void check_form(const api_test::Cl& cl, const Form& form, unsigned seed) {
@@ -121,7 +131,9 @@ void check_form(const api_test::Cl& cl, const Form& form, unsigned seed) {
   INFO(form.label << ": served " << e.kernel << " " << e.parameters << " from " << e.source);
   REQUIRE(e.source == "user database");
   REQUIRE(e.kernel == form.kernel);
-  for (double beta : {0.0, 0.5}) check_shape(cl, s, beta, seed++);
+  for (double alpha : {1.0, 0.0}) {
+    for (double beta : {0.0, 0.5}) check_shape(cl, s, alpha, beta, seed++);
+  }
   REQUIRE(SetDatabase("") == StatusCode::kSuccess);
 }
 
@@ -174,6 +186,8 @@ TEST_CASE("api: NaN and infinities in A and B reach C as IEEE arithmetic puts th
   // And whatever the library picks by itself.
   REQUIRE(SetDatabase("") == StatusCode::kSuccess);
   for (const Shape& s : {odd, Shape{5, 61, 47}, Shape{64, 64, 64}}) {
-    for (double beta : {0.0, 0.5}) check_shape(*cl, s, beta, seed++);
+    for (double alpha : {1.0, 0.0}) {
+      for (double beta : {0.0, 0.5}) check_shape(*cl, s, alpha, beta, seed++);
+    }
   }
 }

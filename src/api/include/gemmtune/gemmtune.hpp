@@ -73,8 +73,9 @@ struct EpilogueOptions {
 };
 
 // C = alpha * op(A) * op(B) + beta * C. Offsets and leading dimensions count elements; beta == 0
-// does not read C (it may hold NaN). With `event`, it receives an event that completes with the
-// call (release it with clReleaseEvent).
+// does not read C (it may hold NaN), and alpha == 0 multiplies nothing of A and B (they may hold
+// NaN: C becomes beta * C). With `event`, it receives an event that completes with the call
+// (release it with clReleaseEvent).
 template <typename T>
 GEMMTUNE_EXPORT StatusCode Gemm(Layout layout, Transpose a_transpose, Transpose b_transpose,
                                 size_t m, size_t n, size_t k, T alpha, const cl_mem a_buffer,

@@ -48,7 +48,8 @@ typedef enum gemmtune_activation {
   GEMMTUNE_ACTIVATION_GELU = 2
 } gemmtune_activation;
 
-/* C = alpha * op(A) * op(B) + beta * C; beta == 0 does not read C. */
+/* C = alpha * op(A) * op(B) + beta * C; beta == 0 does not read C, and alpha == 0 multiplies
+   nothing of A and B (C becomes beta * C). */
 GEMMTUNE_EXPORT gemmtune_status gemmtune_sgemm(gemmtune_layout layout,
                                                gemmtune_transpose a_transpose,
                                                gemmtune_transpose b_transpose, size_t m, size_t n,
