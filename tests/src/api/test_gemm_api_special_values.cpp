@@ -62,7 +62,7 @@ bool ieee_agrees(double got, double expected, size_t k) {
 
 // Runs the shape through Gemm at `alpha` and `beta` and checks every element of C against IEEE
 // arithmetic (alpha 1: A and B hold the special values) or against beta * C (alpha 0: A and B
-// are all NaN and must not be read), naming the first element that disagrees.
+// are all NaN and must not be used), naming the first element that disagrees.
 void check_shape(const api_test::Cl& cl, const Shape& s, double alpha, double beta, unsigned seed) {
   std::mt19937 rng(seed);
   std::vector<float> a(s.m * s.k), b(s.k * s.n), c(s.m * s.n);
