@@ -3,7 +3,7 @@
 // form the library can serve (one user database entry each) and its default choice: a NaN in a
 // row of A makes that row of C NaN, an infinity makes it infinite or NaN by the signs and zeros of
 // what it meets. A kernel that pads its tiles or splits K must never let its padding zeros meet
-// an infinity in an output that is stored, nor lose one in a reduction. And alpha == 0 reads
+// an infinity in an output that is stored, nor lose one in a reduction. And alpha == 0 uses
 // neither A nor B, as BLAS has it ("need not be set"): A and B full of NaN give C = beta * C.
 // Row-major NN, beta 0 on a C full of NaN (never read) and beta 0.5.
 #include <cmath>
