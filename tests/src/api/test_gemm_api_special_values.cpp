@@ -5,7 +5,8 @@
 // what it meets. A kernel that pads its tiles or splits K must never let its padding zeros meet
 // an infinity in an output that is stored, nor lose one in a reduction. And alpha == 0 uses
 // neither A nor B, as BLAS has it ("need not be set"): A and B full of NaN give C = beta * C.
-// Row-major NN, beta 0 on a C full of NaN (never read) and beta 0.5.
+// Row-major NN, beta 0 on a C full of NaN (never read) and beta 0.5; float through every form,
+// double through the library's own picks where the device has it.
 #include <cmath>
 #include <limits>
 #include <random>
@@ -37,11 +38,12 @@ float grid_value(std::mt19937& rng) {
 
 // Sets the special values: a NaN and an infinity in A's rows, a NaN and an infinity in B's
 // columns, one of each at the last row, column and k, where edge tiles and K tails lie.
-void place_specials(std::vector<float>& a, std::vector<float>& b, const Shape& s) {
-  const float inf = std::numeric_limits<float>::infinity();
-  const float nan = std::numeric_limits<float>::quiet_NaN();
-  auto at_a = [&](size_t i, size_t p) -> float& { return a[i * s.k + p]; };
-  auto at_b = [&](size_t p, size_t j) -> float& { return b[p * s.n + j]; };
+template <typename T>
+void place_specials(std::vector<T>& a, std::vector<T>& b, const Shape& s) {
+  const T inf = std::numeric_limits<T>::infinity();
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  auto at_a = [&](size_t i, size_t p) -> T& { return a[i * s.k + p]; };
+  auto at_b = [&](size_t p, size_t j) -> T& { return b[p * s.n + j]; };
   at_a(1 % s.m, 2 % s.k) = nan;
   at_a(3 % s.m, 5 % s.k) = inf;
   at_a(s.m - 1, s.k - 1) = -inf;
@@ -49,40 +51,47 @@ void place_specials(std::vector<float>& a, std::vector<float>& b, const Shape& s
   at_b(s.k - 1, s.n - 1) = nan;
 }
 
+// Relative error allowed per term of a sum of k exact grid products, in the call's precision.
+template <typename T>
+constexpr double kRelativePerK = 1e-5;
+template <>
+constexpr double kRelativePerK<double> = 1e-13;
+
 // Whether `got` is what IEEE arithmetic gives for `expected` (computed in double from the same
-// float inputs): the same NaN-ness and the same infinity, else finite and within the tolerance.
+// inputs): the same NaN-ness and the same infinity, else finite and within the tolerance.
+template <typename T>
 bool ieee_agrees(double got, double expected, size_t k) {
-  constexpr double kRelativePerK = 1e-5;  // float sums of k exact grid products
   if (std::isnan(expected)) return std::isnan(got);
   if (std::isinf(expected)) return got == expected;
   if (!std::isfinite(got)) return false;
-  const double tolerance = kRelativePerK * static_cast<double>(k + 1) * (1 + std::abs(expected));
+  const double tolerance = kRelativePerK<T> * static_cast<double>(k + 1) * (1 + std::abs(expected));
   return std::abs(got - expected) <= tolerance;
 }
 
 // Runs the shape through Gemm at `alpha` and `beta` and checks every element of C against IEEE
 // arithmetic (alpha 1: A and B hold the special values) or against beta * C (alpha 0: A and B
 // are all NaN and must not be used), naming the first element that disagrees.
+template <typename T>
 void check_shape(const api_test::Cl& cl, const Shape& s, double alpha, double beta, unsigned seed) {
   std::mt19937 rng(seed);
-  std::vector<float> a(s.m * s.k), b(s.k * s.n), c(s.m * s.n);
+  std::vector<T> a(s.m * s.k), b(s.k * s.n), c(s.m * s.n);
   for (auto& v : a) v = grid_value(rng);
   for (auto& v : b) v = grid_value(rng);
-  for (auto& v : c) v = beta == 0.0 ? std::numeric_limits<float>::quiet_NaN() : grid_value(rng);
+  for (auto& v : c) v = beta == 0.0 ? std::numeric_limits<T>::quiet_NaN() : grid_value(rng);
   if (alpha != 0.0) {
     place_specials(a, b, s);
   } else {
-    for (std::vector<float>* x : {&a, &b}) {
-      for (auto& v : *x) v = std::numeric_limits<float>::quiet_NaN();
+    for (std::vector<T>* x : {&a, &b}) {
+      for (auto& v : *x) v = std::numeric_limits<T>::quiet_NaN();
     }
   }
-  const std::vector<float> c_before = c;
+  const std::vector<T> c_before = c;
 
   cl_mem da = cl.buffer(a), db = cl.buffer(b), dc = cl.buffer(c);
   cl_command_queue queue = cl.queue;
-  const StatusCode status = Gemm<float>(Layout::kRowMajor, Transpose::kNo, Transpose::kNo, s.m, s.n,
-                                        s.k, static_cast<float>(alpha), da, 0, s.k, db, 0, s.n,
-                                        static_cast<float>(beta), dc, 0, s.n, &queue);
+  const StatusCode status = Gemm<T>(Layout::kRowMajor, Transpose::kNo, Transpose::kNo, s.m, s.n,
+                                    s.k, static_cast<T>(alpha), da, 0, s.k, db, 0, s.n,
+                                    static_cast<T>(beta), dc, 0, s.n, &queue);
   INFO(StatusName(status) << ": " << LastErrorMessage());
   REQUIRE(status == StatusCode::kSuccess);
   cl.read(queue, dc, c);
@@ -101,13 +110,14 @@ void check_shape(const api_test::Cl& cl, const Shape& s, double alpha, double be
       const double got = c[i * s.n + j];
       nan_rows += std::isnan(expected) && j == 0;
       inf_outputs += std::isinf(expected);
-      if (!ieee_agrees(got, expected, s.k) && wrong++ == 0) {
+      if (!ieee_agrees<T>(got, expected, s.k) && wrong++ == 0) {
         first = "C[" + std::to_string(i) + "," + std::to_string(j) + "] is " + std::to_string(got) +
                 ", expected " + std::to_string(expected);
       }
     }
   }
-  INFO(s.m << "x" << s.n << "x" << s.k << " alpha " << alpha << " beta " << beta << ": " << first);
+  INFO(s.m << "x" << s.n << "x" << s.k << (sizeof(T) == 8 ? " double" : " float") << " alpha "
+           << alpha << " beta " << beta << ": " << first);
   CHECK(wrong == 0);
   // The inputs do what they are meant to: some rows NaN, some outputs infinite (alpha 1), or
   // none of either (alpha 0).
@@ -132,7 +142,7 @@ void check_form(const api_test::Cl& cl, const Form& form, unsigned seed) {
   REQUIRE(e.source == "user database");
   REQUIRE(e.kernel == form.kernel);
   for (double alpha : {1.0, 0.0}) {
-    for (double beta : {0.0, 0.5}) check_shape(cl, s, alpha, beta, seed++);
+    for (double beta : {0.0, 0.5}) check_shape<float>(cl, s, alpha, beta, seed++);
   }
   REQUIRE(SetDatabase("") == StatusCode::kSuccess);
 }
@@ -181,13 +191,16 @@ TEST_CASE("api: NaN and infinities in A and B reach C as IEEE arithmetic puts th
   for (const Form& form : forms) {
     INFO(form.label);
     check_form(*cl, form, seed);
-    seed += 2;
+    seed += 4;  // check_form's two alphas by two betas
   }
   // And whatever the library picks by itself.
   REQUIRE(SetDatabase("") == StatusCode::kSuccess);
   for (const Shape& s : {odd, Shape{5, 61, 47}, Shape{64, 64, 64}}) {
     for (double alpha : {1.0, 0.0}) {
-      for (double beta : {0.0, 0.5}) check_shape(*cl, s, alpha, beta, seed++);
+      for (double beta : {0.0, 0.5}) {
+        check_shape<float>(*cl, s, alpha, beta, seed++);
+        if (cl->has_fp64) check_shape<double>(*cl, s, alpha, beta, seed++);
+      }
     }
   }
 }
