@@ -6,7 +6,7 @@
 // an infinity in an output that is stored, nor lose one in a reduction. And alpha == 0 uses
 // neither A nor B, as BLAS has it ("need not be set"): A and B full of NaN give C = beta * C.
 // Row-major NN, beta 0 on a C full of NaN (never read) and beta 0.5; float through every form,
-// double through the library's own picks where the device has it.
+// double (where the device has it) and half storage through the library's own picks.
 #include <cmath>
 #include <limits>
 #include <random>
@@ -23,12 +23,32 @@ struct Shape {
   size_t m, n, k;
 };
 
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
 // One form the library can serve: the entry's kernel and parameters.
 struct Form {
   const char* label;
   const char* kernel;
   const char* parameters;
   Shape shape;
+};
+
+// A precision as the test handles it: conversions from and to double, the relative error allowed
+// per term of a sum of k exact grid products, and its name.
+template <typename T>
+struct Elem {
+  static T from(double v) { return static_cast<T>(v); }
+  static double to(T v) { return v; }
+  static constexpr double kRelativePerK = sizeof(T) == 8 ? 1e-13 : 1e-5;
+  static constexpr const char* kName = sizeof(T) == 8 ? "double" : "float";
+};
+template <>
+struct Elem<half> {
+  static half from(double v) { return FloatToHalf(static_cast<float>(v)); }
+  static double to(half v) { return HalfToFloat(v); }
+  // Float sums of exact grid products, rounded once into half (2^-11 relative).
+  static constexpr double kRelativePerK = 2e-3;
+  static constexpr const char* kName = "half";
 };
 
 // Values on a grid of small binary fractions, zero among them (where 0 x Inf gives NaN).
@@ -40,22 +60,16 @@ float grid_value(std::mt19937& rng) {
 // columns, one of each at the last row, column and k, where edge tiles and K tails lie.
 template <typename T>
 void place_specials(std::vector<T>& a, std::vector<T>& b, const Shape& s) {
-  const T inf = std::numeric_limits<T>::infinity();
-  const T nan = std::numeric_limits<T>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  auto set = [](T& x, double v) { x = Elem<T>::from(v); };
   auto at_a = [&](size_t i, size_t p) -> T& { return a[i * s.k + p]; };
   auto at_b = [&](size_t p, size_t j) -> T& { return b[p * s.n + j]; };
-  at_a(1 % s.m, 2 % s.k) = nan;
-  at_a(3 % s.m, 5 % s.k) = inf;
-  at_a(s.m - 1, s.k - 1) = -inf;
-  at_b(4 % s.k, 2 % s.n) = -inf;
-  at_b(s.k - 1, s.n - 1) = nan;
+  set(at_a(1 % s.m, 2 % s.k), kNaN);
+  set(at_a(3 % s.m, 5 % s.k), inf);
+  set(at_a(s.m - 1, s.k - 1), -inf);
+  set(at_b(4 % s.k, 2 % s.n), -inf);
+  set(at_b(s.k - 1, s.n - 1), kNaN);
 }
-
-// Relative error allowed per term of a sum of k exact grid products, in the call's precision.
-template <typename T>
-constexpr double kRelativePerK = 1e-5;
-template <>
-constexpr double kRelativePerK<double> = 1e-13;
 
 // Whether `got` is what IEEE arithmetic gives for `expected` (computed in double from the same
 // inputs): the same NaN-ness and the same infinity, else finite and within the tolerance.
@@ -64,7 +78,8 @@ bool ieee_agrees(double got, double expected, size_t k) {
   if (std::isnan(expected)) return std::isnan(got);
   if (std::isinf(expected)) return got == expected;
   if (!std::isfinite(got)) return false;
-  const double tolerance = kRelativePerK<T> * static_cast<double>(k + 1) * (1 + std::abs(expected));
+  const double tolerance =
+      Elem<T>::kRelativePerK * static_cast<double>(k + 1) * (1 + std::abs(expected));
   return std::abs(got - expected) <= tolerance;
 }
 
@@ -75,14 +90,14 @@ template <typename T>
 void check_shape(const api_test::Cl& cl, const Shape& s, double alpha, double beta, unsigned seed) {
   std::mt19937 rng(seed);
   std::vector<T> a(s.m * s.k), b(s.k * s.n), c(s.m * s.n);
-  for (auto& v : a) v = grid_value(rng);
-  for (auto& v : b) v = grid_value(rng);
-  for (auto& v : c) v = beta == 0.0 ? std::numeric_limits<T>::quiet_NaN() : grid_value(rng);
+  for (auto& v : a) v = Elem<T>::from(grid_value(rng));
+  for (auto& v : b) v = Elem<T>::from(grid_value(rng));
+  for (auto& v : c) v = Elem<T>::from(beta == 0.0 ? kNaN : grid_value(rng));
   if (alpha != 0.0) {
     place_specials(a, b, s);
   } else {
     for (std::vector<T>* x : {&a, &b}) {
-      for (auto& v : *x) v = std::numeric_limits<T>::quiet_NaN();
+      for (auto& v : *x) v = Elem<T>::from(kNaN);
     }
   }
   const std::vector<T> c_before = c;
@@ -90,8 +105,8 @@ void check_shape(const api_test::Cl& cl, const Shape& s, double alpha, double be
   cl_mem da = cl.buffer(a), db = cl.buffer(b), dc = cl.buffer(c);
   cl_command_queue queue = cl.queue;
   const StatusCode status = Gemm<T>(Layout::kRowMajor, Transpose::kNo, Transpose::kNo, s.m, s.n,
-                                    s.k, static_cast<T>(alpha), da, 0, s.k, db, 0, s.n,
-                                    static_cast<T>(beta), dc, 0, s.n, &queue);
+                                    s.k, Elem<T>::from(alpha), da, 0, s.k, db, 0, s.n,
+                                    Elem<T>::from(beta), dc, 0, s.n, &queue);
   INFO(StatusName(status) << ": " << LastErrorMessage());
   REQUIRE(status == StatusCode::kSuccess);
   cl.read(queue, dc, c);
@@ -103,11 +118,11 @@ void check_shape(const api_test::Cl& cl, const Shape& s, double alpha, double be
     for (size_t j = 0; j < s.n; ++j) {
       double expected = 0;
       for (size_t p = 0; alpha != 0.0 && p < s.k; ++p) {
-        expected += static_cast<double>(a[i * s.k + p]) * static_cast<double>(b[p * s.n + j]);
+        expected += Elem<T>::to(a[i * s.k + p]) * Elem<T>::to(b[p * s.n + j]);
       }
       expected *= alpha;
-      if (beta != 0.0) expected += beta * static_cast<double>(c_before[i * s.n + j]);
-      const double got = c[i * s.n + j];
+      if (beta != 0.0) expected += beta * Elem<T>::to(c_before[i * s.n + j]);
+      const double got = Elem<T>::to(c[i * s.n + j]);
       nan_rows += std::isnan(expected) && j == 0;
       inf_outputs += std::isinf(expected);
       if (!ieee_agrees<T>(got, expected, s.k) && wrong++ == 0) {
@@ -116,8 +131,8 @@ void check_shape(const api_test::Cl& cl, const Shape& s, double alpha, double be
       }
     }
   }
-  INFO(s.m << "x" << s.n << "x" << s.k << (sizeof(T) == 8 ? " double" : " float") << " alpha "
-           << alpha << " beta " << beta << ": " << first);
+  INFO(s.m << "x" << s.n << "x" << s.k << " " << Elem<T>::kName << " alpha " << alpha << " beta "
+           << beta << ": " << first);
   CHECK(wrong == 0);
   // The inputs do what they are meant to: some rows NaN, some outputs infinite (alpha 1), or
   // none of either (alpha 0).
@@ -200,6 +215,7 @@ TEST_CASE("api: NaN and infinities in A and B reach C as IEEE arithmetic puts th
       for (double beta : {0.0, 0.5}) {
         check_shape<float>(*cl, s, alpha, beta, seed++);
         if (cl->has_fp64) check_shape<double>(*cl, s, alpha, beta, seed++);
+        check_shape<half>(*cl, s, alpha, beta, seed++);
       }
     }
   }
