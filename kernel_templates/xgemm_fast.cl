@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // xgemm_fast: a register-blocked GEMM for GPUs with large thread tiles, double-buffered local
-// memory with register-staged prefetch, strided fragments, padding or XOR swizzle of local memory,
-// grouped work-group rasterization, split-K (its parts added by a second kernel or by the last
-// work-group of each tile) and a fused bias/activation epilogue.
+// memory with register-staged prefetch or producer rows, strided fragments, padding or XOR
+// swizzle of local memory, grouped work-group rasterization, split-K (its parts added by a second
+// kernel or by the last work-group of each tile) and a fused bias/activation epilogue.
 //
 // Column-major view: C(M x N) = alpha * op(A) * op(B) + beta * C, op selected by TRANSA/TRANSB.
 // Row-major problems arrive through the row-major swap on the host. Edges are guarded in the
@@ -14,6 +14,7 @@
 //   xgemm_fast_layout.cl    vector and DOT2 types, global and local-memory addressing
 //   xgemm_fast_loads.cl     global memory -> registers -> local memory, one K tile at a time
 //   xgemm_fast_async.cl     global memory -> local memory, STAGES buffers deep (ASYNC=1)
+//   xgemm_fast_ws.cl        producer rows that alone load the tiles into STAGES buffers (WSP)
 //   xgemm_fast_loops.cl     the DOT2 multiply of a local tile, and the loop without local memory
 //   xgemm_fast_epilogue.cl  alpha, beta, bias and activation of one output
 //   splitk_last.cl          the counter that finds a tile's last work-group (KREDUCE=1)
@@ -27,6 +28,7 @@
 #include "xgemm_fast_layout.cl"
 #include "xgemm_fast_loads.cl"
 #include "xgemm_fast_async.cl"
+#include "xgemm_fast_ws.cl"
 #include "xgemm_fast_loops.cl"
 #include "xgemm_fast_epilogue.cl"
 #include "splitk_last.cl"
@@ -37,9 +39,9 @@
 // source attribute instead (REGCAP_ATTRIBUTE, set by the host) and keep the required size: without
 // it they assume at most 256 work-items, and larger work-groups fail at launch.
 #if REGCAP == 0
-__kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC * KSL, 1)))
+__kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC * KSL + WSP, 1)))
 #elif REGCAP_ATTRIBUTE
-__kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC * KSL, 1)))
+__kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC * KSL + WSP, 1)))
 __attribute__((amdgpu_num_vgpr(REGCAP)))
 #else
 __kernel
@@ -172,7 +174,41 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
   // tile suffices; with one buffer every refill waits for all threads to finish reading it.
   const int tid = get_local_id(1) * MDIMC + tx;  // all slices load the tiles
   const int tiles = kend > kbegin ? (kend - kbegin + KWG - 1) / KWG : 0;
-#if ASYNC
+#if WSP
+  // Producer rows (xgemm_fast_ws.cl): rows NDIMC .. NDIMC+WSP-1 of the work-group load, the
+  // others multiply tile t from buffer t % STAGES.
+  const int producer = get_local_id(1) >= NDIMC;
+  const int ptid = tid - THREADS;
+#if WS_NAMED
+  if (producer) {
+    ws_produce(A, lda, B, ldb, M, N, kend, m0, n0, kbegin, tiles, ptid, a_vec, b_vec, As, Bs);
+    return;
+  }
+#else
+  real ra[A_LOADS], rb[B_LOADS];
+#define WS_LOAD(t) \
+  load_tile(A, lda, B, ldb, M, N, kend, m0, n0, kbegin + (t)*KWG, ptid, a_vec, b_vec, ra, rb)
+  if (producer) {
+    for (int s = 0; s < STAGES - 1 && s < tiles; ++s) {
+      WS_LOAD(s);
+      store_tile(As, Bs, s, ptid, ra, rb);
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+  for (int t = 0; t < tiles; ++t) {
+    const int cur = t % STAGES;
+#if WS_NAMED
+    ws_bar_sync(WS_FULL(cur));
+#else
+    if (producer) {
+      if (t + STAGES - 1 < tiles) {
+        WS_LOAD(t + STAGES - 1);
+        store_tile(As, Bs, (t + STAGES - 1) % STAGES, ptid, ra, rb);
+      }
+    } else
+#endif
+#elif ASYNC
   // Multistage (xgemm_fast_async.cl): tile t is multiplied from buffer `cur` while the tiles up
   // to t+STAGES-1 are on their way. The prologue issues tiles 0 .. STAGES-2, one copy group each;
   // per tile, the wait leaves tile t landed and the barrier makes it everyone's and frees the
@@ -251,6 +287,7 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
     if (more) LOAD_TILE(kbegin + (t + 1) * KWG);
 #endif
 #endif
+  {
 #if DOT2
     multiply_tile(As, Bs, cur, tx, ty, acc);
 #else
@@ -277,7 +314,19 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
       }
     }
 #endif
-#if ASYNC
+  }
+#if WSP
+#if WS_NAMED
+    if (t + STAGES < tiles) ws_bar_arrive(WS_EMPTY(cur));
+#else
+    barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+  }
+#if !WS_NAMED
+#undef WS_LOAD
+  if (producer) return;  // the consumers store the outputs
+#endif
+#elif ASYNC
 #if !PREFETCH
     if (ahead) FETCH_TILE(t + STAGES - 1, fill);
     ASYNC_COMMIT();

@@ -101,8 +101,8 @@ inline void copy_tile(const __global mreal* restrict A, const int lda,
                       const int buf) {
 #pragma unroll
   for (int l = 0; l < A_SLOTS; ++l) {
-    if (A_PART && tid + l * THREADS >= A_PIECES) continue;
-    const int e = (tid + l * THREADS) * GLV;
+    if (A_PART && tid + l * LOADERS >= A_PIECES) continue;
+    const int e = (tid + l * LOADERS) * GLV;
 #if TRANSA
     const int k = e % KWG, m = e / KWG;  // the slot runs along k
     const int gm = m0 + m, gk = k0 + k;
@@ -135,8 +135,8 @@ inline void copy_tile(const __global mreal* restrict A, const int lda,
   }
 #pragma unroll
   for (int l = 0; l < B_SLOTS; ++l) {
-    if (B_PART && tid + l * THREADS >= B_PIECES) continue;
-    const int e = (tid + l * THREADS) * GLV;
+    if (B_PART && tid + l * LOADERS >= B_PIECES) continue;
+    const int e = (tid + l * LOADERS) * GLV;
 #if TRANSB
     const int n = e % NWG, k = e / NWG;  // the slot runs along n
     const int gn = n0 + n, gk = k0 + k;

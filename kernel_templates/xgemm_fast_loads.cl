@@ -22,8 +22,8 @@ inline void load_tile(const __global mreal* restrict A, const int lda,
                       const int a_vec, const int b_vec, real ra[A_LOADS], real rb[B_LOADS]) {
 #pragma unroll
   for (int l = 0; l < A_SLOTS; ++l) {
-    if (A_PART && tid + l * THREADS >= A_PIECES) continue;
-    const int e = (tid + l * THREADS) * GLV;
+    if (A_PART && tid + l * LOADERS >= A_PIECES) continue;
+    const int e = (tid + l * LOADERS) * GLV;
 #if TRANSA
     const int k = e % KWG, m = e / KWG;  // the slot runs along k
     const int gm = m0 + m, gk = k0 + k;
@@ -54,8 +54,8 @@ inline void load_tile(const __global mreal* restrict A, const int lda,
   }
 #pragma unroll
   for (int l = 0; l < B_SLOTS; ++l) {
-    if (B_PART && tid + l * THREADS >= B_PIECES) continue;
-    const int e = (tid + l * THREADS) * GLV;
+    if (B_PART && tid + l * LOADERS >= B_PIECES) continue;
+    const int e = (tid + l * LOADERS) * GLV;
 #if TRANSB
     const int n = e % NWG, k = e / NWG;  // the slot runs along n
     const int gn = n0 + n, gk = k0 + k;
@@ -92,8 +92,8 @@ inline void store_tile(__local mreal* As, __local mreal* Bs, const int buf, cons
                        const real ra[A_LOADS], const real rb[B_LOADS]) {
 #pragma unroll
   for (int l = 0; l < A_SLOTS; ++l) {
-    if (A_PART && tid + l * THREADS >= A_PIECES) continue;
-    const int e = (tid + l * THREADS) * GLV;
+    if (A_PART && tid + l * LOADERS >= A_PIECES) continue;
+    const int e = (tid + l * LOADERS) * GLV;
 #pragma unroll
     for (int w = 0; w < GLV; ++w) {
 #if TRANSA
@@ -105,8 +105,8 @@ inline void store_tile(__local mreal* As, __local mreal* Bs, const int buf, cons
   }
 #pragma unroll
   for (int l = 0; l < B_SLOTS; ++l) {
-    if (B_PART && tid + l * THREADS >= B_PIECES) continue;
-    const int e = (tid + l * THREADS) * GLV;
+    if (B_PART && tid + l * LOADERS >= B_PIECES) continue;
+    const int e = (tid + l * LOADERS) * GLV;
 #pragma unroll
     for (int w = 0; w < GLV; ++w) {
 #if TRANSB

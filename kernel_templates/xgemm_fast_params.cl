@@ -93,6 +93,12 @@
 #ifndef ASYNC
 #define ASYNC 0  // 1: tiles copied from global straight into STAGES local buffers (multistage)
 #endif
+#ifndef WSP
+#define WSP 0  // producer rows: MDIMC * WSP more work-items load the tiles, the others multiply
+#endif
+#ifndef PTX_NAMED_BARRIERS
+#define PTX_NAMED_BARRIERS 0  // 1: PTX bar.sync and bar.arrive (the host, from the device profile)
+#endif
 #ifndef CP_ASYNC_PTX
 #define CP_ASYNC_PTX 0  // 1: the device has PTX cp.async (set by the host from the device profile)
 #endif
@@ -109,17 +115,23 @@
 #define MWI (MWG / MDIMC)       // outputs per thread in M
 #define NWI (NWG / NDIMC)       // outputs per thread in N
 #define SLICE_THREADS (MDIMC * NDIMC)  // work-items of one K slice: one per thread tile
-#define THREADS (MDIMC * NDIMC * KSL)  // work-group size: every slice loads the tiles
+#define THREADS (MDIMC * NDIMC * KSL)  // work-items that multiply: every slice loads the tiles
+// Work-items that load the tiles: all, or with WSP only the producer rows.
+#if WSP
+#define LOADERS (MDIMC * WSP)
+#else
+#define LOADERS THREADS
+#endif
 #define KWS (KWG / KSL)                // k values of a K tile that one slice multiplies
 // The tiles are loaded in GLV-wide pieces along each operand's contiguous dimension, shared by
 // all work-items. The constraints make the pieces a multiple of one slice's work-items, so where
 // K slices leave some work-items a piece fewer (A_PART), whole slices skip it together.
 #define A_PIECES ((MWG * KWG) / GLV)
 #define B_PIECES ((NWG * KWG) / GLV)
-#define A_SLOTS ((A_PIECES + THREADS - 1) / THREADS)  // pieces of A each work-item loads, at most
-#define B_SLOTS ((B_PIECES + THREADS - 1) / THREADS)
-#define A_PART (A_PIECES % THREADS != 0)
-#define B_PART (B_PIECES % THREADS != 0)
+#define A_SLOTS ((A_PIECES + LOADERS - 1) / LOADERS)  // pieces of A each work-item loads, at most
+#define B_SLOTS ((B_PIECES + LOADERS - 1) / LOADERS)
+#define A_PART (A_PIECES % LOADERS != 0)
+#define B_PART (B_PIECES % LOADERS != 0)
 #define A_LOADS (A_SLOTS * GLV)  // elements of the A tile each work-item loads, at most
 #define B_LOADS (B_SLOTS * GLV)
 #define ASTRIDE (MWG + PADA)  // local-memory row length of A (one row per k)

@@ -21,9 +21,13 @@ struct CapabilityRule {
 };
 
 // cp.async: PTX ISA 7.0, "requires sm_80 or higher"; fence.acq_rel.gpu: PTX ISA 6.0, sm_70 or
-// higher. NVIDIA's OpenCL compiler takes inline PTX.
-constexpr CapabilityRule kRules[] = {{"ptx_cp_async", "-DCP_ASYNC_PTX=1", "NVIDIA", 80},
-                                     {"ptx_fence_gpu", "-DPTX_FENCES=1", "NVIDIA", 70}};
+// higher; bar.sync and bar.arrive with a barrier number and a thread count: sm_20 or higher,
+// taken from sm_70 on, whose independent thread scheduling the producer rows' warps rely on.
+// NVIDIA's OpenCL compiler takes inline PTX.
+constexpr CapabilityRule kRules[] = {
+    {"ptx_cp_async", "-DCP_ASYNC_PTX=1", "NVIDIA", 80},
+    {"ptx_fence_gpu", "-DPTX_FENCES=1", "NVIDIA", 70},
+    {"ptx_named_barriers", "-DPTX_NAMED_BARRIERS=1", "NVIDIA", 70}};
 
 const CapabilityRule* rule_of(const std::string& name) {
   for (const auto& r : kRules) {

@@ -7,6 +7,9 @@
 //                 asynchronous global-to-local copies of xgemm_fast's ASYNC stages.
 //   ptx_fence_gpu NVIDIA, compute capability 7.0 or later: PTX fence.acq_rel.gpu (PTX_FENCES=1),
 //                 the device-wide release and acquire of split-K's in-kernel reduction.
+//   ptx_named_barriers NVIDIA, compute capability 7.0 or later: PTX bar.sync / bar.arrive on
+//                 numbered barriers (PTX_NAMED_BARRIERS=1), the hand-over between xgemm_fast's
+//                 producer rows (WSP) and the work-items that multiply.
 #pragma once
 
 #include <string>

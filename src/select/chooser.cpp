@@ -9,6 +9,7 @@
 #include "src/core/text.hpp"
 #include "src/select/aligned_copy.hpp"
 #include "src/select/offline_start.hpp"
+#include "src/select/producer_rows.hpp"
 
 namespace gemmtune {
 
@@ -242,13 +243,22 @@ Choices choose_configurations(const std::vector<ChooserLayer>& layers, const Pro
                                                        : ChoiceKind::kModel;
       c.tuned_shape = r.from.problem.shape;
       if (c.kind == ChoiceKind::kMeasured || c.kind == ChoiceKind::kModel) {
+        // The policy's rules for a configuration served where it was not measured, each taken
+        // where it changes something that the template and the device still take.
+        auto adopt = [&](Configuration config, const std::string& note) {
+          if (note.empty() || !refused(*c.spec, config).empty() ||
+              !stale_reason(*c.spec, config, problem.precision).empty()) {
+            return;
+          }
+          c.config = std::move(config);
+          c.reason += "; " + note;
+        };
+        ProducerRowsDecision rows =
+            decide_producer_rows(*c.spec, c.config, problem, model, policy.producer_rows);
+        adopt(std::move(rows.config), rows.note);
         AlignedCopyDecision copy =
             decide_aligned_copy(*c.spec, c.config, problem, model, policy.aligned_copy);
-        if (!copy.note.empty() && refused(*c.spec, copy.config).empty() &&
-            stale_reason(*c.spec, copy.config, problem.precision).empty()) {
-          c.config = std::move(copy.config);
-          c.reason += "; " + copy.note;
-        }
+        adopt(std::move(copy.config), copy.note);
       }
       if (c.kind == ChoiceKind::kSafePath) {
         c.source = "compiled-in default";

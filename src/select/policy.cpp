@@ -131,6 +131,26 @@ void read_aligned_copy(const DeviceProfile& profile, const nlohmann::json& j,
   }
 }
 
+void read_producer_rows(const DeviceProfile& profile, const nlohmann::json& j,
+                        ProducerRowsRule& rule) {
+  if (!j.is_object()) wrong(profile, "producer_rows", "must be an object");
+  for (const auto& [name, value] : j.items()) {
+    if (name == "max_groups_per_cu") {
+      if (!value.is_number() || value.get<double>() < 0) {
+        wrong(profile, "producer_rows." + name, "must be a number of at least 0");
+      }
+      rule.max_groups_per_cu = value.get<double>();
+    } else if (name == "stages") {
+      if (!value.is_number_integer() || value.get<int64_t>() < 2) {
+        wrong(profile, "producer_rows." + name, "must be a whole number of at least 2");
+      }
+      rule.stages = value.get<int64_t>();
+    } else {
+      wrong(profile, "producer_rows." + name, "is unknown (max_groups_per_cu, stages)");
+    }
+  }
+}
+
 }  // namespace
 
 std::string to_string(Relaxation r) {
@@ -174,6 +194,8 @@ SelectionPolicy SelectionPolicy::of(const DeviceProfile* profile) {
       read_measured(*profile, value, p.measured);
     } else if (field == "aligned_copy") {
       read_aligned_copy(*profile, value, p.aligned_copy);
+    } else if (field == "producer_rows") {
+      read_producer_rows(*profile, value, p.producer_rows);
     } else if (field == "skinny_side") {
       if (!value.is_number_integer() || value.get<int64_t>() < 0) {
         wrong(*profile, field, "must be a whole number");
@@ -182,7 +204,7 @@ SelectionPolicy SelectionPolicy::of(const DeviceProfile* profile) {
     } else {
       wrong(*profile, field,
             "is unknown (source, model, measured, relaxations, safe_path_kernel, "
-            "default_kernels, skinny_side, aligned_copy)");
+            "default_kernels, skinny_side, aligned_copy, producer_rows)");
     }
   }
   return p;

@@ -11,7 +11,8 @@
 //     "safe_path_kernel": "xgemm_direct",
 //     "default_kernels": ["xgemm_fast", "xgemm_direct"],
 //     "skinny_side": 16,
-//     "aligned_copy": {"max_share": 0.07, "launch_us": 2.5}
+//     "aligned_copy": {"max_share": 0.07, "launch_us": 2.5},
+//     "producer_rows": {"max_groups_per_cu": 2, "stages": 2}
 //   }
 #pragma once
 
@@ -85,10 +86,26 @@ struct AlignedCopyRule {
   bool on() const { return max_share >= 0; }
 };
 
+// Where a configuration without producer rows (xgemm_fast's WSP) serves a shape it was not
+// measured at, the chooser gives it as many producer rows as rows that multiply, with a ring of
+// `stages` buffers, where the launch then makes at most `max_groups_per_cu` work-groups per
+// compute unit: there the producers' warps hide the loads the multipliers would wait for, and
+// beyond it their registers cost work-groups a unit holds. Measured on an H200
+// (results/h200/producer-rows/): the producer form (STAGES 2) of 20 configurations ran at a
+// geometric mean of 1.11 and 1.06 of the same configuration at grid shapes with up to 1 and 1-2
+// work-groups per unit (406 figures, none more than 2.2% slower), 0.99 beyond 3 (down to 0.78).
+// Off unless a profile states it (max_groups_per_cu below 0).
+struct ProducerRowsRule {
+  double max_groups_per_cu = -1;
+  int64_t stages = 2;
+  bool on() const { return max_groups_per_cu >= 0; }
+};
+
 struct SelectionPolicy {
   ModelConstants model;
   MeasuredRule measured;
   AlignedCopyRule aligned_copy;
+  ProducerRowsRule producer_rows;
   // The relaxations the chooser tries, in this order, when no entry has the problem's own key:
   // each widens every lookup before it (with storage order, then epilogue: the problem's key, the
   // other order, no epilogue, no epilogue in the other order).

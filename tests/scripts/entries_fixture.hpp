@@ -39,6 +39,19 @@ inline nlohmann::json fixture_database(const std::string& id, const nlohmann::js
           {"entries", entries}};
 }
 
+// A database `id` of two entries of xgemm_fast with 16x16 tiles at M = 33 and 34, the first with
+// `first` set in its parameters and the second with `second`.
+inline nlohmann::json two_tile_entries(const std::string& id, const nlohmann::json& first,
+                                       const nlohmann::json& second) {
+  const nlohmann::json tile = {{"MWG", 16},  {"NWG", 16}, {"MDIMC", 4},
+                               {"NDIMC", 4}, {"KWG", 8},  {"VWM", 1}};
+  nlohmann::json a = tile, b = tile;
+  a.update(first);
+  b.update(second);
+  return fixture_database(id,
+                          {fixture_entry("xgemm_fast", 33, a), fixture_entry("xgemm_fast", 34, b)});
+}
+
 // `gemmtune bench` of the database a script wrote to DIR/out.json: its one entry, measured into
 // DIR/measured.json and checked to have run and agreed with the reference.
 inline nlohmann::json bench_single_entry(const std::string& dir) {
@@ -50,6 +63,12 @@ inline nlohmann::json bench_single_entry(const std::string& dir) {
   REQUIRE(measured.at("entries").size() == 1);
   CHECK(measured.at("entries")[0].at("status") == "ok");
   return measured.at("entries")[0];
+}
+
+// `python3 scripts/SCRIPT ARGS` from the source tree, with GEMMTUNE the build's gemmtune.
+inline CommandResult run_script(const std::string& script, const std::string& args) {
+  return run_command_in("", std::string("GEMMTUNE=") + GEMMTUNE_BINARY,
+                        "python3 " + source_path("scripts/" + script) + " " + args);
 }
 
 }  // namespace gemmtune::test

@@ -17,22 +17,13 @@ using namespace gemmtune;
 
 namespace {
 
-using test::fixture_entry;
-
-const nlohmann::json kTile = {{"MWG", 16},  {"NWG", 16}, {"MDIMC", 4},
-                              {"NDIMC", 4}, {"KWG", 8},  {"VWM", 1}};
-
 // The entries at M = 33 and 34, with `change` set in each.
 nlohmann::json database(const nlohmann::json& change) {
-  nlohmann::json params = kTile;
-  params.update(change);
-  return test::fixture_database("ab-test", {fixture_entry("xgemm_fast", 33, params),
-                                            fixture_entry("xgemm_fast", 34, params)});
+  return test::two_tile_entries("ab-test", change, change);
 }
 
 test::CommandResult ab_bench(const std::string& args) {
-  return test::run_command_in("", std::string("GEMMTUNE=") + GEMMTUNE_BINARY,
-                              "python3 " + test::source_path("scripts/ab-bench.py") + " " + args);
+  return test::run_script("ab-bench.py", args);
 }
 
 }  // namespace

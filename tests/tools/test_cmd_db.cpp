@@ -173,27 +173,50 @@ TEST_CASE("db lookup takes the safe path where a baseline is predicted to win", 
   CHECK(nlohmann::json::parse(r.out)["match"] == "exact");
 }
 
-TEST_CASE("db lookup decides the aligned copies at the shape it serves", "[cli][database]") {
-  // An H200's database measured at an aligned shape only, without copies (the value of ALDCOPY
-  // never mattered there), looked up at shapes whose leading dimensions are no multiple of 4.
-  const auto dir = temp_dir("db-lookup-aligned-copies");
+namespace {
+
+// DIR/db.json: an H200's database of one xgemm_fast entry at `shape`, its path.
+std::string h200_database(const std::string& dir, Shape shape, const Configuration& parameters,
+                          double gflops) {
   Database db;
   db.device.name = "NVIDIA H200";
   db.device.profile = "sm_90";
   DatabaseEntry e;
   e.key.kernel = "xgemm_fast";
-  e.key.shape = {2048, 2048, 2048};
-  e.parameters = {{"GLV", 4}, {"MWG", 128}, {"NWG", 128}, {"MDIMC", 16}, {"NDIMC", 16},
-                  {"KWG", 8}, {"VWM", 2},   {"VWN", 8},   {"LDS", 1},    {"ALDCOPY", 0}};
-  e.gflops = 40000;
+  e.key.shape = shape;
+  e.parameters = parameters;
+  e.gflops = gflops;
   db.put(e, true);
   db.save(dir + "/db.json");
-  auto lookup = [&](const std::string& shape) {
-    const auto r = run_gemmtune("db lookup " + dir + "/db.json " + shape + " --json");
-    INFO(r.err);
-    REQUIRE(r.exit_code == 0);
-    return nlohmann::json::parse(r.out);
-  };
+  return dir + "/db.json";
+}
+
+// `gemmtune db lookup DB SHAPE --json`, parsed.
+nlohmann::json lookup_json(const std::string& db, const std::string& shape) {
+  const auto r = run_gemmtune("db lookup " + db + " " + shape + " --json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return nlohmann::json::parse(r.out);
+}
+
+}  // namespace
+
+TEST_CASE("db lookup decides the aligned copies at the shape it serves", "[cli][database]") {
+  // An H200's database measured at an aligned shape only, without copies (the value of ALDCOPY
+  // never mattered there), looked up at shapes whose leading dimensions are no multiple of 4.
+  const std::string db = h200_database(temp_dir("db-lookup-aligned-copies"), {2048, 2048, 2048},
+                                       {{"GLV", 4},
+                                        {"MWG", 128},
+                                        {"NWG", 128},
+                                        {"MDIMC", 16},
+                                        {"NDIMC", 16},
+                                        {"KWG", 8},
+                                        {"VWM", 2},
+                                        {"VWN", 8},
+                                        {"LDS", 1},
+                                        {"ALDCOPY", 0}},
+                                       40000);
+  auto lookup = [&](const std::string& shape) { return lookup_json(db, shape); };
   // Large: the copies cost a few percent of the kernel's time, so they run.
   auto j = lookup("-m 4491 -n 3219 -k 2127");
   CHECK(j["parameters"]["ALDCOPY"] == 1);
@@ -203,6 +226,36 @@ TEST_CASE("db lookup decides the aligned copies at the shape it serves", "[cli][
   CHECK(j["parameters"]["ALDCOPY"] == 0);
   // The measured shape runs as measured.
   CHECK(lookup("-m 2048 -n 2048 -k 2048")["parameters"]["ALDCOPY"] == 0);
+}
+
+TEST_CASE("db lookup gives producer rows where the launch leaves a compute unit few work-groups",
+          "[cli][database]") {
+  // An H200's database with one configuration without producer rows, looked up where its 64x64
+  // tiles make 210 work-groups for the profile's 132 compute units, and where they make 1024.
+  const std::string db = h200_database(temp_dir("db-lookup-producer-rows"), {724, 724, 256},
+                                       {{"MWG", 64},
+                                        {"NWG", 64},
+                                        {"MDIMC", 16},
+                                        {"NDIMC", 8},
+                                        {"KWG", 16},
+                                        {"KWI", 8},
+                                        {"VWM", 2},
+                                        {"VWN", 2},
+                                        {"PREFETCH", 1},
+                                        {"STAGES", 1}},
+                                       12000);
+  auto lookup = [&](const std::string& shape) { return lookup_json(db, shape); };
+  auto j = lookup("-m 929 -n 895 -k 187");
+  CHECK(j["parameters"]["WSP"] == 8);
+  CHECK(j["parameters"]["STAGES"] == 2);
+  CHECK(j["parameters"]["PREFETCH"] == 0);
+  CHECK_THAT(j["reason"].get<std::string>(),
+             Catch::Contains("210 work-groups") && Catch::Contains("1.59 a compute unit"));
+  j = lookup("-m 2048 -n 2048 -k 256");
+  CHECK(j["parameters"]["WSP"] == 0);
+  CHECK(j["parameters"]["PREFETCH"] == 1);
+  // The measured shape runs as measured.
+  CHECK(lookup("-m 724 -n 724 -k 256")["parameters"]["WSP"] == 0);
 }
 
 TEST_CASE("db lookup takes candidates from search journals", "[cli][database]") {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Device capabilities ("capabilities" of a device profile): which profiles declare them, the
 // define each gives and only on the devices that have it (ptx_cp_async: NVIDIA, compute
-// capability 8.0 or later; ptx_fence_gpu: 7.0 or later), and how malformed or misplaced
-// declarations are refused. The builds themselves (the define switching xgemm_fast's ASYNC copies
-// to cp.async, and never reaching another device) are tested in
+// capability 8.0 or later; ptx_fence_gpu and ptx_named_barriers: 7.0 or later), and how malformed
+// or misplaced declarations are refused. The builds themselves (the define switching xgemm_fast's
+// ASYNC copies to cp.async, and never reaching another device) are tested in
 // tests/src/eval/test_opencl_evaluator_async.cpp.
 #include <catch2/catch.hpp>
 
@@ -26,8 +26,8 @@ using namespace gemmtune;
 
 namespace {
 
-constexpr const char* kDefines = "-DCP_ASYNC_PTX=1 -DPTX_FENCES=1";
-constexpr const char* kFenceDefine = "-DPTX_FENCES=1";
+constexpr const char* kDefines = "-DCP_ASYNC_PTX=1 -DPTX_FENCES=1 -DPTX_NAMED_BARRIERS=1";
+constexpr const char* kVoltaDefines = "-DPTX_FENCES=1 -DPTX_NAMED_BARRIERS=1";
 
 DeviceInfo device(const std::string& vendor, const std::string& name) {
   DeviceInfo d;
@@ -44,22 +44,24 @@ nlohmann::json sm90_json() {
 }  // namespace
 
 TEST_CASE(
-    "the H100/H200 profile gives cp.async from sm_80 and GPU fences from sm_70 to NVIDIA only",
+    "the H100/H200 profile gives cp.async from sm_80 and GPU fences and named barriers from sm_70 "
+    "to NVIDIA only",
     "[device_profile][capabilities]") {
   const ProfileSet set = ProfileSet::load_dir(test::source_path("devices"));
   const DeviceProfile* sm90 = set.find("sm_90");
   REQUIRE(sm90);
-  REQUIRE(sm90->capabilities.size() == 2);
+  REQUIRE(sm90->capabilities.size() == 3);
   CHECK(sm90->capabilities[0].name == "ptx_cp_async");
   CHECK(sm90->capabilities[1].name == "ptx_fence_gpu");
-  CHECK_FALSE(sm90->capabilities[0].source.empty());
-  CHECK_FALSE(sm90->capabilities[1].source.empty());
+  CHECK(sm90->capabilities[2].name == "ptx_named_barriers");
+  for (const auto& c : sm90->capabilities) CHECK_FALSE(c.source.empty());
   const DeviceInfo h200 = device("NVIDIA Corporation", "NVIDIA H200");
   CHECK(capability_build_options(sm90->capabilities, h200, 90) == kDefines);
   CHECK(capability_build_options(sm90->capabilities, h200, 80) == kDefines);
-  // Older than Ampere: the fences only; older than Volta, or a device that does not say: none.
-  CHECK(capability_build_options(sm90->capabilities, h200, 75) == kFenceDefine);
-  CHECK(capability_build_options(sm90->capabilities, h200, 70) == kFenceDefine);
+  // Older than Ampere: the fences and named barriers only; older than Volta, or a device that does
+  // not say: none.
+  CHECK(capability_build_options(sm90->capabilities, h200, 75) == kVoltaDefines);
+  CHECK(capability_build_options(sm90->capabilities, h200, 70) == kVoltaDefines);
   CHECK(capability_build_options(sm90->capabilities, h200, 61) == "");
   CHECK(capability_build_options(sm90->capabilities, h200, 0) == "");
   // The profile forced onto another vendor's device ($GEMMTUNE_DEVICE_PROFILE): none.

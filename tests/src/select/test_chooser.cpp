@@ -130,6 +130,7 @@ TEST_CASE("chooser: the fallback policy and the model's constants are profile da
   CHECK(p.skinny_side == d.skinny_side);
   CHECK(p.aligned_copy.max_share == d.aligned_copy.max_share);
   CHECK_FALSE(d.aligned_copy.on());
+  CHECK_FALSE(d.producer_rows.on());
   CHECK(p.source == "a calibration of this class");
   // ... and the chooser follows it: only xgemm_direct's defaults remain, then its fallback.
   const Choices c = choose({}, problem({64, 64, 64}), nullptr, &own);
@@ -154,12 +155,71 @@ TEST_CASE("chooser: the fallback policy and the model's constants are profile da
            {{{"source", "x"}, {"aligned_copy", {{"max_share", -1}}}},
             "selection.aligned_copy.max_share"},
            {{{"source", "x"}, {"aligned_copy", {{"share", 0.1}}}}, "selection.aligned_copy.share"},
+           {{{"source", "x"}, {"producer_rows", {{"max_groups_per_cu", -2}}}},
+            "selection.producer_rows.max_groups_per_cu"},
+           {{{"source", "x"}, {"producer_rows", {{"stages", 1}}}},
+            "selection.producer_rows.stages"},
+           {{{"source", "x"}, {"producer_rows", {{"groups", 2}}}},
+            "selection.producer_rows.groups"},
            {{{"source", "x"}, {"fallback", {}}}, "selection.fallback"}}) {
     INFO(bad.dump());
     const DeviceProfile wrong = profile_with(bad);
     CHECK_THROWS_WITH(SelectionPolicy::of(&wrong),
                       Catch::Contains("cpu-generic.json") && Catch::Contains(field));
   }
+}
+
+// A configuration of xgemm_fast with 64x64 tiles, 16x8 work-items and register prefetch, at
+// shape `shape`, without producer rows.
+DatabaseEntry multiplier_entry(Shape shape, double gflops) {
+  DatabaseEntry e = entry("xgemm_fast", shape, gflops);
+  for (const auto& [name, value] : Configuration{{"MWG", 64},
+                                                 {"NWG", 64},
+                                                 {"MDIMC", 16},
+                                                 {"NDIMC", 8},
+                                                 {"KWG", 16},
+                                                 {"KWI", 8},
+                                                 {"VWM", 2},
+                                                 {"VWN", 2},
+                                                 {"PREFETCH", 1},
+                                                 {"STAGES", 1}}) {
+    e.parameters[name] = value;
+  }
+  return e;
+}
+
+TEST_CASE("chooser: producer rows are decided by the work-groups a compute unit gets", "[select]") {
+  const DeviceProfile h200 = load_profile(source_path("devices/sm_90.json"));
+  auto chosen = [&](const Database& db, Shape s, const DeviceProfile* profile) {
+    const Choices c = choose({{"user database", "db.json", &db}}, problem(s), nullptr, profile);
+    REQUIRE_FALSE(c.choices.empty());
+    return c.choices[0];
+  };
+  const Database db = database({multiplier_entry({724, 724, 256}, 12000)});
+  // 600x500: 8 x 10 tiles of 64x64, 80 work-groups on the 64 units the chooser is told of.
+  const Choice few = chosen(db, {600, 500, 187}, &h200);
+  CHECK(few.kind == ChoiceKind::kModel);
+  CHECK(few.config.at("WSP") == 8);
+  CHECK(few.config.at("PREFETCH") == 0);
+  CHECK(few.config.at("STAGES") == 2);
+  CHECK_THAT(few.reason, Catch::Contains("WSP=8") && Catch::Contains("80 work-groups"));
+  // 2048x2048: 1024 work-groups, 16 a unit: as measured.
+  const Choice many = chosen(db, {2048, 2048, 256}, &h200);
+  CHECK(many.config.at("WSP") == 0);
+  CHECK(many.config.at("PREFETCH") == 1);
+  CHECK_THAT(many.reason, !Catch::Contains("WSP"));
+  // The shape's own entry runs as measured.
+  CHECK(chosen(db, {724, 724, 256}, &h200).config.at("WSP") == 0);
+  // A profile that does not state the rule (AMD's, or none): as measured.
+  DeviceProfile unstated = h200;
+  unstated.selection.erase("producer_rows");
+  CHECK(chosen(db, {600, 500, 187}, &unstated).config.at("WSP") == 0);
+  CHECK(chosen(db, {600, 500, 187}, nullptr).config.at("WSP") == 0);
+  // 16 rows that multiply would want 16 producer rows, which the template does not take.
+  DatabaseEntry wide = multiplier_entry({724, 724, 256}, 12000);
+  wide.parameters["NDIMC"] = 16;
+  wide.parameters["VWN"] = 2;
+  CHECK(chosen(database({wide}), {600, 500, 187}, &h200).config.at("WSP") == 0);
 }
 
 TEST_CASE("chooser: a column-major problem takes the row-major entry of the same kernel view",

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "src/select/producer_rows.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "src/core/error.hpp"
+#include "src/kernel/gemm_view.hpp"
+
+namespace gemmtune {
+
+namespace {
+
+// xgemm_fast's names: the producer rows and the rows that multiply (as many producers as those).
+// The producers replace the multipliers' prefetch (PREFETCH) and the multistage copies (ASYNC),
+// and fill a ring of STAGES buffers.
+constexpr const char* kRows = "WSP";
+constexpr const char* kMultiplierRows = "NDIMC";
+
+bool allows(const Parameter& p, int64_t value) {
+  return std::find(p.values.begin(), p.values.end(), value) != p.values.end();
+}
+
+}  // namespace
+
+ProducerRowsDecision decide_producer_rows(const KernelSpec& spec, const Configuration& config,
+                                          const Problem& problem, const DeviceModel& device,
+                                          const ProducerRowsRule& rule) {
+  ProducerRowsDecision out{config, ""};
+  const Parameter* rows = spec.find_parameter(kRows);
+  const auto current = config.find(kRows);
+  const auto multipliers = config.find(kMultiplierRows);
+  if (!rule.on() || !rows || current == config.end() || current->second != 0 ||
+      multipliers == config.end() || !allows(*rows, multipliers->second) || problem.batch != 1 ||
+      device.compute_units <= 0) {
+    return out;
+  }
+  Configuration with = config;
+  with[kRows] = multipliers->second;
+  with["PREFETCH"] = 0;
+  with["ASYNC"] = 0;
+  with["STAGES"] = rule.stages;
+  LaunchGeometry geometry;
+  try {
+    geometry =
+        launch_geometry(spec, with, Context{{"ELEM_BYTES", element_bytes(problem.precision)}},
+                        kernel_view(problem));
+  } catch (const Error&) {
+    return out;  // the configuration's own check says why, where it runs
+  }
+  double groups = 1;
+  for (size_t d = 0; d < geometry.global.size() && d < geometry.local.size(); ++d) {
+    if (geometry.local[d] == 0) return out;
+    groups *= static_cast<double>(geometry.global[d] / geometry.local[d]);
+  }
+  const double per_unit = groups / device.compute_units;
+  if (per_unit > rule.max_groups_per_cu) return out;
+  out.config = std::move(with);
+  out.note = fmt::format(
+      "{}={} (producer rows, STAGES {}): {:.0f} work-groups, {:.2f} a compute unit (the rule "
+      "takes them up to {:.2f})",
+      kRows, multipliers->second, rule.stages, groups, per_unit, rule.max_groups_per_cu);
+  return out;
+}
+
+}  // namespace gemmtune
