@@ -140,13 +140,16 @@ void read_producer_rows(const DeviceProfile& profile, const nlohmann::json& j,
         wrong(profile, "producer_rows." + name, "must be a number of at least 0");
       }
       rule.max_groups_per_cu = value.get<double>();
-    } else if (name == "stages") {
-      if (!value.is_number_integer() || value.get<int64_t>() < 2) {
-        wrong(profile, "producer_rows." + name, "must be a whole number of at least 2");
+    } else if (name == "stages" || name == "min_k_tiles") {
+      const int64_t least = name == "stages" ? 2 : 0;
+      if (!value.is_number_integer() || value.get<int64_t>() < least) {
+        wrong(profile, "producer_rows." + name,
+              "must be a whole number of at least " + std::to_string(least));
       }
-      rule.stages = value.get<int64_t>();
+      (name == "stages" ? rule.stages : rule.min_k_tiles) = value.get<int64_t>();
     } else {
-      wrong(profile, "producer_rows." + name, "is unknown (max_groups_per_cu, stages)");
+      wrong(profile, "producer_rows." + name,
+            "is unknown (max_groups_per_cu, stages, min_k_tiles)");
     }
   }
 }

@@ -12,7 +12,7 @@
 //     "default_kernels": ["xgemm_fast", "xgemm_direct"],
 //     "skinny_side": 16,
 //     "aligned_copy": {"max_share": 0.07, "launch_us": 2.5},
-//     "producer_rows": {"max_groups_per_cu": 2, "stages": 2}
+//     "producer_rows": {"max_groups_per_cu": 2, "stages": 2, "min_k_tiles": 4}
 //   }
 #pragma once
 
@@ -94,10 +94,13 @@ struct AlignedCopyRule {
 // (results/h200/producer-rows/): the producer form (STAGES 2) of 20 configurations ran at a
 // geometric mean of 1.11 and 1.06 of the same configuration at grid shapes with up to 1 and 1-2
 // work-groups per unit (406 figures, none more than 2.2% slower), 0.99 beyond 3 (down to 0.78).
-// Off unless a profile states it (max_groups_per_cu below 0).
+// `min_k_tiles`: the K tiles a work-group multiplies (its split of K over the configuration's K
+// tile) at least; with fewer the ring never fills (the producers keep `stages` buffers and two
+// register sets in flight). Off unless a profile states it (max_groups_per_cu below 0).
 struct ProducerRowsRule {
   double max_groups_per_cu = -1;
   int64_t stages = 2;
+  int64_t min_k_tiles = 0;
   bool on() const { return max_groups_per_cu >= 0; }
 };
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "src/core/error.hpp"
+#include "src/core/int_math.hpp"
 #include "src/kernel/gemm_view.hpp"
 
 namespace gemmtune {
@@ -17,6 +18,11 @@ namespace {
 // and fill a ring of STAGES buffers.
 constexpr const char* kRows = "WSP";
 constexpr const char* kMultiplierRows = "NDIMC";
+
+int64_t config_value(const Configuration& config, const std::string& name, int64_t otherwise) {
+  const auto it = config.find(name);
+  return it == config.end() ? otherwise : it->second;
+}
 
 bool allows(const Parameter& p, int64_t value) {
   return std::find(p.values.begin(), p.values.end(), value) != p.values.end();
@@ -56,11 +62,17 @@ ProducerRowsDecision decide_producer_rows(const KernelSpec& spec, const Configur
   }
   const double per_unit = groups / device.compute_units;
   if (per_unit > rule.max_groups_per_cu) return out;
+  // The K tiles of a work-group's split of K (xgemm_fast's K tile KWG, split SPLITK).
+  const int64_t split = std::max<int64_t>(config_value(with, "SPLITK", 1), 1);
+  const int64_t tile_k = std::max<int64_t>(config_value(with, "KWG", 1), 1);
+  const int64_t k_tiles = ceil_div(ceil_div(kernel_view(problem).k, split), tile_k);
+  if (k_tiles < rule.min_k_tiles) return out;
   out.config = std::move(with);
   out.note = fmt::format(
       "{}={} (producer rows, STAGES {}): {:.0f} work-groups, {:.2f} a compute unit (the rule "
-      "takes them up to {:.2f})",
-      kRows, multipliers->second, rule.stages, groups, per_unit, rule.max_groups_per_cu);
+      "takes them up to {:.2f}), {} K tiles each (at least {})",
+      kRows, multipliers->second, rule.stages, groups, per_unit, rule.max_groups_per_cu, k_tiles,
+      rule.min_k_tiles);
   return out;
 }
 

@@ -161,6 +161,8 @@ TEST_CASE("chooser: the fallback policy and the model's constants are profile da
             "selection.producer_rows.stages"},
            {{{"source", "x"}, {"producer_rows", {{"groups", 2}}}},
             "selection.producer_rows.groups"},
+           {{{"source", "x"}, {"producer_rows", {{"min_k_tiles", -1}}}},
+            "selection.producer_rows.min_k_tiles"},
            {{{"source", "x"}, {"fallback", {}}}, "selection.fallback"}}) {
     INFO(bad.dump());
     const DeviceProfile wrong = profile_with(bad);
@@ -202,7 +204,10 @@ TEST_CASE("chooser: producer rows are decided by the work-groups a compute unit 
   CHECK(few.config.at("WSP") == 8);
   CHECK(few.config.at("PREFETCH") == 0);
   CHECK(few.config.at("STAGES") == 2);
-  CHECK_THAT(few.reason, Catch::Contains("WSP=8") && Catch::Contains("80 work-groups"));
+  CHECK_THAT(few.reason, Catch::Contains("WSP=8") && Catch::Contains("80 work-groups") &&
+                             Catch::Contains("12 K tiles each"));
+  // The same work-groups with 3 K tiles each, fewer than the profile's 4: as measured.
+  CHECK(chosen(db, {600, 500, 40}, &h200).config.at("WSP") == 0);
   // 2048x2048: 1024 work-groups, 16 a unit: as measured.
   const Choice many = chosen(db, {2048, 2048, 256}, &h200);
   CHECK(many.config.at("WSP") == 0);
