@@ -669,6 +669,45 @@ TEST_CASE("api: WarmUp builds the programs of a list of problems", "[api][device
   CHECK(WarmUp(cl->queue, {zero}) == StatusCode::kInvalidDimension);
 }
 
+TEST_CASE("api: producer rows where the profile's rule takes them, computed right",
+          "[api][explain][producers]") {
+  const Cl* cl = api_test::device_or_skip();
+  if (!cl) return;
+  // The H200's profile on the test device: its rule gives a configuration served away from its
+  // shape producer rows where the launch gives each compute unit at most 2 work-groups (here 2
+  // work-groups of 64x64 in all) of at least 4 K tiles (64 / 16). PoCL builds the lockstep form.
+  REQUIRE(::setenv("GEMMTUNE_DEVICE_PROFILE", "sm_90", 1) == 0);
+  ClearCache();
+  const std::string user = api_test::temp_dir() + "/user.json";
+  api_test::write_database(user, cl->device_name,
+                           {{"xgemm_fast", "NN", 724, 724, 256,
+                             R"({"MWG": 64, "NWG": 64, "MDIMC": 16, "NDIMC": 8, "KWG": 16,
+                                 "KWI": 8, "VWM": 2, "VWN": 2, "PREFETCH": 1, "STAGES": 1})"}});
+  REQUIRE(SetDatabase(user) == StatusCode::kSuccess);
+  GemmProblem p;
+  p.m = 128;
+  p.n = 64;
+  p.k = 64;
+  Explanation e;
+  REQUIRE(Explain(p, cl->queue, &e) == StatusCode::kSuccess);
+  CHECK(e.source == "user database");
+  CHECK(e.parameters.find("WSP=8") != std::string::npos);
+  CHECK(e.parameters.find("PREFETCH=0") != std::string::npos);
+  CHECK(e.reason.find("producer rows") != std::string::npos);
+  Case c;
+  c.m = 128;
+  c.n = 64;
+  c.k = 64;
+  CHECK(run_and_check<float>(*cl, cl->queue, c, 301) == StatusCode::kSuccess);
+  // 3 K tiles a work-group: as stored.
+  p.k = 48;
+  REQUIRE(Explain(p, cl->queue, &e) == StatusCode::kSuccess);
+  CHECK(e.parameters.find("WSP=0") != std::string::npos);
+  REQUIRE(SetDatabase("") == StatusCode::kSuccess);
+  ::unsetenv("GEMMTUNE_DEVICE_PROFILE");
+  ClearCache();
+}
+
 TEST_CASE("an untuned device runs its profile's configuration chosen offline and says so",
           "[api][explain][offline]") {
   const Cl* cl = api_test::device_or_skip();
