@@ -19,11 +19,6 @@ namespace {
 constexpr const char* kRows = "WSP";
 constexpr const char* kMultiplierRows = "NDIMC";
 
-int64_t config_value(const Configuration& config, const std::string& name, int64_t otherwise) {
-  const auto it = config.find(name);
-  return it == config.end() ? otherwise : it->second;
-}
-
 bool allows(const Parameter& p, int64_t value) {
   return std::find(p.values.begin(), p.values.end(), value) != p.values.end();
 }
@@ -47,11 +42,11 @@ ProducerRowsDecision decide_producer_rows(const KernelSpec& spec, const Configur
   with["PREFETCH"] = 0;
   with["ASYNC"] = 0;
   with["STAGES"] = rule.stages;
+  const Context context{{"ELEM_BYTES", element_bytes(problem.precision)}};
+  const KernelView view = kernel_view(problem);
   LaunchGeometry geometry;
   try {
-    geometry =
-        launch_geometry(spec, with, Context{{"ELEM_BYTES", element_bytes(problem.precision)}},
-                        kernel_view(problem));
+    geometry = launch_geometry(spec, with, context, view);
   } catch (const Error&) {
     return out;  // the configuration's own check says why, where it runs
   }
@@ -62,10 +57,10 @@ ProducerRowsDecision decide_producer_rows(const KernelSpec& spec, const Configur
   }
   const double per_unit = groups / device.compute_units;
   if (per_unit > rule.max_groups_per_cu) return out;
-  // The K tiles of a work-group's split of K (xgemm_fast's K tile KWG, split SPLITK).
-  const int64_t split = std::max<int64_t>(config_value(with, "SPLITK", 1), 1);
-  const int64_t tile_k = std::max<int64_t>(config_value(with, "KWG", 1), 1);
-  const int64_t k_tiles = ceil_div(ceil_div(kernel_view(problem).k, split), tile_k);
+  // The K tiles of a work-group's split of K (the template's roles split_k and tile_k).
+  const int64_t split = std::max<int64_t>(spec.role(Role::kSplitK, with, context).value_or(1), 1);
+  const int64_t tile_k = std::max<int64_t>(spec.role(Role::kTileK, with, context).value_or(1), 1);
+  const int64_t k_tiles = ceil_div(ceil_div(view.k, split), tile_k);
   if (k_tiles < rule.min_k_tiles) return out;
   out.config = std::move(with);
   out.note = fmt::format(
