@@ -217,10 +217,7 @@ void GEMM_ENTRY(const int M, const int N, const int K, const real_arg alpha,
     for (int i = 0; i < MVI; ++i) acc[ni][i] = (realM)(ZERO);
   }
 
-  // With alpha == 0 the loop reads neither A nor B (BLAS lets them hold anything then, NaN
-  // included): the accumulators stay zero and C becomes beta * C.
-  const int k_used = (real)alpha != ZERO ? K : 0;
-  for (int k0 = 0; k0 < k_used; k0 += KWG) {
+  for (int k0 = 0; k0 < K; k0 += KWG) {
 #if SA == 1 || SB == 1
 #if EDGE_CHECKS
     const bool full = full_mn && k0 + KWG <= K;

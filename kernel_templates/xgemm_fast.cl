@@ -141,16 +141,11 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
 #endif
   const int m0 = tile_m * MWG, n0 = tile_n * NWG;
 
-  // The K range of this work-group (all of K unless split), bounded by K itself: the loads'
-  // edge tests compare with it. With alpha == 0 no K tile is multiplied (`alpha_used` below):
-  // A and B are not read (BLAS lets them hold anything then, NaN included) and C becomes
-  // beta * C. (With the range itself bounded by alpha, an H200 row ran 3% slower than in every
-  // run before, results/h200/producer-rows/.)
-  const int alpha_used = alpha != ZERO;
+  // The K range of this work-group (all of K unless split).
 #if SPLITK > 1
   const int split = get_group_id(2) % SPLITK;
   const int kchunk = ((K + SPLITK - 1) / SPLITK + KWG - 1) / KWG * KWG;
-  const int kbegin = min(split * kchunk, K);
+  const int kbegin = split * kchunk;
   const int kend = min(K, kbegin + kchunk);
 #else
   const int split = 0;
@@ -176,7 +171,7 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
   // two buffers (STAGES 2) they are stored into the buffer not being read, so one barrier per
   // tile suffices; with one buffer every refill waits for all threads to finish reading it.
   const int tid = get_local_id(1) * MDIMC + tx;  // all slices load the tiles
-  const int tiles = alpha_used && kend > kbegin ? (kend - kbegin + KWG - 1) / KWG : 0;
+  const int tiles = kend > kbegin ? (kend - kbegin + KWG - 1) / KWG : 0;
 #if WSP
   // Producer rows (xgemm_fast_ws.cl): rows NDIMC .. NDIMC+WSP-1 of the work-group load, the
   // others multiply tile t from buffer t % STAGES.
@@ -362,7 +357,7 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
 #undef STORE_FROM
 #endif
 #else
-  loop_global(A, lda, B, ldb, M, N, kbegin, alpha_used ? kend : kbegin, m0, n0, tx, ty, acc);
+  loop_global(A, lda, B, ldb, M, N, kbegin, kend, m0, n0, tx, ty, acc);
 #endif
 
 #if KSL > 1

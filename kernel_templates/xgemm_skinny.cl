@@ -237,11 +237,9 @@ __kernel __attribute__((reqd_work_group_size(WGS, 1, 1))) void xgemm_skinny(
 #endif
   const int j0 = get_group_id(0) * NWG;
   // This work-group's part of K: whole vectors of VW, so that vector loads along K stay aligned.
-  // With alpha == 0 no part reads A or B (BLAS lets them hold anything then): C = beta * C.
-  const int k_used = (real)alpha != ZERO ? K : 0;
   const int k_part = ((K + SPLITK - 1) / SPLITK + VW - 1) / VW * VW;
-  const int k_begin = min((int)get_group_id(1) * k_part, k_used);
-  const int k_end = min(k_begin + k_part, k_used);
+  const int k_begin = min((int)get_group_id(1) * k_part, K);
+  const int k_end = min(k_begin + k_part, K);
   // Every vector of S starts at s_offset + a multiple of VW (plus multiples of lds): aligned
   // loads are valid when both are multiples of VW.
   const bool aligned = s_offset % VW == 0 && lds % VW == 0;
