@@ -64,7 +64,7 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
     ushort tiles[STAGES * KWG * ASTRIDE];
     int last;
   } As_shared __attribute__((aligned(64)));
-  __local ushort Bs_bits[STAGES * KWG * BSTRIDE] __attribute__((aligned(64)));
+  __local ushort Bs_bits[STAGES * B_TILE] __attribute__((aligned(64)));
   __local half* const As = (__local half*)As_shared.tiles;
   __local half* const Bs = (__local half*)Bs_bits;
 #else
@@ -72,18 +72,18 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
     real tiles[STAGES * KWG * ASTRIDE];
     int last;
   } As_shared __attribute__((aligned(64)));
-  __local real Bs[STAGES * KWG * BSTRIDE] __attribute__((aligned(64)));
+  __local real Bs[STAGES * B_TILE] __attribute__((aligned(64)));
   __local real* const As = As_shared.tiles;
 #endif
   __local int* const last_part = &As_shared.last;
 #elif GT_HALF_MEMORY
   __local ushort As_bits[STAGES * KWG * ASTRIDE] __attribute__((aligned(64)));
-  __local ushort Bs_bits[STAGES * KWG * BSTRIDE] __attribute__((aligned(64)));
+  __local ushort Bs_bits[STAGES * B_TILE] __attribute__((aligned(64)));
   __local half* const As = (__local half*)As_bits;
   __local half* const Bs = (__local half*)Bs_bits;
 #else
   __local real As[STAGES * KWG * ASTRIDE] __attribute__((aligned(64)));
-  __local real Bs[STAGES * KWG * BSTRIDE] __attribute__((aligned(64)));
+  __local real Bs[STAGES * B_TILE] __attribute__((aligned(64)));
 #endif
 #elif SPLITK > 1 && KREDUCE
   // Without tiles in local memory, the flag of the tile's last work-group is all there is.
@@ -288,6 +288,34 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
   {
 #if DOT2
     multiply_tile(As, Bs, cur, tx, ty, acc);
+#elif BKM
+    // The K-major B tile: each of the thread's NWI columns gives BKV values of k in one read,
+    // then per k the A fragment times those values, an outer product of FMAs as below.
+#pragma unroll BK_UNROLL
+    for (int kq = 0; kq < KWS; kq += BKV) {
+      real bk[NWI * BKV];
+#pragma unroll
+      for (int j = 0; j < NWI / VWN; ++j) {
+#pragma unroll
+        for (int w = 0; w < VWN; ++w) {
+          const realK v = LLOAD_K(Bs + BS_INDEX(cur, ks * KWS + kq, N_CHUNK(ty, j) + w));
+          GT_CAT(GT_VSTORE_, BKV)(v, bk + (j * VWN + w) * BKV);
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < BKV; ++u) {
+        realM a[MWI / VWM];
+#pragma unroll
+        for (int i = 0; i < MWI / VWM; ++i) {
+          a[i] = LLOAD_M(As + AS_INDEX(cur, ks * KWS + kq + u, M_CHUNK(tx, i)));
+        }
+#pragma unroll
+        for (int i = 0; i < MWI / VWM; ++i) {
+#pragma unroll
+          for (int j = 0; j < NWI; ++j) acc[i][j] += a[i] * bk[j * BKV + u];
+        }
+      }
+    }
 #else
     // Per k of the tile, the thread's A fragment (MWI/VWM vectors) times its B fragment (NWI
     // values): an outer product of FMAs.

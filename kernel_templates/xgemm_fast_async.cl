@@ -89,7 +89,9 @@
 #define A_WIDE_COPY \
   (!TRANSA && !DOT2 && (!SWZ || CP_CHUNK_ELEMS <= VWM) && ASTRIDE % CP_CHUNK_ELEMS == 0)
 #define B_WIDE_COPY \
-  (TRANSB && !DOT2 && (!SWZ || CP_CHUNK_ELEMS <= VWN) && BSTRIDE % CP_CHUNK_ELEMS == 0)
+  (TRANSB && !BKM && !DOT2 && (!SWZ || CP_CHUNK_ELEMS <= VWN) && BSTRIDE % CP_CHUNK_ELEMS == 0)
+// The K-major B tile (BKM) lies as B does in global memory: its slots along k copy whole.
+#define B_WIDE_COPY_K (BKM && !TRANSB && BKSTRIDE % CP_CHUNK_ELEMS == 0)
 
 // Issues the copies of one K tile (from k0, guarded at M, N and kend) into buffer `buf`: the
 // elements load_tile would load, each into the place store_tile would store it. A copy outside
@@ -160,6 +162,18 @@ inline void copy_tile(const __global mreal* restrict A, const int lda,
 #else
     const int k = e % KWG, n = e / KWG;  // the slot runs along k
     const int gn = n0 + n, gk = k0 + k;
+#if B_WIDE_COPY_K
+    if (b_vec) {
+#pragma unroll
+      for (int c = 0; c < CP_CHUNKS; ++c) {
+        const int x = gk + c * CP_CHUNK_ELEMS;
+        const int cnt = gn < N ? clamp(kend - x, 0, CP_CHUNK_ELEMS) : 0;  // elements inside
+        CP_CHUNK(Bs + BS_INDEX(buf, k + c * CP_CHUNK_ELEMS, n), cnt > 0 ? B_PTR(x, gn) : B,
+                 cnt * CP_ELEM_BYTES);
+      }
+      continue;
+    }
+#endif
 #pragma unroll
     for (int w = 0; w < GLV; ++w) {
       const int in = gn < N && gk + w < kend;

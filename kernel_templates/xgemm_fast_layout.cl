@@ -166,7 +166,20 @@ typedef real acc_real;
    2 * SWIZZLE((k) >> 1, n, VWN, NCHUNKS) + ((k)&1))
 #else
 #define AS_INDEX(buf, k, m) ((buf) * (KWG * ASTRIDE) + (k) * ASTRIDE + SWIZZLE(k, m, VWM, MCHUNKS))
+#if BKM
+#define BS_INDEX(buf, k, n) ((buf) * B_TILE + (n) * BKSTRIDE + (k))  // K-major, not swizzled
+#else
 #define BS_INDEX(buf, k, n) ((buf) * (KWG * BSTRIDE) + (k) * BSTRIDE + SWIZZLE(k, n, VWN, NCHUNKS))
+#endif
+#endif
+#if BKM
+// BKV values of k of one column of the K-major B tile: one aligned vector read.
+typedef GT_CAT(real, BKV) realK;
+#if GT_HALF_MEMORY
+#define LLOAD_K(p) GT_CAT(GT_MLOADA_, BKV)(p)
+#else
+#define LLOAD_K(p) (*((__local const realK*)(p)))
+#endif
 #endif
 
 // First element of the i-th VWM-wide chunk of this thread's M fragment.

@@ -107,6 +107,12 @@ inline void store_tile(__local mreal* As, __local mreal* Bs, const int buf, cons
   for (int l = 0; l < B_SLOTS; ++l) {
     if (B_PART && tid + l * LOADERS >= B_PIECES) continue;
     const int e = (tid + l * LOADERS) * GLV;
+#if BKM && !TRANSB && GLV > 1 && !GT_HALF_MEMORY
+    // The slot runs along k, as the K-major tile's row does: one aligned vector store.
+    *((__local realG*)(Bs + BS_INDEX(buf, e % KWG, e / KWG))) =
+        GT_CAT(vload, GLV)(0, rb + l * GLV);
+    continue;
+#endif
 #pragma unroll
     for (int w = 0; w < GLV; ++w) {
 #if TRANSB

@@ -62,6 +62,9 @@
 #ifndef SWZ
 #define SWZ 0  // 1: XOR-swizzle the vector chunks of each local-memory row by the row index
 #endif
+#ifndef BKM
+#define BKM 0  // 1: the B tile K-major in local memory (a row of KWG + PADB per column n)
+#endif
 // GROUPM, the work-groups' rasterization in tile rows, is a runtime parameter (xgemm_fast.json):
 // the kernel's argument groupm, so that configurations differing only there share one build,
 // except GROUPM 1, built in as a define (no rasterization code).
@@ -136,6 +139,23 @@
 #define B_LOADS (B_SLOTS * GLV)
 #define ASTRIDE (MWG + PADA)  // local-memory row length of A (one row per k)
 #define BSTRIDE (NWG + PADB)
+// BKM: the B tile keeps the layout B has in global memory (unless TRANSB): one row per column n,
+// KWG values of k side by side, so that its loads store and copy whole vectors and its reads take
+// BKV values of k at once.
+#define BKSTRIDE (KWG + PADB)
+#define BKV 4
+#if KWI >= 4 * BKV
+#define BK_UNROLL 4  // unroll of the BKV-wide steps: KWI values of k, at least one step
+#elif KWI >= 2 * BKV
+#define BK_UNROLL 2
+#else
+#define BK_UNROLL 1
+#endif
+#if BKM
+#define B_TILE (NWG * BKSTRIDE)  // elements of one local buffer of B
+#else
+#define B_TILE (KWG * BSTRIDE)
+#endif
 // Outputs a work-item of the last work-group adds up at a time (KREDUCE=1): SPLITK loads of each
 // in flight, few registers.
 #define REDUCE_UNROLL 4

@@ -248,14 +248,18 @@ Choices choose_configurations(const std::vector<ChooserLayer>& layers, const Pro
         auto adopt = [&](Configuration config, const std::string& note) {
           if (note.empty() || !refused(*c.spec, config).empty() ||
               !stale_reason(*c.spec, config, problem.precision).empty()) {
-            return;
+            return false;
           }
           c.config = std::move(config);
           c.reason += "; " + note;
+          return true;
         };
         ProducerRowsDecision rows =
             decide_producer_rows(*c.spec, c.config, problem, model, policy.producer_rows);
-        adopt(std::move(rows.config), rows.note);
+        if (!adopt(std::move(rows.config), rows.note) && rows.without_k_major_b) {
+          // The K-major B tile refused here (its padding, say): the producer form without it.
+          adopt(std::move(*rows.without_k_major_b), rows.note.substr(0, rows.note.find("; ")));
+        }
         AlignedCopyDecision copy =
             decide_aligned_copy(*c.spec, c.config, problem, model, policy.aligned_copy);
         adopt(std::move(copy.config), copy.note);

@@ -140,16 +140,18 @@ void read_producer_rows(const DeviceProfile& profile, const nlohmann::json& j,
         wrong(profile, "producer_rows." + name, "must be a number of at least 0");
       }
       rule.max_groups_per_cu = value.get<double>();
-    } else if (name == "stages" || name == "min_k_tiles") {
+    } else if (name == "stages" || name == "min_k_tiles" || name == "k_major_b_min_tile_k") {
       const int64_t least = name == "stages" ? 2 : 0;
       if (!value.is_number_integer() || value.get<int64_t>() < least) {
         wrong(profile, "producer_rows." + name,
               "must be a whole number of at least " + std::to_string(least));
       }
-      (name == "stages" ? rule.stages : rule.min_k_tiles) = value.get<int64_t>();
+      (name == "stages"        ? rule.stages
+       : name == "min_k_tiles" ? rule.min_k_tiles
+                               : rule.k_major_b_min_tile_k) = value.get<int64_t>();
     } else {
       wrong(profile, "producer_rows." + name,
-            "is unknown (max_groups_per_cu, stages, min_k_tiles)");
+            "is unknown (max_groups_per_cu, stages, min_k_tiles, k_major_b_min_tile_k)");
     }
   }
 }

@@ -101,6 +101,9 @@ struct ProducerRowsRule {
   double max_groups_per_cu = -1;
   int64_t stages = 2;
   int64_t min_k_tiles = 0;
+  // The producer form also takes the K-major B tile (BKM) where the K tile is at least this deep
+  // (0: never).
+  int64_t k_major_b_min_tile_k = 0;
   bool on() const { return max_groups_per_cu >= 0; }
 };
 

@@ -18,6 +18,7 @@ namespace {
 // and fill a ring of STAGES buffers.
 constexpr const char* kRows = "WSP";
 constexpr const char* kMultiplierRows = "NDIMC";
+constexpr const char* kKMajorB = "BKM";
 
 bool allows(const Parameter& p, int64_t value) {
   return std::find(p.values.begin(), p.values.end(), value) != p.values.end();
@@ -28,7 +29,7 @@ bool allows(const Parameter& p, int64_t value) {
 ProducerRowsDecision decide_producer_rows(const KernelSpec& spec, const Configuration& config,
                                           const Problem& problem, const DeviceModel& device,
                                           const ProducerRowsRule& rule) {
-  ProducerRowsDecision out{config, ""};
+  ProducerRowsDecision out{config, "", std::nullopt};
   const Parameter* rows = spec.find_parameter(kRows);
   const auto current = config.find(kRows);
   const auto multipliers = config.find(kMultiplierRows);
@@ -62,12 +63,28 @@ ProducerRowsDecision decide_producer_rows(const KernelSpec& spec, const Configur
   const int64_t tile_k = std::max<int64_t>(spec.role(Role::kTileK, with, context).value_or(1), 1);
   const int64_t k_tiles = ceil_div(ceil_div(view.k, split), tile_k);
   if (k_tiles < rule.min_k_tiles) return out;
-  out.config = std::move(with);
   out.note = fmt::format(
       "{}={} (producer rows, STAGES {}): {:.0f} work-groups, {:.2f} a compute unit (the rule "
       "takes them up to {:.2f}), {} K tiles each (at least {})",
       kRows, multipliers->second, rule.stages, groups, per_unit, rule.max_groups_per_cu, k_tiles,
       rule.min_k_tiles);
+  const Parameter* k_major = spec.find_parameter(kKMajorB);
+  const auto k_major_now = with.find(kKMajorB);
+  if (rule.k_major_b_min_tile_k > 0 && tile_k >= rule.k_major_b_min_tile_k && k_major &&
+      allows(*k_major, 1) && (k_major_now == with.end() || k_major_now->second == 0)) {
+    Configuration k_major_b = with;
+    k_major_b[kKMajorB] = 1;
+    // The template's own constraints (its padding, say); the device's limits are the caller's.
+    if (spec.check(spec.complete(k_major_b), DeviceLimits{}, context)) {
+      out.config = std::move(with);
+      return out;
+    }
+    out.without_k_major_b = with;
+    with = std::move(k_major_b);
+    out.note += fmt::format("; {}=1 (the K-major B tile: K tile {}, the rule's from {})", kKMajorB,
+                            tile_k, rule.k_major_b_min_tile_k);
+  }
+  out.config = std::move(with);
   return out;
 }
 

@@ -54,6 +54,18 @@ inline bool cli_has_device() {
   return yes;
 }
 
+// Problems in every storage order and transpose, with partial tiles, alpha, beta and a batch:
+// the `gemmtune run` arguments the xgemm_fast feature tests verify each form on, besides their
+// own.
+inline std::vector<std::string> fast_run_problems(const std::vector<std::string>& own) {
+  std::vector<std::string> problems = {
+      "-m 67 -n 45 -k 133 --order row --layout NN --beta 0",
+      "-m 37 -n 29 -k 301 --order col --layout TT --alpha 2 --beta -1",
+      "-m 45 -n 70 -k 99 --order row --layout NT --beta 0.5 --batch 3"};
+  problems.insert(problems.end(), own.begin(), own.end());
+  return problems;
+}
+
 // One xgemm_fast call of `params` on `problem` through `gemmtune run`, checked to succeed and to
 // agree with the reference; its JSON result.
 inline nlohmann::json verified_fast_run(const std::string& params, const std::string& problem) {

@@ -29,10 +29,7 @@ TEST_CASE("run verifies K slices in every order and transpose and with partial t
            "KSL=2,KWG=16,KWI=4", "KSL=4,KWG=16,KWI=4", small + "KSL=2,KWG=32,KWI=8,STAGES=1",
            small + "KSL=4,KWG=16,KWI=2,STAGES=1", small + "KSL=2,KWG=16,KWI=8,SPLITK=3",
            small + "KSL=2,KWG=16,KWI=4,ASYNC=1,STAGES=3", small + "KSL=2,KWG=16,KWI=4,SWZ=1"}) {
-    for (const std::string problem :
-         {"-m 67 -n 45 -k 133 --order row --layout NN --beta 0",
-          "-m 37 -n 29 -k 301 --order col --layout TT --alpha 2 --beta -1",
-          "-m 45 -n 70 -k 99 --order row --layout NT --beta 0.5 --batch 3"}) {
+    for (const std::string& problem : gemmtune::test::fast_run_problems({})) {
       const auto j = verified_run(params, problem);
       CHECK(j["config"]["KSL"] == params[params.find("KSL=") + 4] - '0');
       CHECK(j["launches"] == (params.find("SPLITK=3") != std::string::npos ? 2 : 1));

@@ -29,11 +29,9 @@ TEST_CASE("run verifies two tiles of prefetch in every order and transpose and a
            tiles + "STAGES=1", tiles + "STAGES=2,GLV=4", tiles + "STAGES=1,GLV=4,SWZ=1",
            tiles + "STAGES=2,KSL=2", tiles + "STAGES=2,SPLITK=3",
            tiles + "STAGES=1,SPLITK=2,KREDUCE=1"}) {
-    for (const std::string problem :
-         {"-m 67 -n 45 -k 133 --order row --layout NN --beta 0",
-          "-m 37 -n 29 -k 301 --order col --layout TT --alpha 2 --beta -1",
-          "-m 45 -n 70 -k 99 --order row --layout NT --beta 0.5 --batch 3",
-          "-m 33 -n 40 -k 1 --order col --layout TN", "-m 33 -n 40 -k 16", "-m 33 -n 40 -k 17"}) {
+    for (const std::string& problem :
+         gemmtune::test::fast_run_problems({"-m 33 -n 40 -k 1 --order col --layout TN",
+                                            "-m 33 -n 40 -k 16", "-m 33 -n 40 -k 17"})) {
       const auto j = verified_run(params, problem);
       CHECK(j["config"]["PREFETCH"] == 2);
     }

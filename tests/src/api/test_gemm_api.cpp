@@ -675,7 +675,8 @@ TEST_CASE("api: producer rows where the profile's rule takes them, computed righ
   if (!cl) return;
   // The H200's profile on the test device: its rule gives a configuration served away from its
   // shape producer rows where the launch gives each compute unit at most 2 work-groups (here 2
-  // work-groups of 64x64 in all) of at least 4 K tiles (64 / 16). PoCL builds the lockstep form.
+  // work-groups of 64x64 in all) of at least 4 K tiles (64 / 16), and with a K tile of 16 the
+  // K-major B tile too. PoCL builds the lockstep form.
   REQUIRE(::setenv("GEMMTUNE_DEVICE_PROFILE", "sm_90", 1) == 0);
   ClearCache();
   const std::string user = api_test::temp_dir() + "/user.json";
@@ -693,6 +694,7 @@ TEST_CASE("api: producer rows where the profile's rule takes them, computed righ
   CHECK(e.source == "user database");
   CHECK(e.parameters.find("WSP=8") != std::string::npos);
   CHECK(e.parameters.find("PREFETCH=0") != std::string::npos);
+  CHECK(e.parameters.find("BKM=1") != std::string::npos);
   CHECK(e.reason.find("producer rows") != std::string::npos);
   Case c;
   c.m = 128;

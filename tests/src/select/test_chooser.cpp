@@ -163,6 +163,8 @@ TEST_CASE("chooser: the fallback policy and the model's constants are profile da
             "selection.producer_rows.groups"},
            {{{"source", "x"}, {"producer_rows", {{"min_k_tiles", -1}}}},
             "selection.producer_rows.min_k_tiles"},
+           {{{"source", "x"}, {"producer_rows", {{"k_major_b_min_tile_k", 1.5}}}},
+            "selection.producer_rows.k_major_b_min_tile_k"},
            {{{"source", "x"}, {"fallback", {}}}, "selection.fallback"}}) {
     INFO(bad.dump());
     const DeviceProfile wrong = profile_with(bad);
@@ -206,6 +208,22 @@ TEST_CASE("chooser: producer rows are decided by the work-groups a compute unit 
   CHECK(few.config.at("STAGES") == 2);
   CHECK_THAT(few.reason, Catch::Contains("WSP=8") && Catch::Contains("80 work-groups") &&
                              Catch::Contains("12 K tiles each"));
+  // Its K tile of 16 is as deep as the profile's k_major_b_min_tile_k: the K-major B tile too.
+  CHECK(few.config.at("BKM") == 1);
+  CHECK_THAT(few.reason, Catch::Contains("BKM=1") && Catch::Contains("K tile 16"));
+  // A K tile of 8: producer rows without it.
+  DatabaseEntry shallow = multiplier_entry({724, 724, 256}, 12000);
+  shallow.parameters["KWG"] = 8;
+  const Choice shallow_few = chosen(database({shallow}), {600, 500, 187}, &h200);
+  CHECK(shallow_few.config.at("WSP") == 8);
+  CHECK(shallow_few.config.at("BKM") == 0);
+  CHECK_THAT(shallow_few.reason, !Catch::Contains("BKM"));
+  // Padding of B that the K-major tile's four-wide reads do not take: producer rows without it.
+  DatabaseEntry padded = multiplier_entry({724, 724, 256}, 12000);
+  padded.parameters["PADB"] = 2;
+  const Choice padded_few = chosen(database({padded}), {600, 500, 187}, &h200);
+  CHECK(padded_few.config.at("WSP") == 8);
+  CHECK(padded_few.config.at("BKM") == 0);
   // The same work-groups with 3 K tiles each, fewer than the profile's 4: as measured.
   CHECK(chosen(db, {600, 500, 40}, &h200).config.at("WSP") == 0);
   // 2048x2048: 1024 work-groups, 16 a unit: as measured.
