@@ -256,9 +256,10 @@ Choices choose_configurations(const std::vector<ChooserLayer>& layers, const Pro
         };
         ProducerRowsDecision rows =
             decide_producer_rows(*c.spec, c.config, problem, model, policy.producer_rows);
-        if (!adopt(std::move(rows.config), rows.note) && rows.without_k_major_b) {
-          // The K-major B tile refused here (its padding, say): the producer form without it.
-          adopt(std::move(*rows.without_k_major_b), rows.note.substr(0, rows.note.find("; ")));
+        // The producer form with the K-major B tile where the device takes it, else without.
+        if (!rows.k_major_b ||
+            !adopt(std::move(*rows.k_major_b), rows.note + "; " + rows.k_major_b_note)) {
+          adopt(std::move(rows.config), rows.note);
         }
         AlignedCopyDecision copy =
             decide_aligned_copy(*c.spec, c.config, problem, model, policy.aligned_copy);

@@ -29,7 +29,7 @@ bool allows(const Parameter& p, int64_t value) {
 ProducerRowsDecision decide_producer_rows(const KernelSpec& spec, const Configuration& config,
                                           const Problem& problem, const DeviceModel& device,
                                           const ProducerRowsRule& rule) {
-  ProducerRowsDecision out{config, "", std::nullopt};
+  ProducerRowsDecision out{config, "", std::nullopt, ""};
   const Parameter* rows = spec.find_parameter(kRows);
   const auto current = config.find(kRows);
   const auto multipliers = config.find(kMultiplierRows);
@@ -75,14 +75,11 @@ ProducerRowsDecision decide_producer_rows(const KernelSpec& spec, const Configur
     Configuration k_major_b = with;
     k_major_b[kKMajorB] = 1;
     // The template's own constraints (its padding, say); the device's limits are the caller's.
-    if (spec.check(spec.complete(k_major_b), DeviceLimits{}, context)) {
-      out.config = std::move(with);
-      return out;
+    if (!spec.check(spec.complete(k_major_b), DeviceLimits{}, context)) {
+      out.k_major_b = std::move(k_major_b);
+      out.k_major_b_note = fmt::format("{}=1 (the K-major B tile: K tile {}, the rule's from {})",
+                                       kKMajorB, tile_k, rule.k_major_b_min_tile_k);
     }
-    out.without_k_major_b = with;
-    with = std::move(k_major_b);
-    out.note += fmt::format("; {}=1 (the K-major B tile: K tile {}, the rule's from {})", kKMajorB,
-                            tile_k, rule.k_major_b_min_tile_k);
   }
   out.config = std::move(with);
   return out;

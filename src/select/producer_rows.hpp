@@ -18,17 +18,18 @@ namespace gemmtune {
 struct ProducerRowsDecision {
   Configuration config;  // the configuration with its producer rows, where the rule takes them
   std::string note;      // why, where the configuration changed ("" otherwise)
-  // The same producer form with B's tile as `config` had it, where the rule also made that tile
-  // K-major (BKM 1): the form to take where the templates or the device refuse `config`.
-  std::optional<Configuration> without_k_major_b;
+  // The producer form with the K-major B tile too (BKM 1), where the rule also takes that: the
+  // form to serve first, `config` where the template or the device refuses it.
+  std::optional<Configuration> k_major_b;
+  std::string k_major_b_note;  // why BKM is 1 there
 };
 
 // `config` of `spec` with producer rows (WSP = NDIMC, PREFETCH 0, ASYNC 0, STAGES as the rule
 // says) where the rule is on, the template has the parameter and allows that value, `config` has
 // none, the problem is a single GEMM and the launch makes at most the rule's work-groups per
 // compute unit; otherwise `config` as it is. Where the rule states a K tile from which the
-// producer form takes the K-major B tile, and the template has BKM, BKM is 1 too. Whether the
-// template's constraints and the device take the result is the caller's to check.
+// producer form takes the K-major B tile, the template has BKM and its constraints take it, that
+// form is `k_major_b`. Whether the device takes either is the caller's to check.
 ProducerRowsDecision decide_producer_rows(const KernelSpec& spec, const Configuration& config,
                                           const Problem& problem, const DeviceModel& device,
                                           const ProducerRowsRule& rule);

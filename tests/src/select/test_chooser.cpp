@@ -224,6 +224,16 @@ TEST_CASE("chooser: producer rows are decided by the work-groups a compute unit 
   const Choice padded_few = chosen(database({padded}), {600, 500, 187}, &h200);
   CHECK(padded_few.config.at("WSP") == 8);
   CHECK(padded_few.config.at("BKM") == 0);
+  // A device that refuses the K-major form (its local memory, say): producer rows without it.
+  const Refusal no_k_major = [](const KernelSpec&, const Configuration& c) -> std::string {
+    return c.count("BKM") && c.at("BKM") == 1 ? "no K-major B tile here" : "";
+  };
+  const Choices refused =
+      choose({{"user database", "db.json", &db}}, problem({600, 500, 187}), no_k_major, &h200);
+  REQUIRE_FALSE(refused.choices.empty());
+  CHECK(refused.choices[0].config.at("WSP") == 8);
+  CHECK(refused.choices[0].config.at("BKM") == 0);
+  CHECK_THAT(refused.choices[0].reason, Catch::Contains("WSP=8") && !Catch::Contains("BKM"));
   // The same work-groups with 3 K tiles each, fewer than the profile's 4: as measured.
   CHECK(chosen(db, {600, 500, 40}, &h200).config.at("WSP") == 0);
   // 2048x2048: 1024 work-groups, 16 a unit: as measured.
