@@ -25,7 +25,7 @@ import argparse
 import os
 import sys
 
-from space_file import NOT_IN_KERNEL, read_database, read_json_with, refusal, write_entries
+from space_file import assigned, bench_entry, read_database, read_json_with, write_entries
 
 SCRIPT = "served-entries.py"
 
@@ -79,17 +79,11 @@ def main():
     db = read_database(database, SCRIPT)
     entries, left_out = [], 0
     for (m, n, k, precision), kernel, params in served_rows(suites, args.split_k, args.kernel):
-        params.update(args.sets)
-        reason = refusal(gemmtune, kernel, params) if args.sets else None
-        if reason is not None:
-            if any(words in reason for words in NOT_IN_KERNEL):
-                sys.exit(f"{SCRIPT}: --set: {reason.split(': ')[-1]}")
+        params = assigned(gemmtune, kernel, params, args.sets, SCRIPT, "--set")
+        if params is None:
             left_out += 1
             continue
-        entries.append({
-            "key": {"kernel": kernel, "precision": precision, "layout": "NN", "order": "row",
-                    "batch": 1, "m": m, "n": n, "k": k},
-            "parameters": params, "status": "ok", "gflops": 1.0, "alpha": 1.0, "beta": 0.0})
+        entries.append(bench_entry(kernel, precision, m, n, k, params))
     if not entries:
         sys.exit(f"{SCRIPT}: no served row to write ({left_out} refused by the template)")
     write_entries(args.output, db, entries)

@@ -66,6 +66,27 @@ def read_json_with(path, script, what, key):
         sys.exit(f"{script}: cannot read {what} from '{path}': {e}")
 
 
+def assigned(gemmtune, kernel, params, values, script, option):
+    """`params` with `values` (NAME, V pairs) set, or None where the template's constraints refuse
+    the result (a configuration to leave out and count). A name or value the kernel does not have
+    at all is the user's mistake: the script's one-line exit, naming `option`."""
+    params = dict(params, **dict(values))
+    reason = refusal(gemmtune, kernel, params) if values else None
+    if reason is None:
+        return params
+    if any(words in reason for words in NOT_IN_KERNEL):
+        sys.exit(f"{script}: {option}: {reason.split(': ')[-1]}")
+    return None
+
+
+def bench_entry(kernel, precision, m, n, k, params):
+    """A row-major NN entry of one GEMM at m x n x k for `gemmtune bench` to measure (its rate a
+    placeholder: bench writes the measured one)."""
+    return {"key": {"kernel": kernel, "precision": precision, "layout": "NN", "order": "row",
+                    "batch": 1, "m": m, "n": n, "k": k},
+            "parameters": params, "status": "ok", "gflops": 1.0, "alpha": 1.0, "beta": 0.0}
+
+
 def read_database(path, script):
     """The database at `path` (parsed JSON with entries), or the script's one-line exit."""
     return read_json_with(path, script, "a database", "entries")
