@@ -27,18 +27,11 @@ import os
 import random
 import sys
 
-from space_file import assigned, bench_entry, read_database, read_json_with, write_entries
+from space_file import (assigned, bench_entry, name_value, read_database, read_json_with,
+                        write_entries)
 
 SCRIPT = "figure-entries.py"
 KERNEL = "xgemm_fast"
-
-
-def name_value(text):
-    name, _, value = text.partition("=")
-    try:
-        return name, int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"wants NAME=INTEGER, got '{text}'")
 
 
 def served_shapes(config, args):

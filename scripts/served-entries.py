@@ -25,17 +25,10 @@ import argparse
 import os
 import sys
 
-from space_file import assigned, bench_entry, read_database, read_json_with, write_entries
+from space_file import (assigned, bench_entry, name_value, read_database, read_json_with,
+                        write_entries)
 
 SCRIPT = "served-entries.py"
-
-
-def parse_set(text):
-    name, _, value = text.partition("=")
-    try:
-        return name, int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--set wants NAME=INTEGER, got '{text}'")
 
 
 def served_rows(suites, split_k, kernel):
@@ -66,7 +59,7 @@ def main():
     ap.add_argument("output")
     ap.add_argument("suites", nargs="+")
     ap.add_argument("--database", help="the database whose device block the output takes")
-    ap.add_argument("--set", type=parse_set, action="append", default=[], dest="sets",
+    ap.add_argument("--set", type=name_value, action="append", default=[], dest="sets",
                     help="NAME=V set in every configuration (repeatable)")
     ap.add_argument("--split-k", action="store_true", help="only rows served with SPLITK > 1")
     ap.add_argument("--kernel", help="only rows served by this kernel")

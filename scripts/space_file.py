@@ -7,6 +7,7 @@ scripts/kslice-entries.py).
 A database holds one entry per shape, so configuration J stands at the placeholder shape 1x1xJ
 with 1 GFLOPS (the format wants a positive rate) and the space SPACE: no measurement.
 """
+import argparse
 import gzip
 import json
 import os
@@ -64,6 +65,15 @@ def read_json_with(path, script, what, key):
         return data
     except (OSError, ValueError, KeyError, TypeError) as e:
         sys.exit(f"{script}: cannot read {what} from '{path}': {e}")
+
+
+def name_value(text):
+    """NAME=V with V an integer, as (NAME, V): an argparse type for options that set parameters."""
+    name, _, value = text.partition("=")
+    try:
+        return name, int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"wants NAME=INTEGER, got '{text}'")
 
 
 def assigned(gemmtune, kernel, params, values, script, option):
