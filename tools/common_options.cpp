@@ -215,6 +215,8 @@ Problem ProblemOptions::problem() const {
   }
   p.alpha = alpha;
   p.beta = beta;
+  // Every command that takes --alpha measures (run, search, ab).
+  if (const std::string why = unmeasurable(p); !why.empty()) throw invalid_argument(why);
   if (batch < 1) throw invalid_argument("--batch must be at least 1");
   p.batch = batch;
   p.batch_layout = parse_batch_layout(batch_layout);

@@ -274,4 +274,11 @@ std::string kernel_in_problem_json(const nlohmann::json& problem) {
   return JsonReader(problem).string_or("kernel", kDefaultKernel);
 }
 
+std::string unmeasurable(const Problem& p) {
+  if (p.alpha != 0) return "";
+  return "alpha 0 multiplies nothing of A and B (C = beta * C, as BLAS has it): there is no GEMM "
+         "rate to measure; measure with a nonzero alpha (a configuration's speed does not depend "
+         "on its value)";
+}
+
 }  // namespace gemmtune

@@ -84,6 +84,11 @@ struct Problem {
   double flops() const { return 2.0 * shape.m * shape.n * shape.k * batch; }
 };
 
+// Why `p` has no rate to measure, or "": alpha 0 multiplies nothing of A and B (C = beta * C, as
+// BLAS has it), so 2MNK flops over its time would be no configuration's rate. The library computes
+// such calls; the tuner refuses to time them.
+std::string unmeasurable(const Problem& p);
+
 // Bytes of the device buffers a problem needs at least: A, B and C of every GEMM of the batch (one
 // buffer per operand) and the bias. In double, so that no shape overflows the arithmetic.
 struct OperandBytes {

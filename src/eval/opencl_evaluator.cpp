@@ -237,6 +237,9 @@ Verification OpenClEvaluator::Impl::compare(const ProblemState& st) {
 
 Result OpenClEvaluator::Impl::evaluate(const Problem& problem, const Configuration& config,
                                        const EvaluationHint& hint) {
+  if (const std::string why = unmeasurable(problem); !why.empty()) {
+    return Result::failure(config, Status::kUnsupported, why);
+  }
   const KernelSpec& s = spec_;
   const auto t0 = Clock::now();
   GemmCall::Compiled compiled = GemmCall::compile(builder_, s, config, problem);

@@ -5,10 +5,13 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <fstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "src/core/json_util.hpp"
+#include "tests/scripts/entries_fixture.hpp"
 #include "tests/test_support.hpp"
 
 // The file's own namespace: the test files compile in unity batches.
@@ -35,6 +38,43 @@ TEST_CASE("gemmtune run takes --batch, --batch-layout and --precision 16acc32",
   r = test::run_gemmtune(common + " --batch 2 --batch-layout pointers");
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("strided or offsets"));
+}
+
+TEST_CASE("alpha 0 is no rate to measure: run, search and ab refuse it in one line",
+          "[device][cli]") {
+  if (!test::test_device().device) return test::unavailable("no OpenCL device");
+  // The call multiplies nothing of A and B (the library computes it: C = beta * C); its time
+  // over 2MNK flops would be no configuration's rate.
+  const std::string why = "alpha 0 multiplies nothing of A and B";
+  auto r = test::run_gemmtune(
+      "run --kernel xgemm_fast -m 64 -n 64 -k 64 --alpha 0 --beta 1 --json --min-runs 1 "
+      "--min-time-ms 0 --warmup 0");
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains(why));
+  const std::string dir = test::temp_dir("alpha-zero-search");
+  r = test::run_gemmtune(
+      "search --kernel xgemm_fast -s 64x64x64 --alpha 0 --max-evals 2 --no-db "
+      "--out " +
+      dir + "/o");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains(why));
+  // A database entry of alpha 0: bench measures every other entry and names why not this one.
+  nlohmann::json entry = test::fixture_entry("xgemm_fast", 64, nlohmann::json::object());
+  entry["alpha"] = 0.0;
+  std::ofstream(dir + "/db.json")
+      << test::fixture_database("alpha-zero", nlohmann::json::array({entry})).dump();
+  const auto bench = test::run_gemmtune("bench " + dir + "/db.json -o " + dir + "/measured.json");
+  INFO(bench.out << bench.err);
+  REQUIRE(bench.exit_code == 0);
+  const auto measured = read_json_file(dir + "/measured.json").at("entries").at(0);
+  CHECK(measured.at("status") == "unsupported");
+  CHECK_THAT(measured.at("message").get<std::string>(), Catch::Contains(why));
+  r = test::run_gemmtune(
+      "ab --kernel xgemm_fast -s 64x64x64 --alpha 0 --baseline KWI=4 "
+      "--change KWI=2");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains(why));
 }
 
 TEST_CASE("gemmtune run refuses DOT2=1 in precision 32 with the constraint's reason",
