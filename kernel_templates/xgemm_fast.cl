@@ -106,9 +106,9 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
   A += a_shift;
   B += b_shift;
   // Wide global loads need vector-aligned addresses: buffers start aligned, so the leading
-  // dimension and the offset decide (once, for the whole work-group).
-  const int a_vec = lda % GLV == 0 && a_shift % GLV == 0;
-  const int b_vec = ldb % GLV == 0 && b_shift % GLV == 0;
+  // dimension and the offset decide (once, for the whole work-group; xgemm_fast_loads.cl).
+  const int a_vec = vec_class(lda, a_shift);
+  const int b_vec = vec_class(ldb, b_shift);
   C += c_offset + GT_BATCH_C;
 #if SPLITK > 1
   work += (size_t)GT_BATCH_INDEX * SPLITK * M * N;

@@ -117,7 +117,7 @@ inline void copy_tile(const __global mreal* restrict A, const int lda,
     const int m = e % MWG, k = e / MWG;  // the slot runs along m
     const int gm = m0 + m, gk = k0 + k;
 #if A_WIDE_COPY
-    if (a_vec) {
+    if (a_vec == VEC_FULL) {
 #pragma unroll
       for (int c = 0; c < CP_CHUNKS; ++c) {
         const int x = gm + c * CP_CHUNK_ELEMS;
@@ -143,7 +143,7 @@ inline void copy_tile(const __global mreal* restrict A, const int lda,
     const int n = e % NWG, k = e / NWG;  // the slot runs along n
     const int gn = n0 + n, gk = k0 + k;
 #if B_WIDE_COPY
-    if (b_vec) {
+    if (b_vec == VEC_FULL) {
 #pragma unroll
       for (int c = 0; c < CP_CHUNKS; ++c) {
         const int x = gn + c * CP_CHUNK_ELEMS;
@@ -163,7 +163,7 @@ inline void copy_tile(const __global mreal* restrict A, const int lda,
     const int k = e % KWG, n = e / KWG;  // the slot runs along k
     const int gn = n0 + n, gk = k0 + k;
 #if B_WIDE_COPY_K
-    if (b_vec) {
+    if (b_vec == VEC_FULL) {
 #pragma unroll
       for (int c = 0; c < CP_CHUNKS; ++c) {
         const int x = gk + c * CP_CHUNK_ELEMS;

@@ -9,12 +9,42 @@
 // the operand's contiguous dimension, so the loads coalesce for every layout. Each thread loads
 // GLV-wide slots: slot l covers elements l*GLV .. l*GLV+GLV-1 of `ra` (`rb`), consecutive along
 // the operand's contiguous dimension. A slot inside the matrix whose address is a multiple of the
-// vector (`a_vec`, `b_vec`: leading dimension and offset multiples of GLV) is one wide load;
-// every other slot loads its elements one by one, guarded. With GLV 1 every slot is one element.
+// vector (`a_vec`, `b_vec` VEC_FULL: leading dimension and offset multiples of GLV) is one wide
+// load. With GLH, a slot along k of an operand whose leading dimension and offset are multiples
+// of GLV / 2 only (VEC_HALF: an even K with GLV 4, as every operand laid along k has leading
+// dimension K when dense) is two half-wide loads. Every other slot loads its elements one by one,
+// guarded. With GLV 1 every slot is one element. On an H200 (results/h200/half-loads/) the
+// half-wide form gained 1-7% where the operand along k had it and K was at least 500; along m or
+// n it went either way, and with producer rows it lost, so the slots along m and n keep element
+// loads, and GLH is a parameter: its code costs speed even where it never runs.
+#define VEC_NONE 0
+#define VEC_HALF 1
+#define VEC_FULL 2
+inline int vec_class(const int ld, const int shift) {
+  if (ld % GLV == 0 && shift % GLV == 0) return VEC_FULL;
+  if (GLH && ld % (GLV / 2) == 0 && shift % (GLV / 2) == 0) return VEC_HALF;
+  return VEC_NONE;
+}
 #if GLV > 1
 #define GLOAD_SLOT(p) GT_CAT(GT_MLOADA_, GLV)(p)
 #define STORE_SLOT(v, p) GT_CAT(GT_VSTORE_, GLV)((v), (p))
 typedef GT_CAT(real, GLV) realG;
+#endif
+#if GLH
+// A literal: it is pasted into the names of the vector loads and stores.
+#if GLV == 4
+#define HLV 2
+#elif GLV == 8
+#define HLV 4
+#else
+#error "half-wide loads need GLV 4 or 8"
+#endif
+// A slot as two aligned half-wide loads, at p and p + HLV elements along the contiguous dimension.
+#define LOAD_HALVES(p, r)                                                             \
+  do {                                                                                \
+    GT_CAT(GT_VSTORE_, HLV)((GT_CAT(real, HLV))GT_CAT(GT_MLOADA_, HLV)(p), (r));       \
+    GT_CAT(GT_VSTORE_, HLV)((GT_CAT(real, HLV))GT_CAT(GT_MLOADA_, HLV)((p) + HLV), (r) + HLV); \
+  } while (0)
 #endif
 inline void load_tile(const __global mreal* restrict A, const int lda,
                       const __global mreal* restrict B, const int ldb, const int M, const int N,
@@ -28,8 +58,14 @@ inline void load_tile(const __global mreal* restrict A, const int lda,
     const int k = e % KWG, m = e / KWG;  // the slot runs along k
     const int gm = m0 + m, gk = k0 + k;
 #if GLV > 1
-    if (a_vec && gm < M && gk + GLV <= kend) {
+    if (a_vec == VEC_FULL && gm < M && gk + GLV <= kend) {
       STORE_SLOT((realG)GLOAD_SLOT(A_PTR(gm, gk)), ra + l * GLV);
+      continue;
+    }
+#endif
+#if GLH
+    if (a_vec == VEC_HALF && gm < M && gk + GLV <= kend) {
+      LOAD_HALVES(A_PTR(gm, gk), ra + l * GLV);
       continue;
     }
 #endif
@@ -41,7 +77,7 @@ inline void load_tile(const __global mreal* restrict A, const int lda,
     const int m = e % MWG, k = e / MWG;  // the slot runs along m
     const int gm = m0 + m, gk = k0 + k;
 #if GLV > 1
-    if (a_vec && gm + GLV <= M && gk < kend) {
+    if (a_vec == VEC_FULL && gm + GLV <= M && gk < kend) {
       STORE_SLOT((realG)GLOAD_SLOT(A_PTR(gm, gk)), ra + l * GLV);
       continue;
     }
@@ -60,7 +96,7 @@ inline void load_tile(const __global mreal* restrict A, const int lda,
     const int n = e % NWG, k = e / NWG;  // the slot runs along n
     const int gn = n0 + n, gk = k0 + k;
 #if GLV > 1
-    if (b_vec && gn + GLV <= N && gk < kend) {
+    if (b_vec == VEC_FULL && gn + GLV <= N && gk < kend) {
       STORE_SLOT((realG)GLOAD_SLOT(B_PTR(gk, gn)), rb + l * GLV);
       continue;
     }
@@ -73,8 +109,14 @@ inline void load_tile(const __global mreal* restrict A, const int lda,
     const int k = e % KWG, n = e / KWG;  // the slot runs along k
     const int gn = n0 + n, gk = k0 + k;
 #if GLV > 1
-    if (b_vec && gn < N && gk + GLV <= kend) {
+    if (b_vec == VEC_FULL && gn < N && gk + GLV <= kend) {
       STORE_SLOT((realG)GLOAD_SLOT(B_PTR(gk, gn)), rb + l * GLV);
+      continue;
+    }
+#endif
+#if GLH
+    if (b_vec == VEC_HALF && gn < N && gk + GLV <= kend) {
+      LOAD_HALVES(B_PTR(gk, gn), rb + l * GLV);
       continue;
     }
 #endif

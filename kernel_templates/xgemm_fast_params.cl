@@ -93,6 +93,9 @@
 #ifndef GLV
 #define GLV 1  // elements per global load of the A and B tiles (1, 2 or 4)
 #endif
+#ifndef GLH
+#define GLH 0  // 1: a slot of an operand aligned to GLV / 2 only loads as two half-wide vectors
+#endif
 #ifndef ASYNC
 #define ASYNC 0  // 1: tiles copied from global straight into STAGES local buffers (multistage)
 #endif

@@ -109,6 +109,12 @@ struct LaunchDeclaration {
   // "align_ld_parameter": the parameter whose value 1 turns those copies on and 0 off, which the
   // chooser sets for a shape the configuration was not measured at (empty: none).
   std::string align_ld_parameter;
+  // "half_ld": {"parameter": P, "width": expression}: P's value 1 loads an operand laid along K
+  // whose leading dimension is a multiple of half of `width` (the wide loads' elements) but not
+  // of `width` as half-wide vectors; the chooser sets it by the device profile's half_loads rule
+  // (empty parameter: none).
+  std::string half_ld_parameter;
+  Expression half_ld_width;
   std::optional<SplitKDeclaration> split_k;
   std::vector<BatchLayout> batch_layouts;  // "batch": {"layouts": [...]}
 };

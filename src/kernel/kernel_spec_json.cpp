@@ -165,8 +165,9 @@ namespace {
 
 LaunchDeclaration parse_launch(const json& j, const std::set<std::string>& names,
                                const std::string& origin) {
-  const Fields f(j, "launch", origin,
-                 {"local", "global", "pad", "align_ld", "align_ld_parameter", "split_k", "batch"});
+  const Fields f(
+      j, "launch", origin,
+      {"local", "global", "pad", "align_ld", "align_ld_parameter", "half_ld", "split_k", "batch"});
   std::set<std::string> with_sizes = names;
   with_sizes.insert({"M", "N", "K"});
   auto checked = [&](Expression e, const std::string& field) {
@@ -196,6 +197,12 @@ LaunchDeclaration parse_launch(const json& j, const std::set<std::string>& names
     if (!names.count(d.align_ld_parameter))
       throw f.error("align_ld_parameter", "names no parameter");
     if (!f.has("align_ld")) throw f.error("align_ld_parameter", "needs launch.align_ld");
+  }
+  if (f.has("half_ld")) {
+    const Fields half(f.at("half_ld"), "launch.half_ld", origin, {"parameter", "width"});
+    d.half_ld_parameter = half.string("parameter", true);
+    if (!names.count(d.half_ld_parameter)) throw half.error("parameter", "names no parameter");
+    d.half_ld_width = checked(half.expression("width", true), "launch.half_ld.width");
   }
   if (f.has("split_k")) {
     const Fields sk(f.at("split_k"), "launch.split_k", origin,

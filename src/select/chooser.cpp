@@ -8,6 +8,7 @@
 
 #include "src/core/text.hpp"
 #include "src/select/aligned_copy.hpp"
+#include "src/select/half_loads.hpp"
 #include "src/select/offline_start.hpp"
 #include "src/select/producer_rows.hpp"
 
@@ -264,6 +265,8 @@ Choices choose_configurations(const std::vector<ChooserLayer>& layers, const Pro
         AlignedCopyDecision copy =
             decide_aligned_copy(*c.spec, c.config, problem, model, policy.aligned_copy);
         adopt(std::move(copy.config), copy.note);
+        HalfLoadsDecision half = decide_half_loads(*c.spec, c.config, problem, policy.half_loads);
+        adopt(std::move(half.config), half.note);
       }
       if (c.kind == ChoiceKind::kSafePath) {
         c.source = "compiled-in default";

@@ -131,6 +131,22 @@ void read_aligned_copy(const DeviceProfile& profile, const nlohmann::json& j,
   }
 }
 
+void read_half_loads(const DeviceProfile& profile, const nlohmann::json& j, HalfLoadsRule& rule) {
+  if (!j.is_object()) wrong(profile, "half_loads", "must be an object");
+  for (const auto& [name, value] : j.items()) {
+    if (name == "min_k") {
+      if (!value.is_number_integer() || value.get<int64_t>() < 0) {
+        wrong(profile, "half_loads.min_k", "must be a whole number");
+      }
+      rule.min_k = value.get<int64_t>();
+    } else if (name == "without") {
+      rule.without = strings(profile, value, "half_loads.without");
+    } else {
+      wrong(profile, "half_loads." + name, "is unknown (min_k, without)");
+    }
+  }
+}
+
 void read_producer_rows(const DeviceProfile& profile, const nlohmann::json& j,
                         ProducerRowsRule& rule) {
   if (!j.is_object()) wrong(profile, "producer_rows", "must be an object");
@@ -201,6 +217,8 @@ SelectionPolicy SelectionPolicy::of(const DeviceProfile* profile) {
       read_aligned_copy(*profile, value, p.aligned_copy);
     } else if (field == "producer_rows") {
       read_producer_rows(*profile, value, p.producer_rows);
+    } else if (field == "half_loads") {
+      read_half_loads(*profile, value, p.half_loads);
     } else if (field == "skinny_side") {
       if (!value.is_number_integer() || value.get<int64_t>() < 0) {
         wrong(*profile, field, "must be a whole number");
@@ -209,7 +227,7 @@ SelectionPolicy SelectionPolicy::of(const DeviceProfile* profile) {
     } else {
       wrong(*profile, field,
             "is unknown (source, model, measured, relaxations, safe_path_kernel, "
-            "default_kernels, skinny_side, aligned_copy, producer_rows)");
+            "default_kernels, skinny_side, aligned_copy, producer_rows, half_loads)");
     }
   }
   return p;

@@ -107,11 +107,24 @@ struct ProducerRowsRule {
   bool on() const { return max_groups_per_cu >= 0; }
 };
 
+// Where a configuration of a template that declares launch.half_ld_parameter (xgemm_fast's GLH)
+// serves a shape it was not measured at, the chooser sets that parameter to 1 where the shape's
+// K is at least `min_k` and an even number that is no multiple of the wide loads' width, the
+// problem has an operand laid along K (whose dense leading dimension is then K), the aligned
+// copies are off and none of the parameters named in `without` is non-zero. Measured on an H200
+// (results/h200/half-loads/). Off unless a profile states it (min_k below 0).
+struct HalfLoadsRule {
+  int64_t min_k = -1;
+  std::vector<std::string> without;
+  bool on() const { return min_k >= 0; }
+};
+
 struct SelectionPolicy {
   ModelConstants model;
   MeasuredRule measured;
   AlignedCopyRule aligned_copy;
   ProducerRowsRule producer_rows;
+  HalfLoadsRule half_loads;
   // The relaxations the chooser tries, in this order, when no entry has the problem's own key:
   // each widens every lookup before it (with storage order, then epilogue: the problem's key, the
   // other order, no epilogue, no epilogue in the other order).

@@ -89,6 +89,13 @@ std::string no_epilogue(const Problem& p, const KernelSpec& spec) {
   return !p.epilogue.none() && spec.name() != "xgemm_fast" ? "no fused epilogue" : "";
 }
 
+// The first choice for shape `s` from `db` alone, as a user database, under `profile`.
+Choice chosen(const Database& db, Shape s, const DeviceProfile* profile) {
+  const Choices c = choose({{"user database", "db.json", &db}}, problem(s), nullptr, profile);
+  REQUIRE_FALSE(c.choices.empty());
+  return c.choices[0];
+}
+
 }  // namespace
 
 TEST_CASE("chooser: the fallback policy and the model's constants are profile data over defaults",
@@ -165,6 +172,9 @@ TEST_CASE("chooser: the fallback policy and the model's constants are profile da
             "selection.producer_rows.min_k_tiles"},
            {{{"source", "x"}, {"producer_rows", {{"k_major_b_min_tile_k", 1.5}}}},
             "selection.producer_rows.k_major_b_min_tile_k"},
+           {{{"source", "x"}, {"half_loads", {{"min_k", -1}}}}, "selection.half_loads.min_k"},
+           {{{"source", "x"}, {"half_loads", {{"k", 256}}}}, "selection.half_loads.k"},
+           {{{"source", "x"}, {"half_loads", {{"without", 3}}}}, "selection.half_loads.without"},
            {{{"source", "x"}, {"fallback", {}}}, "selection.fallback"}}) {
     INFO(bad.dump());
     const DeviceProfile wrong = profile_with(bad);
@@ -194,11 +204,6 @@ DatabaseEntry multiplier_entry(Shape shape, double gflops) {
 
 TEST_CASE("chooser: producer rows are decided by the work-groups a compute unit gets", "[select]") {
   const DeviceProfile h200 = load_profile(source_path("devices/sm_90.json"));
-  auto chosen = [&](const Database& db, Shape s, const DeviceProfile* profile) {
-    const Choices c = choose({{"user database", "db.json", &db}}, problem(s), nullptr, profile);
-    REQUIRE_FALSE(c.choices.empty());
-    return c.choices[0];
-  };
   const Database db = database({multiplier_entry({724, 724, 256}, 12000)});
   // 600x500: 8 x 10 tiles of 64x64, 80 work-groups on the 64 units the chooser is told of.
   const Choice few = chosen(db, {600, 500, 187}, &h200);
@@ -357,11 +362,6 @@ DatabaseEntry wide_entry(Shape shape, double gflops, int64_t copy) {
 TEST_CASE("chooser: aligned copies are decided at the shape served where they were not measured",
           "[select]") {
   const DeviceProfile h200 = load_profile(source_path("devices/sm_90.json"));
-  auto chosen = [&](const Database& db, Shape s, const DeviceProfile* profile) {
-    const Choices c = choose({{"user database", "db.json", &db}}, problem(s), nullptr, profile);
-    REQUIRE_FALSE(c.choices.empty());
-    return c.choices[0];
-  };
   // Measured without copies at an aligned shape, served large and unaligned in every dimension:
   // the copies cost little against the kernel there.
   const Database aligned_only = database({wide_entry({2048, 2048, 2048}, 40000, 0)});
@@ -389,6 +389,42 @@ TEST_CASE("chooser: aligned copies are decided at the shape served where they we
   DeviceProfile unstated = h200;
   unstated.selection.erase("aligned_copy");
   CHECK(chosen(with_copies, {71, 45, 39}, &unstated).config.at("ALDCOPY") == 1);
+}
+
+TEST_CASE("chooser: half-wide loads are set where K is even and no multiple of the wide loads",
+          "[select]") {
+  const DeviceProfile h200 = load_profile(source_path("devices/sm_90.json"));
+  const Database db = database({wide_entry({2048, 2048, 2048}, 40000, 0)});
+  // A mid-size shape, no copies there: K = 1298 is even, no multiple of 4, above the rule's 256.
+  const Choice half = chosen(db, {1590, 223, 1298}, &h200);
+  CHECK(half.config.at("ALDCOPY") == 0);
+  CHECK(half.config.at("GLH") == 1);
+  CHECK_THAT(half.reason, Catch::Contains("GLH=1") && Catch::Contains("K = 1298"));
+  // K a multiple of 4, K odd, K below the rule's least: the entry's value stands, with no note.
+  for (const int64_t k : {1296, 1299, 130}) {
+    INFO(k);
+    const Choice other = chosen(db, {1590, 223, k}, &h200);
+    CHECK(other.config.at("GLH") == 0);
+    CHECK_THAT(other.reason, !Catch::Contains("GLH"));
+  }
+  // Where the aligned copies run, the operands are aligned: no half-wide loads.
+  const Choice copied = chosen(db, {4490, 3218, 2126}, &h200);
+  CHECK(copied.config.at("ALDCOPY") == 1);
+  CHECK(copied.config.at("GLH") == 0);
+  // Producer rows are in the rule's `without`.
+  DatabaseEntry producers = wide_entry({2048, 2048, 2048}, 40000, 0);
+  for (const auto& [name, value] : Configuration{{"WSP", 8}, {"STAGES", 2}, {"PREFETCH", 0}}) {
+    producers.parameters[name] = value;
+  }
+  const Choice with_producers = chosen(database({producers}), {1590, 223, 1298}, &h200);
+  CHECK(with_producers.config.at("WSP") == 8);
+  CHECK(with_producers.config.at("GLH") == 0);
+  // The shape's own entry runs as measured, and a profile without the rule changes nothing.
+  CHECK(chosen(database({wide_entry({1590, 223, 1298}, 9000, 0)}), {1590, 223, 1298}, &h200)
+            .config.at("GLH") == 0);
+  DeviceProfile unstated = h200;
+  unstated.selection.erase("half_loads");
+  CHECK(chosen(db, {1590, 223, 1298}, &unstated).config.at("GLH") == 0);
 }
 
 TEST_CASE("chooser: layers keep their order, and another device's database is left out",

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "src/select/half_loads.hpp"
+
+#include <fmt/format.h>
+
+#include <optional>
+#include <utility>
+
+#include "src/core/error.hpp"
+#include "src/kernel/gemm_view.hpp"
+
+namespace gemmtune {
+
+namespace {
+
+int64_t value_of(const Configuration& config, const std::string& name) {
+  const auto it = config.find(name);
+  return it == config.end() ? 0 : it->second;
+}
+
+}  // namespace
+
+HalfLoadsDecision decide_half_loads(const KernelSpec& spec, const Configuration& config,
+                                    const Problem& problem, const HalfLoadsRule& rule) {
+  HalfLoadsDecision out{config, ""};
+  const std::string& name = spec.launch().half_ld_parameter;
+  if (!rule.on() || name.empty() || !config.count(name) || config.at(name) == 1) return out;
+  for (const std::string& other : rule.without) {
+    if (value_of(config, other) != 0) return out;
+  }
+  const KernelView view = kernel_view(problem);
+  // The operand laid along K: A transposed or B not, in the kernel's view.
+  if (!view.trans_a && view.trans_b) return out;
+  const Context context{{"ELEM_BYTES", element_bytes(problem.precision)}};
+  LaunchGeometry geometry;
+  try {
+    geometry = launch_geometry(spec, config, context, view);
+  } catch (const Error&) {
+    return out;  // the configuration's own check says why, where it runs
+  }
+  if (geometry.align_ld > 1 || geometry.padded) return out;  // the copies align the operands
+  Configuration on = config;
+  on[name] = 1;
+  if (spec.check(on, DeviceLimits{}, context)) return out;  // the template refuses it
+  const std::optional<int64_t> width = spec.evaluate(spec.launch().half_ld_width, on, context);
+  const int64_t k = view.k;
+  if (!width || *width < 2 || k < rule.min_k || k % *width == 0 || k % (*width / 2) != 0) {
+    return out;
+  }
+  out.config = std::move(on);
+  out.note = fmt::format(
+      "{}=1: K = {} is a multiple of {} but not of the {}-wide loads, so the operand laid along K "
+      "loads as {}-wide halves (the profile's half_loads rule: K at least {})",
+      name, k, *width / 2, *width, *width / 2, rule.min_k);
+  return out;
+}
+
+}  // namespace gemmtune
