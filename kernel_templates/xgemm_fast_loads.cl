@@ -31,19 +31,14 @@ inline int vec_class(const int ld, const int shift) {
 typedef GT_CAT(real, GLV) realG;
 #endif
 #if GLH
-// A literal: it is pasted into the names of the vector loads and stores.
-#if GLV == 4
-#define HLV 2
-#elif GLV == 8
-#define HLV 4
-#else
-#error "half-wide loads need GLV 4 or 8"
+#if GLV != 4
+#error "half-wide loads (GLH) split a 4-wide slot: they need GLV 4"
 #endif
-// A slot as two aligned half-wide loads, at p and p + HLV elements along the contiguous dimension.
-#define LOAD_HALVES(p, r)                                                             \
-  do {                                                                                \
-    GT_CAT(GT_VSTORE_, HLV)((GT_CAT(real, HLV))GT_CAT(GT_MLOADA_, HLV)(p), (r));       \
-    GT_CAT(GT_VSTORE_, HLV)((GT_CAT(real, HLV))GT_CAT(GT_MLOADA_, HLV)((p) + HLV), (r) + HLV); \
+// A slot as two aligned 2-wide loads, at p and p + 2 elements along the contiguous dimension.
+#define LOAD_HALVES(p, r)                                   \
+  do {                                                      \
+    GT_VSTORE_2((real2)GT_MLOADA_2(p), (r));                \
+    GT_VSTORE_2((real2)GT_MLOADA_2((p) + 2), (r) + 2);      \
   } while (0)
 #endif
 inline void load_tile(const __global mreal* restrict A, const int lda,

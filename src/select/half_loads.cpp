@@ -11,27 +11,18 @@
 
 namespace gemmtune {
 
-namespace {
-
-int64_t value_of(const Configuration& config, const std::string& name) {
-  const auto it = config.find(name);
-  return it == config.end() ? 0 : it->second;
-}
-
-}  // namespace
-
 HalfLoadsDecision decide_half_loads(const KernelSpec& spec, const Configuration& config,
                                     const Problem& problem, const HalfLoadsRule& rule) {
   HalfLoadsDecision out{config, ""};
   const std::string& name = spec.launch().half_ld_parameter;
   if (!rule.on() || name.empty() || !config.count(name) || config.at(name) == 1) return out;
+  const Context context{{"ELEM_BYTES", element_bytes(problem.precision)}};
   for (const std::string& other : rule.without) {
-    if (value_of(config, other) != 0) return out;
+    if (spec.value_of(other, config, context).value_or(0) != 0) return out;
   }
   const KernelView view = kernel_view(problem);
   // The operand laid along K: A transposed or B not, in the kernel's view.
   if (!view.trans_a && view.trans_b) return out;
-  const Context context{{"ELEM_BYTES", element_bytes(problem.precision)}};
   LaunchGeometry geometry;
   try {
     geometry = launch_geometry(spec, config, context, view);
