@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Writes the shapes whose pick two databases disagree on, as two entry databases to A/B.
+"""Writes the shapes whose pick two databases (or profiles) disagree on, as two entry databases to A/B.
 
 For each shape of SHAPES (MxNxK a line; '#' comments; row-major NN, FP32, one GEMM),
 `gemmtune db lookup` runs against OLD and NEW. Where the two picks differ (kernel or
@@ -9,10 +9,12 @@ NEW's, so that
 
     scripts/ab-bench.py OUT OUTPUT/old.json OUTPUT/new.json
 
-measures what changing the database changes where it changes anything. OUTPUT/changed.txt lists
-those shapes with both picks. The device block comes from OLD.
+measures what changing the database changes where it changes anything. With --devices-old and
+--devices-new (folders of device profiles), the two lookups read their own profiles: OLD and NEW
+may then be one database, to measure what a change of the selection policy changes.
+OUTPUT/changed.txt lists those shapes with both picks. The device block comes from OLD.
 
-Usage: changed-picks.py OLD NEW SHAPES OUTPUT
+Usage: changed-picks.py OLD NEW SHAPES OUTPUT [--devices-old DIR] [--devices-new DIR]
   GEMMTUNE (default build/gemmtune) from the environment.
 """
 import argparse
@@ -44,10 +46,12 @@ def read_shapes(path):
     return shapes
 
 
-def pick(gemmtune, db, shape):
+def pick(gemmtune, db, shape, devices):
     m, n, k = shape
-    out = subprocess.run([gemmtune, "db", "lookup", db, "-m", str(m), "-n", str(n), "-k", str(k),
-                          "--json"], capture_output=True, text=True)
+    profiles = ["--devices", devices] if devices else []
+    out = subprocess.run([gemmtune] + profiles + ["db", "lookup", db, "-m", str(m), "-n", str(n),
+                                                  "-k", str(k), "--json"],
+                         capture_output=True, text=True)
     if out.returncode != 0:
         last = (out.stderr.strip().splitlines() or [f"exit {out.returncode}"])[-1]
         sys.exit(f"{SCRIPT}: gemmtune db lookup {db} at {m}x{n}x{k} failed: {last}")
@@ -69,13 +73,16 @@ def main():
     p.add_argument("new")
     p.add_argument("shapes")
     p.add_argument("output")
+    p.add_argument("--devices-old", help="folder of device profiles for OLD's lookups")
+    p.add_argument("--devices-new", help="folder of device profiles for NEW's lookups")
     args = p.parse_args()
     gemmtune = os.environ.get("GEMMTUNE", "build/gemmtune")
     source = read_database(args.old, SCRIPT)
     read_database(args.new, SCRIPT)
     olds, news, lines = [], [], []
     for shape in read_shapes(args.shapes):
-        before, after = pick(gemmtune, args.old, shape), pick(gemmtune, args.new, shape)
+        before = pick(gemmtune, args.old, shape, args.devices_old)
+        after = pick(gemmtune, args.new, shape, args.devices_new)
         if before == after:
             continue
         olds.append(entry(shape, before))

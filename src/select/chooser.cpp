@@ -11,6 +11,7 @@
 #include "src/select/half_loads.hpp"
 #include "src/select/offline_start.hpp"
 #include "src/select/producer_rows.hpp"
+#include "src/select/split_k_fit.hpp"
 
 namespace gemmtune {
 
@@ -255,6 +256,15 @@ Choices choose_configurations(const std::vector<ChooserLayer>& layers, const Pro
           c.reason += "; " + note;
           return true;
         };
+        // The split first, since the producer rows depend on the work-groups it makes; but not
+        // where the producer rows serve the pick as it is: the split's weighing cannot see what
+        // they gain, and another split may leave too many work-groups for them.
+        if (decide_producer_rows(*c.spec, c.config, problem, model, policy.producer_rows)
+                .note.empty()) {
+          SplitKFitDecision split = decide_split_k(*c.spec, c.config, r.from.usage, problem,
+                                                   c.predicted_gflops, model, policy.split_k);
+          adopt(std::move(split.config), split.note);
+        }
         ProducerRowsDecision rows =
             decide_producer_rows(*c.spec, c.config, problem, model, policy.producer_rows);
         // The producer form with the K-major B tile where the device takes it, else without.

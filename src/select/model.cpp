@@ -43,15 +43,6 @@ Sizes sizes_of(const Problem& p) {
           std::max<int64_t>(v.batch, 1)};
 }
 
-// Work-groups per compute unit, in rounds of `slots`: the busiest unit's time in units of one
-// group at full rate.
-double busiest_unit_time(int64_t groups, double units, int64_t slots, double saturation) {
-  const auto per_unit = static_cast<int64_t>(std::ceil(double(groups) / units));
-  const int64_t full = per_unit / slots, rest = per_unit % slots;
-  const double sat = std::max(1.0, std::min(saturation, double(slots)));
-  return double(full) * std::max(double(slots), sat) + (rest ? std::max(double(rest), sat) : 0.0);
-}
-
 struct Terms {
   double flops, padding, waves, depth, memory_ms, fixed_ms, rounds;
   int64_t groups;
@@ -237,6 +228,13 @@ double implied_rate(const TileGeometry& g, const Problem& at, double gflops,
     cap = std::min(cap, std::max(gflops, c.rate_inflation * gflops));
   }
   return std::clamp(rate, gflops, cap);
+}
+
+double busiest_unit_time(int64_t groups, double units, int64_t slots, double saturation) {
+  const auto per_unit = static_cast<int64_t>(std::ceil(double(groups) / units));
+  const int64_t full = per_unit / slots, rest = per_unit % slots;
+  const double sat = std::max(1.0, std::min(saturation, double(slots)));
+  return double(full) * std::max(double(slots), sat) + (rest ? std::max(double(rest), sat) : 0.0);
 }
 
 Estimate estimate_at(const TileGeometry& g, const Problem& target, double rate,

@@ -120,6 +120,12 @@ inline Estimate transfer(const TileGeometry& g, const Problem& from, double gflo
   return estimate_at(g, to, implied_rate(g, from, gflops, device, c), device, c);
 }
 
+// The busiest compute unit's time for `groups` work-groups on `units` units that hold `slots` at
+// once, in units of one group at full rate: whole rounds of `slots`, and a last partial round of
+// r groups taking max(r, saturation) (a unit with fewer groups than it needs to run at full
+// rate runs each no faster).
+double busiest_unit_time(int64_t groups, double units, int64_t slots, double saturation);
+
 // Euclidean distance of (log M, log N, log K, log batch) of the kernel views of two problems.
 double log_distance(const Problem& a, const Problem& b);
 

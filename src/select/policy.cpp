@@ -147,6 +147,43 @@ void read_half_loads(const DeviceProfile& profile, const nlohmann::json& j, Half
   }
 }
 
+void read_split_k(const DeviceProfile& profile, const nlohmann::json& j, SplitKRule& rule) {
+  if (!j.is_object()) wrong(profile, "split_k", "must be an object");
+  const std::pair<const char*, double SplitKRule::*> numbers[] = {
+      {"saturation_groups", &SplitKRule::saturation_groups},
+      {"group_overhead", &SplitKRule::group_overhead},
+      {"reduce_gbs", &SplitKRule::reduce_gbs},
+      {"launch_us", &SplitKRule::launch_us},
+      {"min_gain", &SplitKRule::min_gain}};
+  for (const auto& [name, value] : j.items()) {
+    if (name == "values") {
+      if (!value.is_array() || value.empty()) {
+        wrong(profile, "split_k.values", "must be a list of whole numbers of at least 1");
+      }
+      rule.values.clear();
+      for (const auto& v : value) {
+        if (!v.is_number_integer() || v.get<int64_t>() < 1) {
+          wrong(profile, "split_k.values", "must be a list of whole numbers of at least 1");
+        }
+        rule.values.push_back(v.get<int64_t>());
+      }
+      continue;
+    }
+    const auto field = std::find_if(std::begin(numbers), std::end(numbers),
+                                    [&](const auto& f) { return name == f.first; });
+    if (field == std::end(numbers)) {
+      wrong(profile, "split_k." + name,
+            "is unknown (values, saturation_groups, group_overhead, reduce_gbs, launch_us, "
+            "min_gain)");
+    }
+    if (!value.is_number() || value.get<double>() < 0) {
+      wrong(profile, "split_k." + name, "must be a number of at least 0");
+    }
+    rule.*(field->second) = value.get<double>();
+  }
+  if (rule.min_gain >= 1) wrong(profile, "split_k.min_gain", "must be below 1");
+}
+
 void read_producer_rows(const DeviceProfile& profile, const nlohmann::json& j,
                         ProducerRowsRule& rule) {
   if (!j.is_object()) wrong(profile, "producer_rows", "must be an object");
@@ -219,6 +256,8 @@ SelectionPolicy SelectionPolicy::of(const DeviceProfile* profile) {
       read_producer_rows(*profile, value, p.producer_rows);
     } else if (field == "half_loads") {
       read_half_loads(*profile, value, p.half_loads);
+    } else if (field == "split_k") {
+      read_split_k(*profile, value, p.split_k);
     } else if (field == "skinny_side") {
       if (!value.is_number_integer() || value.get<int64_t>() < 0) {
         wrong(*profile, field, "must be a whole number");
@@ -227,7 +266,7 @@ SelectionPolicy SelectionPolicy::of(const DeviceProfile* profile) {
     } else {
       wrong(*profile, field,
             "is unknown (source, model, measured, relaxations, safe_path_kernel, "
-            "default_kernels, skinny_side, aligned_copy, producer_rows, half_loads)");
+            "default_kernels, skinny_side, aligned_copy, producer_rows, half_loads, split_k)");
     }
   }
   return p;

@@ -12,7 +12,9 @@
 //     "default_kernels": ["xgemm_fast", "xgemm_direct"],
 //     "skinny_side": 16,
 //     "aligned_copy": {"max_share": 0.07, "launch_us": 2.5},
-//     "producer_rows": {"max_groups_per_cu": 2, "stages": 2, "min_k_tiles": 4}
+//     "producer_rows": {"max_groups_per_cu": 2, "stages": 2, "min_k_tiles": 4},
+//     "split_k": {"values": [1, 2, 4, 8], "saturation_groups": 4, "group_overhead": 2,
+//                 "reduce_gbs": 3500, "launch_us": 2, "min_gain": 0.02}
 //   }
 #pragma once
 
@@ -119,12 +121,34 @@ struct HalfLoadsRule {
   bool on() const { return min_k >= 0; }
 };
 
+// Where a configuration that splits K over work-groups (with a reduce launch) serves a shape it
+// was not measured at, the chooser weighs the split factors of `values` for the shape: a
+// work-group's K iterations (plus `group_overhead` of them) times the busiest compute unit's
+// rounds of work-groups (busiest_unit_time with `saturation_groups`: a last partial round costs
+// as much as that many groups), scaled to the selection's prediction for the pick, plus the
+// reduction (the partial products written and read once more, at `reduce_gbs`, and `launch_us`).
+// It takes the factor predicted fastest where that is at least `min_gain` faster than the
+// pick's own. The split that suits the shape a configuration was measured at leaves a partial
+// round of work-groups at another: on an H200 (results/h200/split-k-fit/) a split chosen so at
+// 13 suite shapes served by split-K configurations ran at 1.033 of the served one (the best
+// split measured: 1.038). Off unless a profile states it (no values).
+struct SplitKRule {
+  std::vector<int64_t> values;
+  double saturation_groups = 1;
+  double group_overhead = 0;
+  double reduce_gbs = 0;  // 0: the reduction is left out of the weighing
+  double launch_us = 0;
+  double min_gain = 0;
+  bool on() const { return !values.empty(); }
+};
+
 struct SelectionPolicy {
   ModelConstants model;
   MeasuredRule measured;
   AlignedCopyRule aligned_copy;
   ProducerRowsRule producer_rows;
   HalfLoadsRule half_loads;
+  SplitKRule split_k;
   // The relaxations the chooser tries, in this order, when no entry has the problem's own key:
   // each widens every lookup before it (with storage order, then epilogue: the problem's key, the
   // other order, no epilogue, no epilogue in the other order).

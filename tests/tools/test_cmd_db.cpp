@@ -258,6 +258,30 @@ TEST_CASE("db lookup gives producer rows where the launch leaves a compute unit 
   CHECK(lookup("-m 724 -n 724 -k 256")["parameters"]["WSP"] == 0);
 }
 
+TEST_CASE("db lookup weighs the split of K at the shape it serves", "[cli][database]") {
+  // An H200's database with one split-K configuration measured at 2048x256x2048 (8 parts, 1024
+  // work-groups), looked up at 1590x223x1298: 100 tiles, where 8 parts leave the profile's 132
+  // compute units a partial round of work-groups.
+  const std::string db = h200_database(temp_dir("db-lookup-split-k"), {2048, 256, 2048},
+                                       {{"MWG", 64},
+                                        {"NWG", 64},
+                                        {"MDIMC", 16},
+                                        {"NDIMC", 8},
+                                        {"KWG", 8},
+                                        {"KWI", 8},
+                                        {"VWM", 2},
+                                        {"VWN", 8},
+                                        {"PREFETCH", 1},
+                                        {"SPLITK", 8}},
+                                       31442);
+  auto j = lookup_json(db, "-m 1590 -n 223 -k 1298");
+  CHECK(j["parameters"]["SPLITK"] != 8);
+  CHECK_THAT(j["reason"].get<std::string>(),
+             Catch::Contains("(measured with 8)") && Catch::Contains("100 tiles"));
+  // The measured shape runs as measured.
+  CHECK(lookup_json(db, "-m 2048 -n 256 -k 2048")["parameters"]["SPLITK"] == 8);
+}
+
 TEST_CASE("db lookup takes candidates from search journals", "[cli][database]") {
   const auto dir = temp_dir("db-lookup-journal");
   const std::string journal = dir + "/search.jsonl";

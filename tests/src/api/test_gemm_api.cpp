@@ -710,6 +710,48 @@ TEST_CASE("api: producer rows where the profile's rule takes them, computed righ
   ClearCache();
 }
 
+TEST_CASE("api: the split of K the profile's rule weighs at the call's shape, computed right",
+          "[api][explain][splitk]") {
+  const Cl* cl = api_test::device_or_skip();
+  if (!cl) return;
+  // The H200's profile on the test device: a split-K configuration measured with 8 parts at one
+  // shape is served at another with the split its rule weighs fastest there, for the test
+  // device's compute units.
+  REQUIRE(::setenv("GEMMTUNE_DEVICE_PROFILE", "sm_90", 1) == 0);
+  ClearCache();
+  const std::string user = api_test::temp_dir() + "/user.json";
+  api_test::write_database(user, cl->device_name,
+                           {{"xgemm_fast", "NN", 64, 64, 2048,
+                             R"({"MWG": 16, "NWG": 16, "MDIMC": 8, "NDIMC": 8, "KWG": 8,
+                                 "KWI": 8, "VWM": 2, "VWN": 2, "SPLITK": 8})"}});
+  REQUIRE(SetDatabase(user) == StatusCode::kSuccess);
+  // 40x56: 12 tiles of 16x16, enough for the few compute units of a CPU device without a
+  // split, whose parts would each add a reduction's traffic.
+  GemmProblem p;
+  p.m = 40;
+  p.n = 56;
+  p.k = 700;
+  Explanation e;
+  REQUIRE(Explain(p, cl->queue, &e) == StatusCode::kSuccess);
+  INFO(e.parameters << " " << e.reason);
+  CHECK(e.source == "user database");
+  CHECK(e.parameters.find("SPLITK=1,") != std::string::npos);
+  CHECK(e.reason.find("SPLITK=1 (measured with 8)") != std::string::npos);
+  Case c;
+  c.m = 40;
+  c.n = 56;
+  c.k = 700;
+  CHECK(run_and_check<float>(*cl, cl->queue, c, 301) == StatusCode::kSuccess);
+  // The entry's own shape: as measured.
+  p.m = p.n = 64;
+  p.k = 2048;
+  REQUIRE(Explain(p, cl->queue, &e) == StatusCode::kSuccess);
+  CHECK(e.parameters.find("SPLITK=8,") != std::string::npos);
+  REQUIRE(SetDatabase("") == StatusCode::kSuccess);
+  ::unsetenv("GEMMTUNE_DEVICE_PROFILE");
+  ClearCache();
+}
+
 TEST_CASE("an untuned device runs its profile's configuration chosen offline and says so",
           "[api][explain][offline]") {
   const Cl* cl = api_test::device_or_skip();

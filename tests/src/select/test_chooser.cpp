@@ -175,6 +175,12 @@ TEST_CASE("chooser: the fallback policy and the model's constants are profile da
            {{{"source", "x"}, {"half_loads", {{"min_k", -1}}}}, "selection.half_loads.min_k"},
            {{{"source", "x"}, {"half_loads", {{"k", 256}}}}, "selection.half_loads.k"},
            {{{"source", "x"}, {"half_loads", {{"without", 3}}}}, "selection.half_loads.without"},
+           {{{"source", "x"}, {"split_k", {{"values", {2, 0}}}}}, "selection.split_k.values"},
+           {{{"source", "x"}, {"split_k", {{"values", nlohmann::json::array()}}}},
+            "selection.split_k.values"},
+           {{{"source", "x"}, {"split_k", {{"launch_us", -2}}}}, "selection.split_k.launch_us"},
+           {{{"source", "x"}, {"split_k", {{"min_gain", 1}}}}, "selection.split_k.min_gain"},
+           {{{"source", "x"}, {"split_k", {{"splits", {2}}}}}, "selection.split_k.splits"},
            {{{"source", "x"}, {"fallback", {}}}, "selection.fallback"}}) {
     INFO(bad.dump());
     const DeviceProfile wrong = profile_with(bad);
@@ -425,6 +431,33 @@ TEST_CASE("chooser: half-wide loads are set where K is even and no multiple of t
   DeviceProfile unstated = h200;
   unstated.selection.erase("half_loads");
   CHECK(chosen(db, {1590, 223, 1298}, &unstated).config.at("GLH") == 0);
+}
+
+TEST_CASE("chooser: the split of K is weighed at the shape it serves, before the producer rows",
+          "[select]") {
+  const DeviceProfile h200 = load_profile(source_path("devices/sm_90.json"));
+  DatabaseEntry split = multiplier_entry({2048, 256, 2048}, 30000);
+  split.parameters["SPLITK"] = 8;
+  const Database db = database({split});
+  // 1590x223x1298 on the 64 units the chooser is told of: 100 tiles; 8 parts leave a partial
+  // round of work-groups, which the rule weighs against the other splits.
+  const Choice refit = chosen(db, {1590, 223, 1298}, &h200);
+  CHECK(refit.config.at("SPLITK") != 8);
+  CHECK_THAT(refit.reason, Catch::Contains("(measured with 8)") && Catch::Contains("100 tiles"));
+  // The shape's own entry runs as measured, and a profile without the rule changes nothing.
+  CHECK(chosen(database({split}), {2048, 256, 2048}, &h200).config.at("SPLITK") == 8);
+  DeviceProfile unstated = h200;
+  unstated.selection.erase("split_k");
+  CHECK(chosen(db, {1590, 223, 1298}, &unstated).config.at("SPLITK") == 8);
+  // Where the producer rows serve the pick as measured, its split stands.
+  const Choice producers = chosen(db, {256, 256, 2048}, &h200);
+  CHECK(producers.config.at("WSP") == 8);
+  CHECK(producers.config.at("SPLITK") == 8);
+  CHECK_THAT(producers.reason, !Catch::Contains("measured with 8"));
+  // Without the producer rows the rule would weigh another split there.
+  DeviceProfile no_producers = h200;
+  no_producers.selection.erase("producer_rows");
+  CHECK(chosen(db, {256, 256, 2048}, &no_producers).config.at("SPLITK") != 8);
 }
 
 TEST_CASE("chooser: layers keep their order, and another device's database is left out",
