@@ -14,8 +14,8 @@ namespace gemmtune {
 
 namespace {
 
-// Where the main kernel would not compute a prediction's time from anything left: the share of
-// it the weighing keeps for the work-groups when the reduction's estimate is as long.
+// The share of the prediction's time the weighing keeps for the work-groups where the
+// reduction's estimate alone would take all of it (a prediction far too short for the shape).
 constexpr double kLeastSplitComputeShare = 0.05;
 
 bool declares_value(const Parameter& p, int64_t value) {
