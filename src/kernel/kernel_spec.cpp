@@ -9,6 +9,10 @@
 
 namespace gemmtune {
 
+bool Parameter::accepts(int64_t value) const {
+  return std::find(values.begin(), values.end(), value) != values.end();
+}
+
 namespace {
 
 // Why `config`'s register cap cannot be applied on a device with `limits`, or nullopt.
@@ -149,7 +153,7 @@ std::optional<std::string> KernelSpec::check(const Configuration& config,
   for (const auto& p : parameters_) {
     auto it = config.find(p.name);
     if (it == config.end()) return "parameter " + p.name + " has no value";
-    if (std::find(p.values.begin(), p.values.end(), it->second) == p.values.end()) {
+    if (!p.accepts(it->second)) {
       return p.name + "=" + std::to_string(it->second) + " is not an allowed value";
     }
   }

@@ -33,6 +33,9 @@ struct Parameter {
   // Of a runtime parameter: values built in as a define all the same (the kernel's own path, free
   // of the argument), each its own build.
   std::vector<int64_t> compiled_values;
+
+  // Whether `value` is one of `values`.
+  bool accepts(int64_t value) const;
 };
 
 // A runtime parameter as builds see it: which of its values are a kernel argument.

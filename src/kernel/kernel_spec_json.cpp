@@ -337,7 +337,7 @@ KernelSpec KernelSpec::from_json(const json& j, const std::string& origin) {
     p.name = pf.string("name", true);
     p.values = int_list(pf.has("values") ? pf.at("values") : json(), where + ".values", origin);
     p.default_value = pf.integer("default");
-    if (std::find(p.values.begin(), p.values.end(), p.default_value) == p.values.end()) {
+    if (!p.accepts(p.default_value)) {
       throw invalid_file(origin, where + ": default " + std::to_string(p.default_value) + " of " +
                                      p.name + " is not among its values");
     }
@@ -347,7 +347,7 @@ KernelSpec KernelSpec::from_json(const json& j, const std::string& origin) {
       if (!p.runtime) throw pf.error("compiled_values", "needs \"runtime\": true");
       p.compiled_values = int_list(pf.at("compiled_values"), where + ".compiled_values", origin);
       for (int64_t v : p.compiled_values) {
-        if (std::find(p.values.begin(), p.values.end(), v) == p.values.end()) {
+        if (!p.accepts(v)) {
           throw invalid_file(origin, where + ".compiled_values: " + std::to_string(v) + " of " +
                                          p.name + " is not among its values");
         }

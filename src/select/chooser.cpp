@@ -162,7 +162,7 @@ std::string stale_reason(const KernelSpec& spec, const Configuration& parameters
   for (const auto& [name, value] : parameters) {
     const Parameter* p = spec.find_parameter(name);
     if (!p) return "the template has no parameter " + name;
-    if (std::find(p->values.begin(), p->values.end(), value) == p->values.end()) {
+    if (!p->accepts(value)) {
       return name + "=" + std::to_string(value) + " is not a declared value";
     }
   }
@@ -259,14 +259,15 @@ Choices choose_configurations(const std::vector<ChooserLayer>& layers, const Pro
         // The split first, since the producer rows depend on the work-groups it makes; but not
         // where the producer rows serve the pick as it is: the split's weighing cannot see what
         // they gain, and another split may leave too many work-groups for them.
-        if (decide_producer_rows(*c.spec, c.config, problem, model, policy.producer_rows)
-                .note.empty()) {
-          SplitKFitDecision split = decide_split_k(*c.spec, c.config, r.from.usage, problem,
-                                                   c.predicted_gflops, model, policy.split_k);
-          adopt(std::move(split.config), split.note);
-        }
         ProducerRowsDecision rows =
             decide_producer_rows(*c.spec, c.config, problem, model, policy.producer_rows);
+        if (rows.note.empty()) {
+          SplitKFitDecision split = decide_split_k(*c.spec, c.config, r.from.usage, problem,
+                                                   c.predicted_gflops, model, policy.split_k);
+          if (adopt(std::move(split.config), split.note)) {
+            rows = decide_producer_rows(*c.spec, c.config, problem, model, policy.producer_rows);
+          }
+        }
         // The producer form with the K-major B tile where the device takes it, else without.
         if (!rows.k_major_b ||
             !adopt(std::move(*rows.k_major_b), rows.note + "; " + rows.k_major_b_note)) {

@@ -20,10 +20,6 @@ constexpr const char* kRows = "WSP";
 constexpr const char* kMultiplierRows = "NDIMC";
 constexpr const char* kKMajorB = "BKM";
 
-bool allows(const Parameter& p, int64_t value) {
-  return std::find(p.values.begin(), p.values.end(), value) != p.values.end();
-}
-
 }  // namespace
 
 ProducerRowsDecision decide_producer_rows(const KernelSpec& spec, const Configuration& config,
@@ -34,7 +30,7 @@ ProducerRowsDecision decide_producer_rows(const KernelSpec& spec, const Configur
   const auto current = config.find(kRows);
   const auto multipliers = config.find(kMultiplierRows);
   if (!rule.on() || !rows || current == config.end() || current->second != 0 ||
-      multipliers == config.end() || !allows(*rows, multipliers->second) || problem.batch != 1 ||
+      multipliers == config.end() || !rows->accepts(multipliers->second) || problem.batch != 1 ||
       device.compute_units <= 0) {
     return out;
   }
@@ -71,7 +67,7 @@ ProducerRowsDecision decide_producer_rows(const KernelSpec& spec, const Configur
   const Parameter* k_major = spec.find_parameter(kKMajorB);
   const auto k_major_now = with.find(kKMajorB);
   if (rule.k_major_b_min_tile_k > 0 && tile_k >= rule.k_major_b_min_tile_k && k_major &&
-      allows(*k_major, 1) && (k_major_now == with.end() || k_major_now->second == 0)) {
+      k_major->accepts(1) && (k_major_now == with.end() || k_major_now->second == 0)) {
     Configuration k_major_b = with;
     k_major_b[kKMajorB] = 1;
     // The template's own constraints (its padding, say); the device's limits are the caller's.

@@ -18,10 +18,6 @@ namespace {
 // reduction's estimate alone would take all of it (a prediction far too short for the shape).
 constexpr double kLeastSplitComputeShare = 0.05;
 
-bool declares_value(const Parameter& p, int64_t value) {
-  return std::find(p.values.begin(), p.values.end(), value) != p.values.end();
-}
-
 }  // namespace
 
 SplitKFitDecision decide_split_k(const KernelSpec& spec, const Configuration& config,
@@ -73,7 +69,7 @@ SplitKFitDecision decide_split_k(const KernelSpec& spec, const Configuration& co
   int64_t best = own;
   double best_us = weigh(own);
   for (int64_t s : rule.values) {
-    if (s == own || !declares_value(*parameter, s)) continue;
+    if (s == own || !parameter->accepts(s)) continue;
     Configuration with = config;
     with[name] = s;
     if (spec.check(with, DeviceLimits{}, context)) continue;  // the template refuses it
