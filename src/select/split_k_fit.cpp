@@ -66,8 +66,9 @@ SplitKFitDecision decide_split_k(const KernelSpec& spec, const Configuration& co
       std::max(predicted_us - reduce_us(own), kLeastSplitComputeShare * predicted_us) /
       iterations(own);
   auto weigh = [&](int64_t s) { return us_per_iteration * iterations(s) + reduce_us(s); };
+  const double own_us = weigh(own);
   int64_t best = own;
-  double best_us = weigh(own);
+  double best_us = own_us;
   for (int64_t s : rule.values) {
     if (s == own || !parameter->accepts(s)) continue;
     Configuration with = config;
@@ -79,7 +80,6 @@ SplitKFitDecision decide_split_k(const KernelSpec& spec, const Configuration& co
       best_us = us;
     }
   }
-  const double own_us = weigh(own);
   if (best == own || best_us > (1 - rule.min_gain) * own_us) return out;
   out.config[name] = best;
   out.note = fmt::format(
