@@ -122,6 +122,24 @@ inline std::string temp_dir() {
   return gemmtune::test::fresh_temp_dir("gemmtune-api-test");
 }
 
+// While it lives, the library takes the device profile `name` for the test device
+// (GEMMTUNE_DEVICE_PROFILE), its plans dropped on both sides. Its end restores the library's
+// state (no user database, no forced profile) also where a REQUIRE ends the test early.
+class ForcedProfile {
+ public:
+  explicit ForcedProfile(const char* name) {
+    REQUIRE(::setenv("GEMMTUNE_DEVICE_PROFILE", name, 1) == 0);
+    ClearCache();
+  }
+  ~ForcedProfile() {
+    SetDatabase("");
+    ::unsetenv("GEMMTUNE_DEVICE_PROFILE");
+    ClearCache();
+  }
+  ForcedProfile(const ForcedProfile&) = delete;
+  ForcedProfile& operator=(const ForcedProfile&) = delete;
+};
+
 // xgemm_direct parameters every device runs (a 16x16 tile on 8x8 threads).
 constexpr const char* kDirectParameters = R"({"WGD": 16, "MDIMCD": 8, "NDIMCD": 8, "MDIMAD": 8,
     "NDIMBD": 8, "KWID": 2, "VWMD": 1, "VWND": 1, "PADA": 1, "PADB": 1})";

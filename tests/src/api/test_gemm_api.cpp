@@ -677,8 +677,7 @@ TEST_CASE("api: producer rows where the profile's rule takes them, computed righ
   // shape producer rows where the launch gives each compute unit at most 2 work-groups (here 2
   // work-groups of 64x64 in all) of at least 4 K tiles (64 / 16), and with a K tile of 16 the
   // K-major B tile too. PoCL builds the lockstep form.
-  REQUIRE(::setenv("GEMMTUNE_DEVICE_PROFILE", "sm_90", 1) == 0);
-  ClearCache();
+  const api_test::ForcedProfile forced("sm_90");
   const std::string user = api_test::temp_dir() + "/user.json";
   api_test::write_database(user, cl->device_name,
                            {{"xgemm_fast", "NN", 724, 724, 256,
@@ -706,8 +705,6 @@ TEST_CASE("api: producer rows where the profile's rule takes them, computed righ
   REQUIRE(Explain(p, cl->queue, &e) == StatusCode::kSuccess);
   CHECK(e.parameters.find("WSP=0") != std::string::npos);
   REQUIRE(SetDatabase("") == StatusCode::kSuccess);
-  ::unsetenv("GEMMTUNE_DEVICE_PROFILE");
-  ClearCache();
 }
 
 TEST_CASE("api: the split of K the profile's rule weighs at the call's shape, computed right",
@@ -717,8 +714,7 @@ TEST_CASE("api: the split of K the profile's rule weighs at the call's shape, co
   // The H200's profile on the test device: a split-K configuration measured with 8 parts at one
   // shape is served at another with the split its rule weighs fastest there, for the test
   // device's compute units.
-  REQUIRE(::setenv("GEMMTUNE_DEVICE_PROFILE", "sm_90", 1) == 0);
-  ClearCache();
+  const api_test::ForcedProfile forced("sm_90");
   const std::string user = api_test::temp_dir() + "/user.json";
   api_test::write_database(user, cl->device_name,
                            {{"xgemm_fast", "NN", 64, 64, 2048,
@@ -748,8 +744,6 @@ TEST_CASE("api: the split of K the profile's rule weighs at the call's shape, co
   REQUIRE(Explain(p, cl->queue, &e) == StatusCode::kSuccess);
   CHECK(e.parameters.find("SPLITK=8,") != std::string::npos);
   REQUIRE(SetDatabase("") == StatusCode::kSuccess);
-  ::unsetenv("GEMMTUNE_DEVICE_PROFILE");
-  ClearCache();
 }
 
 TEST_CASE("an untuned device runs its profile's configuration chosen offline and says so",
@@ -759,9 +753,8 @@ TEST_CASE("an untuned device runs its profile's configuration chosen offline and
   // The profile the user names for a card the matching does not know (the test device is PoCL):
   // gfx1012 carries starting configurations chosen offline, and no database of this build is of
   // this device.
-  REQUIRE(::setenv("GEMMTUNE_DEVICE_PROFILE", "gfx1012", 1) == 0);
   ::unsetenv("GEMMTUNE_DB");
-  ClearCache();
+  const api_test::ForcedProfile forced("gfx1012");
   REQUIRE(SetDatabase("") == StatusCode::kSuccess);
   GemmProblem p;
   p.m = 96;
@@ -780,6 +773,4 @@ TEST_CASE("an untuned device runs its profile's configuration chosen offline and
   c.n = 80;
   c.k = 64;
   CHECK(run_and_check<float>(*cl, cl->queue, c, 300) == StatusCode::kSuccess);
-  ::unsetenv("GEMMTUNE_DEVICE_PROFILE");
-  ClearCache();
 }
