@@ -177,4 +177,14 @@ LaunchGeometry launch_geometry(const KernelSpec& spec, const Configuration& conf
   return g;
 }
 
+std::optional<LaunchGeometry> try_launch_geometry(const KernelSpec& spec,
+                                                  const Configuration& config,
+                                                  const Context& context, const KernelView& view) {
+  try {
+    return launch_geometry(spec, config, context, view);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
 }  // namespace gemmtune

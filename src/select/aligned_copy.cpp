@@ -3,9 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <optional>
 #include <utility>
 
-#include "src/core/error.hpp"
 #include "src/kernel/gemm_view.hpp"
 
 namespace gemmtune {
@@ -25,12 +25,10 @@ AlignedCopyDecision decide_aligned_copy(const KernelSpec& spec, const Configurat
   on[name] = 1;
   const KernelView view = kernel_view(problem);
   const int64_t elem = element_bytes(problem.precision);
-  LaunchGeometry geometry;
-  try {
-    geometry = launch_geometry(spec, on, Context{{"ELEM_BYTES", elem}}, view);
-  } catch (const Error&) {
-    return out;  // the configuration's own check says why, where it runs
-  }
+  const std::optional<LaunchGeometry> found =
+      try_launch_geometry(spec, on, Context{{"ELEM_BYTES", elem}}, view);
+  if (!found) return out;  // the configuration's own check says why, where it runs
+  const LaunchGeometry& geometry = *found;
   if (geometry.align_ld <= 1 || geometry.padded) return out;
   int copies = 0;
   double bytes = 0;

@@ -6,7 +6,6 @@
 #include <optional>
 #include <utility>
 
-#include "src/core/error.hpp"
 #include "src/kernel/gemm_view.hpp"
 
 namespace gemmtune {
@@ -23,12 +22,9 @@ HalfLoadsDecision decide_half_loads(const KernelSpec& spec, const Configuration&
   const KernelView view = kernel_view(problem);
   // The operand laid along K: A transposed or B not, in the kernel's view.
   if (!view.trans_a && view.trans_b) return out;
-  LaunchGeometry geometry;
-  try {
-    geometry = launch_geometry(spec, config, context, view);
-  } catch (const Error&) {
-    return out;  // the configuration's own check says why, where it runs
-  }
+  const std::optional<LaunchGeometry> found = try_launch_geometry(spec, config, context, view);
+  if (!found) return out;  // the configuration's own check says why, where it runs
+  const LaunchGeometry& geometry = *found;
   if (geometry.align_ld > 1 || geometry.padded) return out;  // the copies align the operands
   Configuration on = config;
   on[name] = 1;

@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
-#include "src/core/error.hpp"
 #include "src/core/int_math.hpp"
 #include "src/kernel/gemm_view.hpp"
 
@@ -41,12 +41,9 @@ ProducerRowsDecision decide_producer_rows(const KernelSpec& spec, const Configur
   with["STAGES"] = rule.stages;
   const Context context{{"ELEM_BYTES", element_bytes(problem.precision)}};
   const KernelView view = kernel_view(problem);
-  LaunchGeometry geometry;
-  try {
-    geometry = launch_geometry(spec, with, context, view);
-  } catch (const Error&) {
-    return out;  // the configuration's own check says why, where it runs
-  }
+  const std::optional<LaunchGeometry> found = try_launch_geometry(spec, with, context, view);
+  if (!found) return out;  // the configuration's own check says why, where it runs
+  const LaunchGeometry& geometry = *found;
   double groups = 1;
   for (size_t d = 0; d < geometry.global.size() && d < geometry.local.size(); ++d) {
     if (geometry.local[d] == 0) return out;

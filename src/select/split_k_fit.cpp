@@ -4,9 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
-#include "src/core/error.hpp"
 #include "src/core/int_math.hpp"
 #include "src/kernel/gemm_view.hpp"
 
@@ -36,12 +36,9 @@ SplitKFitDecision decide_split_k(const KernelSpec& spec, const Configuration& co
   if (!parameter || current == config.end() || current->second <= 1) return out;
   const Context context{{"ELEM_BYTES", element_bytes(problem.precision)}};
   const KernelView view = kernel_view(problem);
-  LaunchGeometry geometry;
-  try {
-    geometry = launch_geometry(spec, config, context, view);
-  } catch (const Error&) {
-    return out;  // the configuration's own check says why, where it runs
-  }
+  const std::optional<LaunchGeometry> found = try_launch_geometry(spec, config, context, view);
+  if (!found) return out;  // the configuration's own check says why, where it runs
+  const LaunchGeometry& geometry = *found;
   if (!geometry.split_k || !geometry.split_k->reduce_launch() || geometry.padded) return out;
   const TileGeometry tile = TileGeometry::of(&spec, config, problem.precision, usage, device);
   if (!tile.tiled) return out;
