@@ -83,8 +83,8 @@ bool supports_epilogue(const KernelSpec& spec, const Epilogue& epilogue);
 LaunchGeometry launch_geometry(const KernelSpec& spec, const Configuration& config,
                                const Context& context, const KernelView& view);
 
-// launch_geometry with no value where it throws: for the selection rules, which only weigh a
-// configuration and leave the reason to its own check where it runs.
+// launch_geometry with no value where it throws: for callers that only weigh a configuration
+// (the selection rules, the report's checks) and leave the reason to its own check where it runs.
 std::optional<LaunchGeometry> try_launch_geometry(const KernelSpec& spec,
                                                   const Configuration& config,
                                                   const Context& context, const KernelView& view);

@@ -2,10 +2,10 @@
 #include "src/report/report_checks.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 
-#include "src/core/error.hpp"
 #include "src/kernel/gemm_view.hpp"
 
 namespace gemmtune::report_checks {
@@ -260,17 +260,15 @@ ReportItem bound_check(const EntryFacts& f) {
 
 std::optional<int64_t> work_groups(const EntryFacts& f) {
   const KernelView view = kernel_view(f.entry.key.problem());
-  if (f.spec) {
-    try {
-      const LaunchGeometry g = launch_geometry(*f.spec, f.params, f.ctx, view);
-      int64_t groups = 1;
-      for (size_t d = 0; d < g.global.size(); ++d) {
-        groups *= static_cast<int64_t>(g.global[d] / g.local[d]);
-      }
-      return groups;
-    } catch (const Error&) {
-      // No usable launch block (CLBlast's templates declare none): count from the tile below.
+  // Without a usable launch block (CLBlast's templates declare none) the count comes from the
+  // tile below.
+  if (const std::optional<LaunchGeometry> g =
+          f.spec ? try_launch_geometry(*f.spec, f.params, f.ctx, view) : std::nullopt) {
+    int64_t groups = 1;
+    for (size_t d = 0; d < g->global.size(); ++d) {
+      groups *= static_cast<int64_t>(g->global[d] / g->local[d]);
     }
+    return groups;
   }
   const auto mwg = f.values.get(Role::kTileM), nwg = f.values.get(Role::kTileN);
   if (!mwg || !nwg) return std::nullopt;
