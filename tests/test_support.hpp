@@ -132,4 +132,13 @@ Configuration small_config(TemplateEvaluators& ev, const std::string& kernel);
 KernelCase problem_of(const std::string& kernel, const Shape& shape, Order order,
                       const std::string& layout);
 
+// The xgemm_fast parameters the selection tests serve at GPU shapes: 64x64 tiles on 16x8
+// work-items, a K tile of 16 unrolled by 8, 2-wide fragments; `more` adds or replaces parameters.
+inline Configuration fast_64x64(const Configuration& more = {}) {
+  Configuration c{{"MWG", 64}, {"NWG", 64}, {"MDIMC", 16}, {"NDIMC", 8},
+                  {"KWG", 16}, {"KWI", 8},  {"VWM", 2},    {"VWN", 2}};
+  for (const auto& [name, value] : more) c[name] = value;
+  return c;
+}
+
 }  // namespace gemmtune::test

@@ -13,6 +13,7 @@
 namespace gemmtune_tests::tools_test_cmd_db {
 
 using namespace gemmtune;
+using gemmtune::test::fast_64x64;
 using gemmtune::test::run_gemmtune;
 using gemmtune::test::source_path;
 using gemmtune::test::temp_dir;
@@ -233,17 +234,7 @@ TEST_CASE("db lookup gives producer rows where the launch leaves a compute unit 
   // An H200's database with one configuration without producer rows, looked up where its 64x64
   // tiles make 210 work-groups for the profile's 132 compute units, and where they make 1024.
   const std::string db = h200_database(temp_dir("db-lookup-producer-rows"), {724, 724, 256},
-                                       {{"MWG", 64},
-                                        {"NWG", 64},
-                                        {"MDIMC", 16},
-                                        {"NDIMC", 8},
-                                        {"KWG", 16},
-                                        {"KWI", 8},
-                                        {"VWM", 2},
-                                        {"VWN", 2},
-                                        {"PREFETCH", 1},
-                                        {"STAGES", 1}},
-                                       12000);
+                                       fast_64x64({{"PREFETCH", 1}, {"STAGES", 1}}), 12000);
   auto lookup = [&](const std::string& shape) { return lookup_json(db, shape); };
   auto j = lookup("-m 929 -n 895 -k 187");
   CHECK(j["parameters"]["WSP"] == 8);
@@ -262,18 +253,9 @@ TEST_CASE("db lookup weighs the split of K at the shape it serves", "[cli][datab
   // An H200's database with one split-K configuration measured at 2048x256x2048 (8 parts, 1024
   // work-groups), looked up at 1590x223x1298: 100 tiles, where 8 parts leave the profile's 132
   // compute units a partial round of work-groups.
-  const std::string db = h200_database(temp_dir("db-lookup-split-k"), {2048, 256, 2048},
-                                       {{"MWG", 64},
-                                        {"NWG", 64},
-                                        {"MDIMC", 16},
-                                        {"NDIMC", 8},
-                                        {"KWG", 8},
-                                        {"KWI", 8},
-                                        {"VWM", 2},
-                                        {"VWN", 8},
-                                        {"PREFETCH", 1},
-                                        {"SPLITK", 8}},
-                                       31442);
+  const std::string db =
+      h200_database(temp_dir("db-lookup-split-k"), {2048, 256, 2048},
+                    fast_64x64({{"KWG", 8}, {"VWN", 8}, {"PREFETCH", 1}, {"SPLITK", 8}}), 31442);
   auto j = lookup_json(db, "-m 1590 -n 223 -k 1298");
   CHECK(j["parameters"]["SPLITK"] != 8);
   CHECK_THAT(j["reason"].get<std::string>(),

@@ -16,6 +16,7 @@
 namespace gemmtune_tests::src_select_test_chooser {
 
 using namespace gemmtune;
+using gemmtune::test::fast_64x64;
 using gemmtune::test::source_path;
 
 namespace {
@@ -193,16 +194,7 @@ TEST_CASE("chooser: the fallback policy and the model's constants are profile da
 // shape `shape`, without producer rows.
 DatabaseEntry multiplier_entry(Shape shape, double gflops) {
   DatabaseEntry e = entry("xgemm_fast", shape, gflops);
-  for (const auto& [name, value] : Configuration{{"MWG", 64},
-                                                 {"NWG", 64},
-                                                 {"MDIMC", 16},
-                                                 {"NDIMC", 8},
-                                                 {"KWG", 16},
-                                                 {"KWI", 8},
-                                                 {"VWM", 2},
-                                                 {"VWN", 2},
-                                                 {"PREFETCH", 1},
-                                                 {"STAGES", 1}}) {
+  for (const auto& [name, value] : fast_64x64({{"PREFETCH", 1}, {"STAGES", 1}})) {
     e.parameters[name] = value;
   }
   return e;

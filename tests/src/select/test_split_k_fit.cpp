@@ -15,6 +15,7 @@
 namespace gemmtune_tests::src_select_test_split_k_fit {
 
 using namespace gemmtune;
+using gemmtune::test::fast_64x64;
 using gemmtune::test::source_path;
 
 namespace {
@@ -33,17 +34,7 @@ const DeviceProfile& h200() {
 // 64x64 tiles, 16x8 work-items, a K tile of 16, measured with `split`.
 Configuration measured_with(int64_t split) {
   Configuration c = fast().defaults();
-  for (const auto& [name, value] : Configuration{{"MWG", 64},
-                                                 {"NWG", 64},
-                                                 {"MDIMC", 16},
-                                                 {"NDIMC", 8},
-                                                 {"KWG", 16},
-                                                 {"KWI", 8},
-                                                 {"VWM", 2},
-                                                 {"VWN", 2},
-                                                 {"SPLITK", split}}) {
-    c[name] = value;
-  }
+  for (const auto& [name, value] : fast_64x64({{"SPLITK", split}})) c[name] = value;
   return c;
 }
 
