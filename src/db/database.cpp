@@ -230,6 +230,7 @@ Database Database::from_json(const nlohmann::json& j, const std::string& origin)
       const JsonReader params = m.object("parameters");
       const Configuration parameters =
           params.read([&] { return configuration_from_json(params.value()); });
+      std::vector<std::pair<Shape, double>> rows;
       for (const JsonReader& row : m.array("gflops")) {
         const nlohmann::json& v = row.value();
         auto dim = [&](size_t i) {
@@ -242,8 +243,9 @@ Database Database::from_json(const nlohmann::json& j, const std::string& origin)
         if (!v[3].is_number() || !(v[3].get<double>() > 0) || !std::isfinite(v[3].get<double>())) {
           row.fail("expected a positive, finite GFLOPS figure last");
         }
-        db.add_measurement(family, parameters, shape, v[3].get<double>());
+        rows.emplace_back(shape, v[3].get<double>());
       }
+      db.add_measurements(family, parameters, rows);
     }
   }
   return db;
@@ -385,37 +387,78 @@ nlohmann::json Database::to_json() const {
   return j;
 }
 
-void Database::add_measurement(const EntryKey& family, const Configuration& parameters,
-                               const Shape& shape, double gflops) {
+namespace {
+
+void check_measured_gflops(const EntryKey& family, const Shape& shape, double gflops) {
   if (!(gflops > 0) || !std::isfinite(gflops)) {
     throw invalid_argument(fmt::format("measurement of {} at {}: {} GFLOPS is no figure",
                                        family.kernel, shape.to_string(), gflops));
   }
+}
+
+bool measured_shape_less(const Shape& a, const Shape& b) {
+  return std::tie(a.m, a.n, a.k) < std::tie(b.m, b.n, b.k);
+}
+
+// Adds a figure to rows sorted by shape; the faster of two figures of one shape is kept.
+void add_measured_row(std::vector<std::pair<Shape, double>>& rows, const Shape& shape,
+                      double gflops) {
+  auto row = std::lower_bound(rows.begin(), rows.end(), shape, [](const auto& a, const Shape& s) {
+    return measured_shape_less(a.first, s);
+  });
+  if (row != rows.end() && row->first == shape) {
+    row->second = std::max(row->second, gflops);
+  } else {
+    rows.insert(row, {shape, gflops});
+  }
+}
+
+}  // namespace
+
+MeasuredConfiguration& Database::measured(const EntryKey& family, const Configuration& parameters) {
   EntryKey key = family;
   key.shape = Shape{1, 1, 1};
   auto it = std::find_if(measurements_.begin(), measurements_.end(), [&](const auto& m) {
     return m.family == key && m.parameters == parameters;
   });
-  if (it == measurements_.end()) {
-    MeasuredConfiguration m;
-    m.family = key;
-    m.parameters = parameters;
-    const auto at = std::upper_bound(measurements_.begin(), measurements_.end(), m,
-                                     [](const auto& a, const auto& b) {
-                                       if (!(a.family == b.family)) return a.family < b.family;
-                                       return to_string(a.parameters) < to_string(b.parameters);
-                                     });
-    it = measurements_.insert(at, std::move(m));
+  if (it != measurements_.end()) return *it;
+  MeasuredConfiguration m;
+  m.family = key;
+  m.parameters = parameters;
+  const auto at = std::upper_bound(measurements_.begin(), measurements_.end(), m,
+                                   [](const auto& a, const auto& b) {
+                                     if (!(a.family == b.family)) return a.family < b.family;
+                                     return to_string(a.parameters) < to_string(b.parameters);
+                                   });
+  return *measurements_.insert(at, std::move(m));
+}
+
+void Database::add_measurement(const EntryKey& family, const Configuration& parameters,
+                               const Shape& shape, double gflops) {
+  check_measured_gflops(family, shape, gflops);
+  add_measured_row(measured(family, parameters).gflops, shape, gflops);
+}
+
+void Database::add_measurements(const EntryKey& family, const Configuration& parameters,
+                                const std::vector<std::pair<Shape, double>>& rows) {
+  for (const auto& [shape, gflops] : rows) check_measured_gflops(family, shape, gflops);
+  if (rows.empty()) return;
+  auto& to = measured(family, parameters).gflops;
+  // Appended, sorted and merged at once: one insertion each would move the rows after it.
+  to.insert(to.end(), rows.begin(), rows.end());
+  std::stable_sort(to.begin(), to.end(), [](const auto& a, const auto& b) {
+    return measured_shape_less(a.first, b.first);
+  });
+  std::vector<std::pair<Shape, double>> merged;
+  merged.reserve(to.size());
+  for (const auto& row : to) {
+    if (!merged.empty() && merged.back().first == row.first) {
+      merged.back().second = std::max(merged.back().second, row.second);
+    } else {
+      merged.push_back(row);
+    }
   }
-  auto row = std::lower_bound(
-      it->gflops.begin(), it->gflops.end(), shape, [](const auto& a, const Shape& s) {
-        return std::tie(a.first.m, a.first.n, a.first.k) < std::tie(s.m, s.n, s.k);
-      });
-  if (row != it->gflops.end() && row->first == shape) {
-    row->second = std::max(row->second, gflops);
-  } else {
-    it->gflops.insert(row, {shape, gflops});
-  }
+  to = std::move(merged);
 }
 
 void Database::save(const std::string& path) {

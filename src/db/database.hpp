@@ -181,6 +181,11 @@ class Database {
   // and finite; the faster of two figures of one shape is kept).
   void add_measurement(const EntryKey& family, const Configuration& parameters, const Shape& shape,
                        double gflops);
+  // The same for every (shape, GFLOPS) of `rows` (each checked as add_measurement checks it):
+  // the configuration is looked up once, so that loading a database's measurements takes time
+  // in proportion to its rows, not to its rows times its configurations.
+  void add_measurements(const EntryKey& family, const Configuration& parameters,
+                        const std::vector<std::pair<Shape, double>>& rows);
   void clear_measurements() { measurements_.clear(); }
 
   // The entry of the same family as `key` (EntryKey::same_family) whose shape is nearest
@@ -208,6 +213,9 @@ class Database {
   static std::string default_path(const DeviceInfo& device);
 
  private:
+  // `family`'s configuration `parameters` among the measurements, added (with no rows) if absent.
+  MeasuredConfiguration& measured(const EntryKey& family, const Configuration& parameters);
+
   std::vector<DatabaseEntry> entries_;
   std::vector<MeasuredConfiguration> measurements_;
 };

@@ -163,6 +163,29 @@ TEST_CASE("configurations measured at many shapes survive a file, and bad figure
   CHECK_THROWS_WITH(Database::from_json(j, "bad.json"), Catch::Contains("positive"));
 }
 
+TEST_CASE("a file's measurement rows load sorted by shape with the faster of repeated figures",
+          "[database]") {
+  Database db = Database::load(source_path(kFixture));
+  const EntryKey family = make_entry("xgemm_fast", 1, 1).key;
+  const Configuration a = {{"MWG", 64}, {"NWG", 64}};
+  db.add_measurement(family, a, {90, 32, 724}, 800);
+  auto j = db.to_json();
+  // Written out of order by hand, one shape twice, and the configuration listed a second time.
+  j["measurements"][0]["gflops"] = {
+      {256, 512, 128, 900.0}, {16, 16, 16, 5.0}, {256, 512, 128, 1000.0}, {90, 32, 724, 800.0}};
+  auto again = j["measurements"][0];
+  again["gflops"] = {{16, 16, 16, 7.0}, {4096, 16, 16, 70.0}};
+  j["measurements"].push_back(again);
+  const Database back = Database::from_json(j, "hand.json");
+  REQUIRE(back.measurements().size() == 1);
+  const auto& rows = back.measurements()[0].gflops;
+  REQUIRE(rows.size() == 4);
+  CHECK(rows[0] == std::pair<Shape, double>{{16, 16, 16}, 7.0});
+  CHECK(rows[1] == std::pair<Shape, double>{{90, 32, 724}, 800.0});
+  CHECK(rows[2] == std::pair<Shape, double>{{256, 512, 128}, 1000.0});
+  CHECK(rows[3] == std::pair<Shape, double>{{4096, 16, 16}, 70.0});
+}
+
 TEST_CASE("database put keeps the faster entry unless told to replace", "[database]") {
   Database db;
   CHECK(db.put(make_entry("xgemm", 64, 100), false) == PutOutcome::kAdded);
