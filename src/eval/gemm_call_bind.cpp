@@ -96,8 +96,11 @@ void GemmCall::add_pad(const Operand& src, const Operand& dst) {
     }
     set_memory(step.kernel, i++, o->buffer, o->source);
   }
-  step.global = cl::NDRange(round_up(static_cast<size_t>(dst.rows), kPadLocal),
-                            round_up(static_cast<size_t>(dst.cols), kPadLocal));
+  // A work-group copies kPadLocal * kPadRows rows of kPadLocal columns.
+  const size_t rows_per_group = kPadLocal * ProgramBuilder::kPadRows;
+  step.global =
+      cl::NDRange((static_cast<size_t>(dst.rows) + rows_per_group - 1) / rows_per_group * kPadLocal,
+                  round_up(static_cast<size_t>(dst.cols), kPadLocal));
   step.local = cl::NDRange(kPadLocal, kPadLocal);
   steps_.push_back(step);
   helpers_ = true;

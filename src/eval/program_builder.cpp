@@ -330,8 +330,10 @@ cl::Program ProgramBuilder::pad_program(Precision precision) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (auto it = pad_programs_.find(define); it != pad_programs_.end()) return it->second;
   }
-  cl::Program program = source_program(source_of(kPadSource),
-                                       "-DPRECISION=" + std::to_string(define), "the pad helper");
+  cl::Program program = source_program(
+      source_of(kPadSource),
+      "-DPRECISION=" + std::to_string(define) + " -DPAD_ROWS=" + std::to_string(kPadRows),
+      "the pad helper");
   std::lock_guard<std::mutex> lock(mutex_);
   return pad_programs_.emplace(define, program).first->second;
 }
