@@ -59,14 +59,19 @@ TileGeometry geometry(const SpecLookup& specs, const std::string& kernel,
 
 }  // namespace
 
-void CandidatePool::add(const std::string& kernel, const Configuration& parameters, Measurement m) {
+SelectionCandidate& CandidatePool::candidate(const std::string& kernel,
+                                             const Configuration& parameters) {
   const auto key = std::make_pair(kernel, to_string(parameters));
   auto it = index_.find(key);
   if (it == index_.end()) {
     it = index_.emplace(key, candidates_.size()).first;
     candidates_.push_back({kernel, parameters, {}});
   }
-  candidates_[it->second].measurements.push_back(std::move(m));
+  return candidates_[it->second];
+}
+
+void CandidatePool::add(const std::string& kernel, const Configuration& parameters, Measurement m) {
+  candidate(kernel, parameters).measurements.push_back(std::move(m));
 }
 
 void CandidatePool::add_database(const Database& db, const std::string& origin) {
@@ -82,17 +87,21 @@ void CandidatePool::add_database(const Database& db, const std::string& origin) 
     m.baseline = e.baseline;
     add(e.key.kernel, e.parameters, std::move(m));
   }
+  // A configuration measured at many shapes is looked up once, not once a shape: a lookup reads
+  // every row of every database.
   for (const auto& mc : db.measurements()) {
+    auto& to = candidate(mc.family.kernel, mc.parameters).measurements;
+    to.reserve(to.size() + mc.gflops.size());
+    const Problem family = mc.family.problem();
     for (const auto& [shape, gflops] : mc.gflops) {
-      EntryKey at = mc.family;
-      at.shape = shape;
       Measurement m;
-      m.problem = at.problem();
+      m.problem = family;
+      m.problem.shape = shape;
       m.gflops = gflops;
       m.source = MeasurementSource::kDatabase;
       m.origin = origin;
       m.entry = "measured at " + shape.to_string();
-      add(mc.family.kernel, mc.parameters, std::move(m));
+      to.push_back(std::move(m));
     }
   }
 }

@@ -60,6 +60,9 @@ class CandidatePool {
   bool empty() const { return candidates_.empty(); }
 
  private:
+  // The candidate of `kernel` with `parameters`, added without measurements if absent.
+  SelectionCandidate& candidate(const std::string& kernel, const Configuration& parameters);
+
   std::vector<SelectionCandidate> candidates_;
   std::map<std::pair<std::string, std::string>, size_t> index_;
 };
