@@ -66,17 +66,22 @@ inline std::vector<std::string> fast_run_problems(const std::vector<std::string>
   return problems;
 }
 
-// One xgemm_fast call of `params` on `problem` through `gemmtune run`, checked to succeed and to
-// agree with the reference; its JSON result.
-inline nlohmann::json verified_fast_run(const std::string& params, const std::string& problem) {
-  const auto r = run_gemmtune("run --kernel xgemm_fast --params " + params + " " + problem +
+// One call of `kernel` with `params` on `problem` through `gemmtune run`, checked to succeed and
+// to agree with the reference; its JSON result. verified_fast_run: the same for xgemm_fast.
+inline nlohmann::json verified_kernel_run(const std::string& kernel, const std::string& params,
+                                          const std::string& problem) {
+  const auto r = run_gemmtune("run --kernel " + kernel + " --params " + params + " " + problem +
                               " --min-runs 1 --min-time-ms 0 --warmup 0 --cache-dir none --json");
-  INFO(params << " " << problem << ": " << r.err);
+  INFO(kernel << " " << params << " " << problem << ": " << r.err);
   REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j["status"] == "ok");
   CHECK(j["max_error"].get<double>() <= j["tolerance"].get<double>());
   return j;
+}
+
+inline nlohmann::json verified_fast_run(const std::string& params, const std::string& problem) {
+  return verified_kernel_run("xgemm_fast", params, problem);
 }
 
 inline const std::string kDb = source_path("tests/data/db_gfx1012.json");

@@ -16,21 +16,7 @@
 namespace gemmtune_tests::tools_test_cmd_run_padding {
 
 namespace {
-
-using gemmtune::test::run_gemmtune;
-
-nlohmann::json verified_run(const std::string& kernel, const std::string& params,
-                            const std::string& problem) {
-  const auto r = run_gemmtune("run --kernel " + kernel + " --params " + params + " " + problem +
-                              " --min-runs 1 --min-time-ms 0 --warmup 0 --cache-dir none --json");
-  INFO(kernel << " " << params << " " << problem << ": " << r.err);
-  REQUIRE(r.exit_code == 0);
-  const auto j = nlohmann::json::parse(r.out);
-  CHECK(j["status"] == "ok");
-  CHECK(j["max_error"].get<double>() <= j["tolerance"].get<double>());
-  return j;
-}
-
+const auto verified_run = gemmtune::test::verified_kernel_run;
 }  // namespace
 
 TEST_CASE("run verifies padded copies whose rows span every row slot of the padding helper",

@@ -56,15 +56,9 @@ TEST_CASE("xgemm_skinny splits K over work-groups and adds the parts", "[device]
     for (const std::string side : {"0", "1"}) {
       for (const std::string layout : {"NN", "TT"}) {
         const std::string shape = side == "0" ? "-m 3 -n 77" : "-m 77 -n 3";
-        const auto r = run_gemmtune("run --kernel xgemm_skinny " + shape + " -k 333 --layout " +
-                                    layout + " --alpha 2 --beta -1 --params SIDE=" + side +
-                                    ",WGJ=4,WGK=8,VW=4,SPLITK=3,KREDUCE=" + kreduce +
-                                    " --min-runs 1 --min-time-ms 0 --cache-dir none --json");
-        INFO(kreduce << " " << side << " " << layout << ": " << r.err);
-        REQUIRE(r.exit_code == 0);
-        const auto j = nlohmann::json::parse(r.out);
-        CHECK(j["status"] == "ok");
-        CHECK(j["max_error"].get<double>() <= j["tolerance"].get<double>());
+        const auto j = gemmtune::test::verified_kernel_run(
+            "xgemm_skinny", "SIDE=" + side + ",WGJ=4,WGK=8,VW=4,SPLITK=3,KREDUCE=" + kreduce,
+            shape + " -k 333 --layout " + layout + " --alpha 2 --beta -1");
         CHECK(j["config"]["SPLITK"] == 3);
         CHECK(j["launches"] == (kreduce == "1" ? 1 : 2));
       }
