@@ -396,15 +396,11 @@ void check_measured_gflops(const EntryKey& family, const Shape& shape, double gf
   }
 }
 
-bool measured_shape_less(const Shape& a, const Shape& b) {
-  return std::tie(a.m, a.n, a.k) < std::tie(b.m, b.n, b.k);
-}
-
 // Adds a figure to rows sorted by shape; the faster of two figures of one shape is kept.
 void add_measured_row(std::vector<std::pair<Shape, double>>& rows, const Shape& shape,
                       double gflops) {
   auto row = std::lower_bound(rows.begin(), rows.end(), shape, [](const auto& a, const Shape& s) {
-    return measured_shape_less(a.first, s);
+    return std::tie(a.first.m, a.first.n, a.first.k) < std::tie(s.m, s.n, s.k);
   });
   if (row != rows.end() && row->first == shape) {
     row->second = std::max(row->second, gflops);
@@ -443,22 +439,9 @@ void Database::add_measurements(const EntryKey& family, const Configuration& par
                                 const std::vector<std::pair<Shape, double>>& rows) {
   for (const auto& [shape, gflops] : rows) check_measured_gflops(family, shape, gflops);
   if (rows.empty()) return;
+  // Files list the rows sorted by shape, so each lands at the end.
   auto& to = measured(family, parameters).gflops;
-  // Appended, sorted and merged at once: one insertion each would move the rows after it.
-  to.insert(to.end(), rows.begin(), rows.end());
-  std::stable_sort(to.begin(), to.end(), [](const auto& a, const auto& b) {
-    return measured_shape_less(a.first, b.first);
-  });
-  std::vector<std::pair<Shape, double>> merged;
-  merged.reserve(to.size());
-  for (const auto& row : to) {
-    if (!merged.empty() && merged.back().first == row.first) {
-      merged.back().second = std::max(merged.back().second, row.second);
-    } else {
-      merged.push_back(row);
-    }
-  }
-  to = std::move(merged);
+  for (const auto& [shape, gflops] : rows) add_measured_row(to, shape, gflops);
 }
 
 void Database::save(const std::string& path) {

@@ -5,6 +5,7 @@
 #include <iterator>
 
 #include "src/core/error.hpp"
+#include "src/core/int_math.hpp"
 #include "src/eval/gemm_call.hpp"
 #include "src/eval/gemm_call_internal.hpp"
 
@@ -97,10 +98,9 @@ void GemmCall::add_pad(const Operand& src, const Operand& dst) {
     set_memory(step.kernel, i++, o->buffer, o->source);
   }
   // A work-group copies kPadLocal * kPadRows rows of kPadLocal columns.
-  const size_t rows_per_group = kPadLocal * ProgramBuilder::kPadRows;
-  step.global =
-      cl::NDRange((static_cast<size_t>(dst.rows) + rows_per_group - 1) / rows_per_group * kPadLocal,
-                  round_up(static_cast<size_t>(dst.cols), kPadLocal));
+  const int64_t row_groups = ceil_div(dst.rows, int64_t{kPadLocal} * ProgramBuilder::kPadRows);
+  step.global = cl::NDRange(static_cast<size_t>(row_groups) * kPadLocal,
+                            round_up(static_cast<size_t>(dst.cols), kPadLocal));
   step.local = cl::NDRange(kPadLocal, kPadLocal);
   steps_.push_back(step);
   helpers_ = true;
