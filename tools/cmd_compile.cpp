@@ -50,7 +50,7 @@ void run_offline_compile(const GlobalOptions& options, const CompileArgs& a) {
   std::string misfits;
   for (const auto& c : configs) {
     const AmdBuild b = compiler.build(spec, problem, c, {&profile, a.wavefront});
-    if (b.spills() || b.launch_refused())
+    if (b.spills() || b.helpers_spill() || b.launch_refused())
       misfits += (misfits.empty() ? "" : "; ") + to_string(b.config);
     if (a.json) {
       out.push_back(b);
@@ -62,7 +62,8 @@ void run_offline_compile(const GlobalOptions& options, const CompileArgs& a) {
   spdlog::debug("offline compiler: {} ({})", compiler.toolchain().clang,
                 compiler.toolchain().version);
   if (a.require_fit && !misfits.empty()) {
-    throw CheckFailed("spills or a refused work-group size on " + profile.name + ": " + misfits);
+    throw CheckFailed("spills (the kernel's or a helper's) or a refused work-group size on " +
+                      profile.name + ": " + misfits);
   }
 }
 
@@ -124,9 +125,10 @@ void set_compile_command(CLI::App& app, GlobalOptions& options) {
                   "With --target: the wave size (32 or 64 on RDNA; default the profile's first)")
       ->check(CLI::IsMember({32, 64}));
   cmd->add_flag("--json", a->json, "With --target: JSON output");
-  cmd->add_flag("--require-fit", a->require_fit,
-                "With --target: exit 1 when a configuration spills or its work-group size would "
-                "be refused at launch");
+  cmd->add_flag(
+      "--require-fit", a->require_fit,
+      "With --target: exit 1 when a configuration or one of its helper kernels spills, or its "
+      "work-group size would be refused at launch");
   cmd->callback([&options, a]() { run_compile(options, *a); });
 }
 

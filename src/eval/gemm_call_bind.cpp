@@ -8,15 +8,13 @@
 #include "src/core/int_math.hpp"
 #include "src/eval/gemm_call.hpp"
 #include "src/eval/gemm_call_internal.hpp"
+#include "src/kernel/kernel_source.hpp"
 
 namespace gemmtune {
 
 using namespace gemm_call_args;
 
 namespace {
-
-constexpr const char* kPadEntry = "pad_copy";
-constexpr size_t kPadLocal = 16;  // pad.cl requires 16 x 16 work-groups
 
 cl::NDRange to_range(const std::vector<size_t>& v) {
   if (v.size() == 1) return cl::NDRange(v[0]);
@@ -89,7 +87,7 @@ void GemmCall::set_memory(cl::Kernel& kernel, cl_uint index, cl_mem buffer, User
 
 void GemmCall::add_pad(const Operand& src, const Operand& dst) {
   Step step;
-  step.kernel = cl::Kernel(builder_->pad_program(problem_.precision), kPadEntry);
+  step.kernel = cl::Kernel(builder_->pad_program(problem_.precision), PadHelper::kEntry);
   cl_uint i = 0;
   for (const Operand* o : {&src, &dst}) {
     for (auto v : {o->rows, o->cols, o->ld, o->offset}) {
@@ -97,11 +95,12 @@ void GemmCall::add_pad(const Operand& src, const Operand& dst) {
     }
     set_memory(step.kernel, i++, o->buffer, o->source);
   }
-  // A work-group copies kPadLocal * kPadRows rows of kPadLocal columns.
-  const int64_t row_groups = ceil_div(dst.rows, int64_t{kPadLocal} * ProgramBuilder::kPadRows);
-  step.global = cl::NDRange(static_cast<size_t>(row_groups) * kPadLocal,
-                            round_up(static_cast<size_t>(dst.cols), kPadLocal));
-  step.local = cl::NDRange(kPadLocal, kPadLocal);
+  // A work-group copies kLocal * kRows rows of kLocal columns.
+  constexpr auto side = static_cast<size_t>(PadHelper::kLocal);
+  const int64_t row_groups = ceil_div(dst.rows, PadHelper::kLocal * PadHelper::kRows);
+  step.global = cl::NDRange(static_cast<size_t>(row_groups) * side,
+                            round_up(static_cast<size_t>(dst.cols), side));
+  step.local = cl::NDRange(side, side);
   steps_.push_back(step);
   helpers_ = true;
 }

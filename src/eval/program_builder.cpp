@@ -29,7 +29,6 @@ int nv_compute_capability(const Device& device) {
   }
 }
 
-constexpr const char* kPadSource = "pad.cl";
 // Programs kept in memory: a bench or library call path reuses a few; a search moves on.
 constexpr size_t kRecentPrograms = 16;
 
@@ -330,10 +329,8 @@ cl::Program ProgramBuilder::pad_program(Precision precision) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (auto it = pad_programs_.find(define); it != pad_programs_.end()) return it->second;
   }
-  cl::Program program = source_program(
-      source_of(kPadSource),
-      "-DPRECISION=" + std::to_string(define) + " -DPAD_ROWS=" + std::to_string(kPadRows),
-      "the pad helper");
+  cl::Program program = source_program(source_of(PadHelper::kSource), pad_helper_options(precision),
+                                       "the pad helper");
   std::lock_guard<std::mutex> lock(mutex_);
   return pad_programs_.emplace(define, program).first->second;
 }

@@ -68,11 +68,9 @@ class ProgramBuilder {
   // threads and waits for all of them.
   DeviceEvaluator::CompileSummary compile_all(const KernelSpec& spec, const Problem& problem,
                                               const std::vector<Configuration>& configs);
-  // The padding helper (kernel_templates/pad.cl) in the element type of `precision`, built with
-  // PAD_ROWS = kPadRows. Throws Error(kDevice) when it does not build.
+  // The padding helper (PadHelper, kernel_source.hpp) in the element type of `precision`. Throws
+  // Error(kDevice) when it does not build.
   cl::Program pad_program(Precision precision);
-  // Rows of a column each work-item of the padding helper copies (its launch depends on it).
-  static constexpr int kPadRows = 4;
   // A program from `source` (complete, no #include) built with `options` and the profile's, via
   // the binary cache. Throws Error(kDevice) naming `label` with the log when it does not build.
   cl::Program source_program(const std::string& source, const std::string& options,

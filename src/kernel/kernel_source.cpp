@@ -130,6 +130,11 @@ int precision_define(Precision precision) {
   }
 }
 
+std::string pad_helper_options(Precision precision) {
+  return "-DPRECISION=" + std::to_string(precision_define(precision)) +
+         " -DPAD_ROWS=" + std::to_string(PadHelper::kRows);
+}
+
 int batch_layout_define(const Problem& problem) {
   if (problem.batch == 1) return 0;
   return problem.batch_layout == BatchLayout::kOffsets ? 2 : 1;

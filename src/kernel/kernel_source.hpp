@@ -33,6 +33,19 @@ void register_source_folder(const std::string& dir, const SourceTable* files);
 // arithmetic; see kernel_templates/common.cl).
 int precision_define(Precision precision);
 
+// The padding helper (kernel_templates/pad.cl), which copies operands into padded or aligned
+// scratch and results back: its file, its kernel, its work-group side (kLocal x kLocal) and the
+// rows of a column each work-item copies (kRows, the PAD_ROWS define of its build). The host that
+// launches it and the offline build read them here.
+struct PadHelper {
+  static constexpr const char* kSource = "pad.cl";
+  static constexpr const char* kEntry = "pad_copy";
+  static constexpr int64_t kLocal = 16;
+  static constexpr int64_t kRows = 4;
+};
+// "-DPRECISION=p -DPAD_ROWS=r": the padding helper's defines for `precision`.
+std::string pad_helper_options(Precision precision);
+
 // The BATCH_LAYOUT define of a problem: 0 for a single GEMM (batch 1, whatever its layout),
 // 1 for a strided batch, 2 for an offsets batch.
 int batch_layout_define(const Problem& problem);

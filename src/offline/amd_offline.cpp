@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -27,7 +28,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // Bump when what a cached result holds changes, so that older files are never read as new.
-constexpr int kCacheFormat = 3;
+constexpr int kCacheFormat = 4;  // 4: the helper kernels
 // AMDGPU's largest work-group: the runtimes report 1024 for every ISA gemmtune targets.
 constexpr int64_t kAmdMaxWorkGroupSize = 1024;
 // The compile error shown in a one-line message: the first lines carry the cause.
@@ -120,6 +121,19 @@ void from_cache_json(const nlohmann::json& j, AmdBuild& b) {
   b.instructions.scratch_ops = i.at("scratch_ops").get<int64_t>();
   b.compile_s = j.at("compile_s").get<double>();
   b.compiler_waves = j.at("compiler_waves").get<int64_t>();
+  b.helpers = j.at("helpers").get<std::vector<AmdHelperBuild>>();
+}
+
+AmdHelperBuild helper_of(const AmdgpuKernelFigures& f) {
+  AmdHelperBuild h;
+  h.entry = f.name;
+  h.vgprs = f.vgpr_count;
+  h.sgprs = f.sgpr_count;
+  h.vgpr_spills = f.vgpr_spill_count;
+  h.sgpr_spills = f.sgpr_spill_count;
+  h.lds_bytes = f.group_segment_fixed_size;
+  h.scratch_bytes = f.private_segment_fixed_size;
+  return h;
 }
 
 }  // namespace
@@ -167,13 +181,30 @@ std::string AmdBuild::summary() const {
   return s;
 }
 
+bool AmdBuild::helpers_spill() const {
+  return std::any_of(helpers.begin(), helpers.end(), [](const auto& h) { return h.spills(); });
+}
+
+std::string AmdBuild::helpers_summary() const {
+  std::string s;
+  for (const auto& h : helpers) {
+    s += fmt::format("{}{} {} VGPRs, {}", s.empty() ? "" : "; ", h.entry, h.vgprs,
+                     h.spills() ? fmt::format("SPILLS ({} VGPRs, {} B scratch per lane)",
+                                              h.vgpr_spills, h.scratch_bytes)
+                                : "no spill");
+  }
+  return s;
+}
+
 std::string AmdBuild::report() const {
+  const std::string helper_line = helpers.empty() ? "" : "\n  helpers: " + helpers_summary();
   return fmt::format(
-      "{} on {}: {}\n  {}\n  instructions: {} in all, v_dot2_f32_f16 {}, v_fma_mix {}, 128-bit "
+      "{} on {}: {}\n  {}{}\n  instructions: {} in all, v_dot2_f32_f16 {}, v_fma_mix {}, 128-bit "
       "LDS reads {}, 128-bit global loads {}, scratch {}{}\n",
-      kernel, isa, to_string(config), summary(), instructions.total, instructions.dot2_f32_f16,
-      instructions.fma_mix, instructions.lds_read_b128, instructions.global_load_b128,
-      instructions.scratch_ops, cached ? " (cached)" : fmt::format(" ({:.1f} s)", compile_s));
+      kernel, isa, to_string(config), summary(), helper_line, instructions.total,
+      instructions.dot2_f32_f16, instructions.fma_mix, instructions.lds_read_b128,
+      instructions.global_load_b128, instructions.scratch_ops,
+      cached ? " (cached)" : fmt::format(" ({:.1f} s)", compile_s));
 }
 
 ResourceUsage AmdBuild::usage() const {
@@ -216,6 +247,28 @@ void to_json(nlohmann::json& j, const AmdBuild& b) {
                        {"scratch_ops", b.instructions.scratch_ops}}},
                      {"compile_s", b.compile_s},
                      {"cached", b.cached}};
+  j["helpers"] = b.helpers;
+}
+
+void to_json(nlohmann::json& j, const AmdHelperBuild& h) {
+  j = nlohmann::json{{"entry", h.entry},
+                     {"vgprs", h.vgprs},
+                     {"sgprs", h.sgprs},
+                     {"vgpr_spills", h.vgpr_spills},
+                     {"sgpr_spills", h.sgpr_spills},
+                     {"lds_bytes", h.lds_bytes},
+                     {"scratch_bytes", h.scratch_bytes},
+                     {"spills", h.spills()}};
+}
+
+void from_json(const nlohmann::json& j, AmdHelperBuild& h) {
+  h.entry = j.at("entry").get<std::string>();
+  h.vgprs = j.at("vgprs").get<int64_t>();
+  h.sgprs = j.at("sgprs").get<int64_t>();
+  h.vgpr_spills = j.at("vgpr_spills").get<int64_t>();
+  h.sgpr_spills = j.at("sgpr_spills").get<int64_t>();
+  h.lds_bytes = j.at("lds_bytes").get<int64_t>();
+  h.scratch_bytes = j.at("scratch_bytes").get<int64_t>();
 }
 
 DeviceLimits offline_limits(const DeviceProfile& profile) {
@@ -291,15 +344,22 @@ AmdBuild AmdOfflineCompiler::build(const KernelSpec& spec, const Problem& proble
   const std::string source = load_kernel_source(templates_dir_, spec.source_file());
   const std::string options =
       kernel_build_options(spec, problem, b.config, limits, profile.build_options);
+  // The padding helper where the template's calls copy operands (its source and options join the
+  // cache identity only then).
+  const LaunchDeclaration& launch = spec.launch();
+  const bool pads = launch.padded || !launch.align_ld.empty();
+  const std::string pad_source = pads ? load_kernel_source(templates_dir_, PadHelper::kSource) : "";
+  const std::string pad_options =
+      pads ? pad_helper_options(problem.precision) + " " + profile.build_options : "";
   std::vector<std::string> compile = {toolchain_.clang, "-x",      "cl",
                                       "-cl-std=CL1.2",  "-target", "amdgcn-amd-amdhsa",
                                       "-mcpu=" + b.isa, "-O3"};
   if (b.wavefront == 64 && sizes.size() > 1 && sizes[0] != 64)
     compile.push_back("-mwavefrontsize64");
-  for (auto& o : split_options(options)) compile.push_back(o);
 
-  const std::string identity = fmt::format("offline-amd {}\n{}\n{} wave{}\n{}\n{}", kCacheFormat,
-                                           toolchain_.version, b.isa, b.wavefront, options, source);
+  const std::string identity =
+      fmt::format("offline-amd {}\n{}\n{} wave{}\n{}\n{}\n{}\n{}", kCacheFormat, toolchain_.version,
+                  b.isa, b.wavefront, options, source, pad_options, pad_source);
   const std::string key = hash_hex128(identity);
   const std::string cached_file = cache_dir_.empty() ? "" : cache_dir_ + "/" + key + ".json";
   if (!cached_file.empty() && fs::exists(cached_file)) {
@@ -318,41 +378,72 @@ AmdBuild AmdOfflineCompiler::build(const KernelSpec& spec, const Problem& proble
   }
 
   const ScratchDir scratch;
-  const std::string cl = scratch.file("kernel.cl"), obj = scratch.file("kernel.o"),
-                    hsaco = scratch.file("kernel.hsaco");
-  write_text(cl, source);
   const std::string work = cache_dir_.empty() ? scratch.file("bitcode") : cache_dir_;
   fs::create_directories(work);
-  compile.push_back("--rocm-device-lib-path=" + toolchain_.bitcode_dir_for(b.isa, work));
-  compile.insert(compile.end(), {"-Rpass-analysis=kernel-resource-usage", "-c", "-o", obj, cl});
+  const std::string device_libs =
+      "--rocm-device-lib-path=" + toolchain_.bitcode_dir_for(b.isa, work);
+  // Compiles `text` with `opts` into scratch files named `stem`: the object (for the disassembly),
+  // the linked code object's bytes (for the metadata) and the compiler's remarks.
+  struct Built {
+    std::string object, code_file, remarks;
+    std::vector<uint8_t> code;
+  };
+  auto compile_object = [&](const std::string& stem, const std::string& text,
+                            const std::string& opts, const std::string& what) {
+    const std::string cl = scratch.file(stem + ".cl"), obj = scratch.file(stem + ".o"),
+                      hsaco = scratch.file(stem + ".hsaco");
+    write_text(cl, text);
+    std::vector<std::string> args = compile;
+    for (auto& o : split_options(opts)) args.push_back(o);
+    args.insert(args.end(),
+                {device_libs, "-Rpass-analysis=kernel-resource-usage", "-c", "-o", obj, cl});
+    const ProcessResult c = run_process(args);
+    if (c.exit_code != 0) {
+      throw Error(ErrorCode::kCheckFailed, fmt::format("{} does not build for {}: {}", what, b.isa,
+                                                       first_lines(c.output, kErrorLines)));
+    }
+    const ProcessResult l = run_process({toolchain_.lld, "-shared", "-o", hsaco, obj});
+    if (l.exit_code != 0) {
+      throw Error(ErrorCode::kCheckFailed, fmt::format("{} for {} does not link: {}", what, b.isa,
+                                                       first_lines(l.output, kErrorLines)));
+    }
+    return Built{obj, hsaco, c.output, read_bytes(hsaco)};
+  };
+  auto figures_of = [&](const Built& built, const std::string& entry, const std::string& what) {
+    auto f = parse_amdgpu_code_object(built.code, entry, built.code_file);
+    if (!f) {
+      throw Error(ErrorCode::kInternal,
+                  "the code object of " + what + " for " + b.isa + " has no metadata for " + entry);
+    }
+    return *f;
+  };
+
+  const std::string what = spec.name() + " " + to_string(b.config);
   const auto start = std::chrono::steady_clock::now();
-  const ProcessResult c = run_process(compile);
+  const Built main = compile_object("kernel", source, options, what);
   b.compile_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (c.exit_code != 0) {
-    throw Error(ErrorCode::kCheckFailed,
-                fmt::format("{} {} does not build for {}: {}", spec.name(), to_string(b.config),
-                            b.isa, first_lines(c.output, kErrorLines)));
+  const AmdgpuKernelFigures figures = figures_of(main, b.entry, spec.name());
+  b.compiler_waves = remarked_waves(main.remarks, b.entry);
+  b.vgprs = figures.vgpr_count;
+  b.sgprs = figures.sgpr_count;
+  b.agprs = figures.agpr_count;
+  b.vgpr_spills = figures.vgpr_spill_count;
+  b.sgpr_spills = figures.sgpr_spill_count;
+  b.lds_bytes = figures.group_segment_fixed_size;
+  b.scratch_bytes = figures.private_segment_fixed_size;
+  b.max_work_group_size = figures.max_flat_workgroup_size;
+  // The reduce kernel shares the main kernel's program (where the configuration builds it).
+  if (launch.split_k && !launch.split_k->reduce_entry.empty()) {
+    if (const auto f =
+            parse_amdgpu_code_object(main.code, launch.split_k->reduce_entry, main.code_file)) {
+      b.helpers.push_back(helper_of(*f));
+    }
   }
-  const ProcessResult l = run_process({toolchain_.lld, "-shared", "-o", hsaco, obj});
-  if (l.exit_code != 0) {
-    throw Error(ErrorCode::kCheckFailed, fmt::format("{} for {} does not link: {}", spec.name(),
-                                                     b.isa, first_lines(l.output, kErrorLines)));
+  if (pads) {
+    const Built pad = compile_object("pad", pad_source, pad_options, "the padding helper");
+    b.helpers.push_back(helper_of(figures_of(pad, PadHelper::kEntry, "the padding helper")));
   }
-  const auto figures = parse_amdgpu_code_object(read_bytes(hsaco), b.entry, hsaco);
-  if (!figures) {
-    throw Error(ErrorCode::kInternal, "the code object of " + spec.name() + " for " + b.isa +
-                                          " has no metadata for " + b.entry);
-  }
-  b.compiler_waves = remarked_waves(c.output, b.entry);
-  b.vgprs = figures->vgpr_count;
-  b.sgprs = figures->sgpr_count;
-  b.agprs = figures->agpr_count;
-  b.vgpr_spills = figures->vgpr_spill_count;
-  b.sgpr_spills = figures->sgpr_spill_count;
-  b.lds_bytes = figures->group_segment_fixed_size;
-  b.scratch_bytes = figures->private_segment_fixed_size;
-  b.max_work_group_size = figures->max_flat_workgroup_size;
-  const ProcessResult d = run_process({toolchain_.objdump, "-d", "--mcpu=" + b.isa, obj});
+  const ProcessResult d = run_process({toolchain_.objdump, "-d", "--mcpu=" + b.isa, main.object});
   if (d.exit_code != 0) {
     throw Error(ErrorCode::kUnsupported, "llvm-objdump cannot read the code for " + b.isa + ": " +
                                              first_lines(d.output, kErrorLines));

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -32,6 +33,20 @@ struct InstructionFacts {
   int64_t scratch_ops = 0;       // scratch (private memory) loads and stores: spills
 };
 
+// A kernel that the template's calls launch besides the main one, built for the same target:
+// the split-K reduce kernel (in the main kernel's program) and the padding helper (PadHelper).
+struct AmdHelperBuild {
+  std::string entry;
+  int64_t vgprs = 0, sgprs = 0;
+  int64_t vgpr_spills = 0, sgpr_spills = 0;
+  int64_t lds_bytes = 0, scratch_bytes = 0;
+
+  bool spills() const { return vgpr_spills > 0 || sgpr_spills > 0 || scratch_bytes > 0; }
+};
+
+void to_json(nlohmann::json& j, const AmdHelperBuild& h);
+void from_json(const nlohmann::json& j, AmdHelperBuild& h);
+
 struct AmdBuild {
   std::string kernel, entry, isa;
   Configuration config;
@@ -47,16 +62,21 @@ struct AmdBuild {
   // The compiler's own waves per SIMD (its kernel-resource-usage remark; 0 when it printed none).
   // It differs from `occupancy` where it counts LDS otherwise (per RDNA work-group processor).
   int64_t compiler_waves = 0;
+  std::vector<AmdHelperBuild> helpers;  // those the template declares (split-K, pad, align_ld)
   double compile_s = 0;
   bool cached = false;
 
+  // The main kernel's spills; helpers_spill() those of the helpers.
   bool spills() const { return vgpr_spills > 0 || sgpr_spills > 0 || scratch_bytes > 0; }
+  bool helpers_spill() const;
   // Whether a launch with the configuration's work-group size would be refused.
   bool launch_refused() const {
     return max_work_group_size > 0 && work_group_size > max_work_group_size;
   }
   // "63 VGPRs, 26 SGPRs, LDS 16384 B, no spill, 16 waves/SIMD (hardware), work-group 256 of 256"
   std::string summary() const;
+  // "XgemmFastReduce 9 VGPRs, no spill; pad_copy 14 VGPRs, no spill" ("" without helpers).
+  std::string helpers_summary() const;
   // Three lines: kernel, ISA and configuration; summary(); the instruction counts.
   std::string report() const;
   // The figures as a measured entry carries them (registers, LDS, scratch, spilled VGPRs).
