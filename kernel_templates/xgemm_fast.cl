@@ -2,7 +2,8 @@
 // xgemm_fast: a register-blocked GEMM for GPUs with large thread tiles, double-buffered local
 // memory with register-staged prefetch or producer rows, strided fragments, padding or XOR
 // swizzle of local memory, grouped work-group rasterization, split-K (its parts added by a second
-// kernel or by the last work-group of each tile) and a fused bias/activation epilogue.
+// kernel or by the last work-group of each tile; of every tile, or of the last round's tiles only)
+// and a fused bias/activation epilogue.
 //
 // Column-major view: C(M x N) = alpha * op(A) * op(B) + beta * C, op selected by TRANSA/TRANSB.
 // Row-major problems arrive through the row-major swap on the host. Edges are guarded in the
@@ -22,8 +23,13 @@
 // the split-K reduction kernel (KREDUCE=0).
 
 #include "xgemm_fast_params.cl"
-// Split-K shares dimension 2 with the batch: SPLITK work-groups per batch entry.
+// Split-K shares dimension 2 with the batch: SPLITK work-groups per batch entry. With TAIL the
+// split tiles are work-groups of dimension 0 instead.
+#if TAIL
+#define GT_BATCH_GROUPS_Z 1
+#else
 #define GT_BATCH_GROUPS_Z SPLITK
+#endif
 #include "common.cl"
 #include "xgemm_fast_layout.cl"
 #include "xgemm_fast_loads.cl"
@@ -32,6 +38,14 @@
 #include "xgemm_fast_loops.cl"
 #include "xgemm_fast_epilogue.cl"
 #include "splitk_last.cl"
+
+#if TAIL
+#if SPLITK < 2 || !KREDUCE
+#error "TAIL splits the last tiles along K and adds their parts in the kernel: SPLITK > 1, KREDUCE 1"
+#endif
+// Where part s of the tail tile being computed starts in the workspace (MWG x NWG, column-major).
+#define TAIL_PART(s) ((size_t)((tile_linear - full_tiles) * SPLITK + (s)) * (MWG * NWG))
+#endif
 
 // With a required work-group size NVIDIA's compiler sizes registers by it and ignores a register
 // cap (measured: 160 registers with and without -cl-nv-maxrregcount=128), so where the cap is a
@@ -110,7 +124,21 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
   const int a_vec = vec_class(lda, a_shift);
   const int b_vec = vec_class(ldb, b_shift);
   C += c_offset + GT_BATCH_C;
-#if SPLITK > 1
+#if TAIL
+  // Tail split: dimension 0 holds every work-group. The first full_tiles take one tile each,
+  // with all of K. The tail_tiles after them (the host sized the grid so that they are fewer
+  // than TAIL x the compute units) are split SPLITK ways along K, the parts of a tile side by
+  // side, dispatched last: they spread the last round over every unit. Their partial sums go
+  // to the workspace, a tile's SPLITK parts together, and the tile's last part adds them.
+  const int tiles_m = (M + MWG - 1) / MWG, tiles_n = (N + NWG - 1) / NWG;
+  const int tiles_all = tiles_m * tiles_n;
+  const int tail_tiles = ((int)get_num_groups(0) - tiles_all) / (SPLITK - 1);
+  const int full_tiles = tiles_all - tail_tiles;
+  const int group = get_group_id(0);
+  const int in_tail = group >= full_tiles;
+  const int tile_linear = in_tail ? full_tiles + (group - full_tiles) / SPLITK : group;
+  work += (size_t)GT_BATCH_INDEX * SPLITK * tail_tiles * (MWG * NWG);
+#elif SPLITK > 1
   work += (size_t)GT_BATCH_INDEX * SPLITK * M * N;
 #endif
 
@@ -126,11 +154,19 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
   // Tile coordinates, optionally rasterized in groups of GROUPM_ROWS tile rows for cache reuse.
   // GROUPM 1 is built in: no rasterization code at all (a branch on the argument made one H200
   // configuration 28% slower).
+#if TAIL
+  int tile_m = tile_linear % tiles_m, tile_n = tile_linear / tiles_m;
+#else
   int tile_m = get_group_id(0), tile_n = get_group_id(1);
+#endif
 #if GROUPM_ROWS_ARGUED || GROUPM > 1
   if (GROUPM_ROWS > 1) {
+#if TAIL
+    const int linear = tile_linear;
+#else
     const int tiles_m = get_num_groups(0), tiles_n = get_num_groups(1);
     const int linear = tile_n * tiles_m + tile_m;
+#endif
     const int per_group = GROUPM_ROWS * tiles_n;
     const int first_m = (linear / per_group) * GROUPM_ROWS;
     const int rows = min(tiles_m - first_m, GROUPM_ROWS);
@@ -142,7 +178,12 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
   const int m0 = tile_m * MWG, n0 = tile_n * NWG;
 
   // The K range of this work-group (all of K unless split).
-#if SPLITK > 1
+#if TAIL
+  const int split = in_tail ? (group - full_tiles) % SPLITK : 0;
+  const int kchunk = ((K + SPLITK - 1) / SPLITK + KWG - 1) / KWG * KWG;
+  const int kbegin = in_tail ? split * kchunk : 0;
+  const int kend = in_tail ? min(K, kbegin + kchunk) : K;
+#elif SPLITK > 1
   const int split = get_group_id(2) % SPLITK;
   const int kchunk = ((K + SPLITK - 1) / SPLITK + KWG - 1) / KWG * KWG;
   const int kbegin = split * kchunk;
@@ -442,7 +483,12 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
       for (int w = 0; w < VWM; ++w) {
         const int gm = m0 + M_CHUNK(tx, i) + w;
         if (gm < M && gn < N) {
-#if SPLITK > 1
+#if TAIL
+          if (in_tail)
+            work[TAIL_PART(split) + (gm - m0) + (gn - n0) * MWG] = out[w];
+          else
+            store_output(alpha * out[w], beta, C, ldc, bias, gm, gn);
+#elif SPLITK > 1
           work[(size_t)split * M * N + gm + (size_t)gn * M] = out[w];
 #else
           store_output(alpha * out[w], beta, C, ldc, bias, gm, gn);
@@ -459,10 +505,15 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
   // unrolled whole like the stores above: all of them unrolled would keep their addresses live
   // from the stores (gfx1010 spills then), and other forms raised the registers of the whole
   // kernel (gfx803, LLVM 16: 63 to 76 VGPRs, a wave per SIMD less).
+#if TAIL
+  __global int* counter = counters + GT_BATCH_INDEX * tiles_all + tile_linear;
+  if (in_tail && gt_last_part(counter, last_part, SPLITK)) {
+#else
   const int tile_groups = get_num_groups(0) * get_num_groups(1);
   __global int* counter = counters + GT_BATCH_INDEX * tile_groups +
                           get_group_id(1) * get_num_groups(0) + get_group_id(0);
   if (gt_last_part(counter, last_part, SPLITK)) {
+#endif
     GT_PARTS real* parts = work;
 #pragma unroll REDUCE_UNROLL
     for (int q = 0; q < MWI * NWI; ++q) {
@@ -471,7 +522,11 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
       const int gm = m0 + M_CHUNK(tx, i) + w, gn = n0 + N_CHUNK(ty, j / VWN) + j % VWN;
       if (gm < M && gn < N) {
         real sum = ZERO;
+#if TAIL
+        for (int s = 0; s < SPLITK; ++s) sum += parts[TAIL_PART(s) + (gm - m0) + (gn - n0) * MWG];
+#else
         for (int s = 0; s < SPLITK; ++s) sum += parts[(size_t)s * M * N + gm + (size_t)gn * M];
+#endif
         store_output(alpha * sum, beta, C, ldc, bias, gm, gn);
       }
     }

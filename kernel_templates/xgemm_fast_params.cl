@@ -78,6 +78,9 @@
 #ifndef SPLITK
 #define SPLITK 1  // K split across work-groups; partial sums reduced as KREDUCE says
 #endif
+#ifndef TAIL
+#define TAIL 0  // split-K of the tiles past the last multiple of TAIL x the compute units only
+#endif
 #ifndef KREDUCE
 #define KREDUCE 0  // split-K parts added by 0: XgemmFastReduce (a second launch), 1: the last group
 #endif

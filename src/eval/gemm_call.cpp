@@ -141,7 +141,7 @@ GemmCall::Compiled GemmCall::compile(ProgramBuilder& builder, const KernelSpec& 
     return std::move(out);
   };
   if (auto r = refusal(spec, builder.device().info, problem, config)) return failed(*r);
-  const Context ctx{{"ELEM_BYTES", element_bytes(problem.precision)}};
+  const Context ctx = launch_context(problem.precision, builder.device().info.compute_units);
   if (auto why = spec.check(config, DeviceLimits{}, ctx)) {
     return failed(Result::failure(config, Status::kInvalid, *why));
   }

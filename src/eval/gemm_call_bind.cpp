@@ -295,7 +295,9 @@ GemmCall::Plan GemmCall::make_plan(const Problem& p, const KernelView& v, const 
 size_t GemmCall::launches(const KernelSpec& spec, const Configuration& config,
                           const Problem& problem, const GemmBuffers& placement) {
   const KernelView v = kernel_view(problem);
-  const Context ctx{{"ELEM_BYTES", element_bytes(problem.precision)}};
+  // Which kernels a call launches does not depend on the device's size: one compute unit stands
+  // for any.
+  const Context ctx = launch_context(problem.precision, 1);
   return make_plan(problem, v, launch_geometry(spec, config, ctx, v), placement).launches();
 }
 

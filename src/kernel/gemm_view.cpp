@@ -95,6 +95,10 @@ class LaunchEvaluator {
 
 }  // namespace
 
+Context launch_context(Precision precision, int64_t compute_units) {
+  return {{"ELEM_BYTES", element_bytes(precision)}, {kComputeUnitsName, compute_units}};
+}
+
 LaunchGeometry launch_geometry(const KernelSpec& spec, const Configuration& config,
                                const Context& context, const KernelView& view) {
   const LaunchDeclaration& launch = spec.launch();

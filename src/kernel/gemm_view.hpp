@@ -36,6 +36,10 @@ struct KernelView {
 
 KernelView kernel_view(const Problem& problem);
 
+// The context a launch is evaluated in: the element size of `precision` and the device's
+// compute units.
+Context launch_context(Precision precision, int64_t compute_units);
+
 // Split-K declaration: `parameter` partial products in a workspace, summed by a reduce kernel or,
 // `in_kernel`, by the main kernel itself (the last work-group of each tile, found through
 // `counters` int counters per batch entry).

@@ -82,6 +82,11 @@ constexpr const char* kRegisterCapAttributeDefine = "-DREGCAP_ATTRIBUTE=1";
 // Values that are not parameters but enter the formulas (e.g. ELEM_BYTES of the precision).
 using Context = std::map<std::string, int64_t>;
 
+// The name by which a launch block's expressions read the device's compute units (xgemm_fast's
+// TAIL sizes its grid by them). A context without it leaves such an expression unevaluated:
+// launch_geometry throws, try_launch_geometry has no value.
+inline constexpr const char* kComputeUnitsName = "COMPUTE_UNITS";
+
 struct SpaceDeclaration {
   std::string name;
   std::string description;

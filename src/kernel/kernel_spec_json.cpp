@@ -169,7 +169,7 @@ LaunchDeclaration parse_launch(const json& j, const std::set<std::string>& names
       j, "launch", origin,
       {"local", "global", "pad", "align_ld", "align_ld_parameter", "half_ld", "split_k", "batch"});
   std::set<std::string> with_sizes = names;
-  with_sizes.insert({"M", "N", "K"});
+  with_sizes.insert({"M", "N", "K", kComputeUnitsName});
   auto checked = [&](Expression e, const std::string& field) {
     check_names(e, with_sizes, field, origin);
     return e;

@@ -70,7 +70,7 @@ EntryFacts::EntryFacts(const DatabaseEntry& entry_, const KernelSpec* spec_,
       device(device_),
       params(std::move(params_)),
       elem(element_bytes(entry_.key.precision)),
-      ctx{{"ELEM_BYTES", elem}},
+      ctx(launch_context(entry_.key.precision, device_.compute_units)),
       values(spec, params, ctx),
       cpu(is_cpu(profile_, device_)) {
   if (entry.usage.local_mem_bytes) {

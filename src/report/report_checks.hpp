@@ -42,7 +42,7 @@ struct EntryFacts {
   const DatabaseDevice& device;
   const Configuration params;  // the entry's parameters, completed with the template's defaults
   const int64_t elem;          // bytes per matrix element
-  const Context ctx;           // ELEM_BYTES
+  const Context ctx;           // ELEM_BYTES, COMPUTE_UNITS
   const Values values;
   const bool cpu;  // a CPU device: occupancy means nothing and registers are vector registers
 

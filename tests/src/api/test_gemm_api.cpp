@@ -588,6 +588,18 @@ TEST_CASE("api: a database entry with split-K in one launch", "[api][device][spl
                             {"KREDUCE=1", "SPLITK=3"}, 1.5, {0.0, -0.5, 0.0}, 700);
 }
 
+TEST_CASE("api: a database entry with the tail split", "[api][device][splitk]") {
+  const Cl* cl = api_test::device_or_skip();
+  if (!cl) return;
+  // xgemm_fast with TAIL=1: 7 x 5 tiles of 16, of which those past the last multiple of the
+  // device's compute units are split 4 ways along K and added by their last part (counters and
+  // a workspace sized by the compute units, both the library's); called twice per case.
+  const char* tail = R"({"MWG": 16, "NWG": 16, "KWG": 8, "MDIMC": 8, "NDIMC": 8,
+                         "VWM": 2, "VWN": 2, "SPLITK": 4, "KREDUCE": 1, "TAIL": 1})";
+  served_in_every_transpose(*cl, "tail-split.json", tail, {100, 75, 131}, {"TAIL=1", "SPLITK=4"},
+                            1.25, {0.0, 0.5}, 1100);
+}
+
 TEST_CASE("api: a database entry with K slices", "[api][device][kslices]") {
   const Cl* cl = api_test::device_or_skip();
   if (!cl) return;
