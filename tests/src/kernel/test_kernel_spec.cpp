@@ -175,6 +175,40 @@ TEST_CASE("split-K adds its parts in the main kernel where in_kernel says so", "
             .split_k->counters == 2);
 }
 
+TEST_CASE("xgemm_fast's tail split sizes its grid by the device's compute units", "[kernel_spec]") {
+  const KernelSpec fast = load_template("xgemm_fast");
+  KernelView v;
+  v.m = 1000;
+  v.n = 700;
+  v.k = 300;
+  // 16 x 11 tiles of 64: the first 176 - 176 % (TAIL x units) take all of K, the rest 4 parts.
+  const Configuration tail = fast.complete({{"SPLITK", 4}, {"KREDUCE", 1}, {"TAIL", 1}});
+  const int64_t tile = 64 * 64;
+  auto g = launch_geometry(fast, tail, launch_context(Precision::kFP32, 50), v);
+  CHECK(g.global == std::vector<size_t>{(176 + 26 * 3) * 16, 16, 1});
+  REQUIRE(g.split_k);
+  CHECK(g.split_k->in_kernel);
+  CHECK(g.split_k->workspace_elements == 4 * 26 * tile);
+  CHECK(g.split_k->counters == 176);
+  Configuration two_rounds = tail;
+  two_rounds["TAIL"] = 2;
+  g = launch_geometry(fast, two_rounds, launch_context(Precision::kFP32, 50), v);
+  CHECK(g.global[0] == (176 + 76 * 3) * 16);
+  CHECK(g.split_k->workspace_elements == 4 * 76 * tile);
+  // Whole rounds: no tile is split, and the workspace is a placeholder element.
+  g = launch_geometry(fast, tail, launch_context(Precision::kFP32, 44), v);
+  CHECK(g.global[0] == 176 * 16);
+  CHECK(g.split_k->workspace_elements == 1);
+  // Without the device's compute units the grid cannot be sized.
+  CHECK_FALSE(try_launch_geometry(fast, tail, kFp32, v));
+  CHECK(try_launch_geometry(fast, fast.complete({{"SPLITK", 4}}), kFp32, v));
+  // The tail split adds its parts in the kernel.
+  Configuration reduce_kernel = tail;
+  reduce_kernel["KREDUCE"] = 0;
+  CHECK_THAT(fast.check(reduce_kernel, DeviceLimits{}, kFp32).value_or(""),
+             Catch::Contains("tail split"));
+}
+
 TEST_CASE("xgemm_fast's reduce kernel runs 64 x 4 work-groups where M passes 32", "[kernel_spec]") {
   const KernelSpec fast = load_template("xgemm_fast");
   const Configuration split = fast.complete({{"SPLITK", 4}});
