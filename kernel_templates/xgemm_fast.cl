@@ -178,16 +178,18 @@ void XgemmFast(const int M, const int N, const int K, const real_arg alpha_arg,
   const int m0 = tile_m * MWG, n0 = tile_n * NWG;
 
   // The K range of this work-group (all of K unless split).
+#if SPLITK > 1
+  // Part `split` of K: in every work-group, or with TAIL in the tail tiles' only.
 #if TAIL
+  const int parted = in_tail;
   const int split = in_tail ? (group - full_tiles) % SPLITK : 0;
-  const int kchunk = ((K + SPLITK - 1) / SPLITK + KWG - 1) / KWG * KWG;
-  const int kbegin = in_tail ? split * kchunk : 0;
-  const int kend = in_tail ? min(K, kbegin + kchunk) : K;
-#elif SPLITK > 1
+#else
+  const int parted = 1;
   const int split = get_group_id(2) % SPLITK;
+#endif
   const int kchunk = ((K + SPLITK - 1) / SPLITK + KWG - 1) / KWG * KWG;
-  const int kbegin = split * kchunk;
-  const int kend = min(K, kbegin + kchunk);
+  const int kbegin = parted ? split * kchunk : 0;
+  const int kend = parted ? min(K, kbegin + kchunk) : K;
 #else
   const int split = 0;
   const int kbegin = 0;
